@@ -1,0 +1,113 @@
+package dev.kiln.config;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.kiln.model.InputFormat;
+import java.io.IOException;
+import java.io.Serializable;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The build job's whole configuration: loaded from YAML ({@code configs/build.yaml} by default),
+ * overridden from the command line, validated once, logged at start and serialised into the job.
+ */
+public class BuildConfig implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  /** Corpus locations: files or directories. */
+  public List<String> corpus = new ArrayList<>(List.of("docs"));
+  /** Input format, or {@code auto} to choose by file extension. */
+  public String format = "auto";
+  /** Snapshots root: holds {@code CURRENT} and {@code snapshots/<id>/}. */
+  public String snapshots = "kiln-data/snapshots";
+  /** Number of shards; every chunk of a document lands in shard {@code hash(docId) mod shards}. */
+  public int shards = 2;
+  /** Flink parallelism of the job. */
+  public int parallelism = 2;
+  /** Publish the snapshot (flip {@code CURRENT}) when the build succeeds. */
+  public boolean publish = true;
+
+  public ChunkerConfig chunker = new ChunkerConfig();
+  public EmbedConfig embed = new EmbedConfig();
+  public IndexConfig index = new IndexConfig();
+
+  private static ObjectMapper yaml() {
+    return new ObjectMapper(new YAMLFactory())
+        .setPropertyNamingStrategy(PropertyNamingStrategies.KEBAB_CASE)
+        .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+  }
+
+  /** Reads a YAML config file; unknown keys are errors so that a typo never goes unnoticed. */
+  public static BuildConfig load(Path file) {
+    if (!Files.isRegularFile(file)) {
+      throw new ConfigException("config file not found: " + file.toAbsolutePath());
+    }
+    try {
+      BuildConfig config = yaml().readValue(file.toFile(), BuildConfig.class);
+      return config == null ? new BuildConfig() : config;
+    } catch (UnrecognizedPropertyException e) {
+      throw new ConfigException(
+          "unknown key '" + e.getPropertyName() + "' in " + file + " (at " + e.getPathReference()
+              + "); known keys: " + e.getKnownPropertyIds());
+    } catch (IOException e) {
+      throw new ConfigException("cannot read config " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  public InputFormat inputFormat() {
+    return InputFormat.parse(format);
+  }
+
+  /** Checks every setting; throws {@link ConfigException} naming the first one to fix. */
+  public BuildConfig validate() {
+    if (corpus == null || corpus.isEmpty()) {
+      throw new ConfigException("no corpus given: set 'corpus' in the config or pass --corpus PATH");
+    }
+    try {
+      inputFormat();
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
+    if (snapshots == null || snapshots.isBlank()) {
+      throw new ConfigException("'snapshots' must name the snapshots root (--snapshots DIR)");
+    }
+    if (shards < 1 || shards > 4096) {
+      throw new ConfigException("shards must be in 1..4096, was " + shards);
+    }
+    if (parallelism < 1 || parallelism > 1024) {
+      throw new ConfigException("parallelism must be in 1..1024, was " + parallelism);
+    }
+    chunker.validate();
+    embed.validate();
+    index.validate();
+    return this;
+  }
+
+  /** The effective configuration, one {@code + key: value} line per setting (Anserini style). */
+  public List<String> describe() {
+    JsonNode tree = yaml().valueToTree(this);
+    List<String> lines = new ArrayList<>();
+    flatten("", tree, lines);
+    return lines;
+  }
+
+  private static void flatten(String prefix, JsonNode node, List<String> out) {
+    if (node.isObject()) {
+      for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        flatten(prefix.isEmpty() ? e.getKey() : prefix + "." + e.getKey(), e.getValue(), out);
+      }
+    } else {
+      out.add("+ " + prefix + ": " + (node.isTextual() ? node.asText() : node.toString()));
+    }
+  }
+}

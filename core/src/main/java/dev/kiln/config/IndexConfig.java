@@ -1,0 +1,44 @@
+package dev.kiln.config;
+
+import java.io.Serializable;
+
+/** Per-shard Lucene segment settings. The searcher reads these back from the manifest. */
+public class IndexConfig implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  /** HNSW graph degree. */
+  public int hnswM = 16;
+  /** HNSW candidate list size while building. */
+  public int hnswBeamWidth = 100;
+  /** Text analysis for BM25: {@code english} (Porter stemming, stop words) or {@code standard}. */
+  public String analyzer = "english";
+  /** BM25 k1; 0.9 / 0.4 are the passage-friendly values Anserini uses for BEIR. */
+  public float bm25K1 = 0.9f;
+  /** BM25 b. */
+  public float bm25B = 0.4f;
+  /** Segments per shard after the final merge. */
+  public int maxSegments = 1;
+  /** Writer RAM buffer per shard, in MiB. */
+  public int ramBufferMb = 64;
+
+  void validate() {
+    if (hnswM < 2 || hnswM > 512) {
+      throw new ConfigException("index.hnsw-m must be in 2..512, was " + hnswM);
+    }
+    if (hnswBeamWidth < 1 || hnswBeamWidth > 3200) {
+      throw new ConfigException("index.hnsw-beam-width must be in 1..3200, was " + hnswBeamWidth);
+    }
+    if (!"english".equals(analyzer) && !"standard".equals(analyzer)) {
+      throw new ConfigException("index.analyzer must be 'english' or 'standard', was '" + analyzer + "'");
+    }
+    if (bm25K1 < 0 || bm25B < 0 || bm25B > 1) {
+      throw new ConfigException("index.bm25-k1 must be >= 0 and index.bm25-b in 0..1");
+    }
+    if (maxSegments < 1) {
+      throw new ConfigException("index.max-segments must be >= 1, was " + maxSegments);
+    }
+    if (ramBufferMb < 1) {
+      throw new ConfigException("index.ram-buffer-mb must be >= 1, was " + ramBufferMb);
+    }
+  }
+}

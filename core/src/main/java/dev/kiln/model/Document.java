@@ -1,0 +1,26 @@
+package dev.kiln.model;
+
+import java.util.Map;
+
+/**
+ * A parsed, normalised source document: the unit that is routed to a shard (every chunk of a document
+ * lands in the same shard).
+ *
+ * @param id stable document id (from the record, or the file's path relative to its corpus root)
+ * @param title title, possibly empty
+ * @param text body text
+ * @param metadata flat string metadata carried to every chunk (filterable in the segments)
+ * @param sourceUri where the document was read from
+ */
+public record Document(
+    String id, String title, String text, Map<String, String> metadata, String sourceUri) {
+
+  public Document {
+    if (id == null || id.isEmpty()) {
+      throw new IllegalArgumentException("document id must not be empty");
+    }
+    title = title == null ? "" : title;
+    text = text == null ? "" : text;
+    metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
+  }
+}

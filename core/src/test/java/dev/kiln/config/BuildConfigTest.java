@@ -1,0 +1,72 @@
+package dev.kiln.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class BuildConfigTest {
+  @TempDir Path dir;
+
+  private Path yaml(String text) throws Exception {
+    Path f = dir.resolve("c.yaml");
+    Files.writeString(f, text);
+    return f;
+  }
+
+  @Test
+  void loadsKebabCaseKeysAndKeepsDefaultsForTheRest() throws Exception {
+    BuildConfig c = BuildConfig.load(yaml("corpus: [a, b]\nshards: 3\nchunker:\n  size: 100\nindex:\n  hnsw-m: 32\n"));
+    assertEquals(List.of("a", "b"), c.corpus);
+    assertEquals(3, c.shards);
+    assertEquals(100, c.chunker.size);
+    assertEquals(32, c.chunker.overlap);
+    assertEquals(32, c.index.hnswM);
+    assertEquals(100, c.index.hnswBeamWidth);
+    c.validate();
+  }
+
+  @Test
+  void unknownKeyNamesTheKey() throws Exception {
+    ConfigException e = assertThrows(ConfigException.class, () -> BuildConfig.load(yaml("chunker:\n  sise: 100\n")));
+    assertTrue(e.getMessage().contains("'sise'"), e.getMessage());
+  }
+
+  @Test
+  void validationNamesTheSettingToFix() {
+    BuildConfig c = new BuildConfig();
+    c.chunker.overlap = 500;
+    assertTrue(assertThrows(ConfigException.class, c::validate).getMessage().contains("chunker.overlap"));
+    c = new BuildConfig();
+    c.shards = 0;
+    assertTrue(assertThrows(ConfigException.class, c::validate).getMessage().contains("shards"));
+    c = new BuildConfig();
+    c.format = "xml";
+    assertTrue(assertThrows(ConfigException.class, c::validate).getMessage().contains("unknown format 'xml'"));
+  }
+
+  @Test
+  void missingFileIsAConfigError() {
+    assertThrows(ConfigException.class, () -> BuildConfig.load(dir.resolve("nope.yaml")));
+  }
+
+  @Test
+  void describeListsEveryEffectiveSetting() {
+    List<String> lines = new BuildConfig().describe();
+    assertTrue(lines.contains("+ shards: 2"), lines.toString());
+    assertTrue(lines.contains("+ chunker.size: 200"), lines.toString());
+    assertTrue(lines.contains("+ embed.model: all-minilm-l6-v2-q"), lines.toString());
+  }
+
+  @Test
+  void bundledDefaultConfigIsValid() {
+    Path repoConfig = Path.of("..", "configs", "build.yaml");
+    BuildConfig c = BuildConfig.load(repoConfig).validate();
+    assertEquals(List.of("docs"), c.corpus);
+  }
+}

@@ -1,0 +1,44 @@
+package dev.kiln.embed;
+
+import dev.kiln.config.ConfigException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The bundled models, by the names {@code --model} accepts. */
+public final class ModelRegistry {
+  public static final String DEFAULT_MODEL = "all-minilm-l6-v2-q";
+
+  private static final Map<String, ModelSpec> BUNDLED = new LinkedHashMap<>();
+
+  static {
+    register(new ModelSpec("all-minilm-l6-v2-q", "all-minilm-l6-v2-q.onnx",
+        "all-minilm-l6-v2-q-tokenizer.json", 384, Pooling.MEAN, true, 256, "", ""));
+    register(new ModelSpec("bge-small-en-v15-q", "bge-small-en-v1.5-q.onnx",
+        "bge-small-en-v1.5-q-tokenizer.json", 384, Pooling.CLS, true, 512,
+        "Represent this sentence for searching relevant passages: ", ""));
+    register(new ModelSpec("e5-small-v2-q", "e5-small-v2-q.onnx",
+        "e5-small-v2-q-tokenizer.json", 384, Pooling.MEAN, true, 512, "query: ", "passage: "));
+    register(new ModelSpec("bge-small-zh-v15-q", "bge-small-zh-v1.5-q.onnx",
+        "bge-small-zh-v1.5-q-tokenizer.json", 512, Pooling.CLS, true, 512,
+        "为这个句子生成表示以用于检索相关文章：", ""));
+  }
+
+  private ModelRegistry() {}
+
+  private static void register(ModelSpec spec) {
+    BUNDLED.put(spec.name(), spec);
+  }
+
+  public static Map<String, ModelSpec> bundled() {
+    return Map.copyOf(BUNDLED);
+  }
+
+  public static ModelSpec resolve(String name) {
+    ModelSpec spec = BUNDLED.get(name);
+    if (spec == null) {
+      throw new ConfigException("unknown model '" + name + "': bundled models are "
+          + String.join(", ", BUNDLED.keySet()));
+    }
+    return spec;
+  }
+}

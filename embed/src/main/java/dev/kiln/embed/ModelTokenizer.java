@@ -1,0 +1,89 @@
+package dev.kiln.embed;
+
+import ai.djl.huggingface.tokenizers.Encoding;
+import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
+import ai.djl.huggingface.tokenizers.jni.CharSpan;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+
+/**
+ * The model's own tokenizer, used twice: by the chunker to measure and cut text in model tokens, and
+ * by the embedder to build model inputs. Using one tokenizer for both is what makes "chunk size in
+ * tokens" mean what the model will see.
+ */
+public final class ModelTokenizer implements AutoCloseable {
+  private final ModelSpec spec;
+  private final HuggingFaceTokenizer plain;
+  private final HuggingFaceTokenizer model;
+
+  private ModelTokenizer(ModelSpec spec, HuggingFaceTokenizer plain, HuggingFaceTokenizer model) {
+    this.spec = spec;
+    this.plain = plain;
+    this.model = model;
+  }
+
+  public static ModelTokenizer open(ModelSpec spec) {
+    DjlEnvironment.ensureOffline();
+    try {
+      Path file = ModelFiles.materialize(spec, spec.tokenizerResource());
+      HuggingFaceTokenizer plain = HuggingFaceTokenizer.builder()
+          .optTokenizerPath(file)
+          .optAddSpecialTokens(false)
+          .optTruncation(false)
+          .optPadding(false)
+          .build();
+      HuggingFaceTokenizer model = HuggingFaceTokenizer.builder()
+          .optTokenizerPath(file)
+          .optAddSpecialTokens(true)
+          .optTruncation(true)
+          .optMaxLength(spec.maxTokens())
+          .optPadding(false)
+          .build();
+      return new ModelTokenizer(spec, plain, model);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot load the tokenizer of " + spec.name(), e);
+    }
+  }
+
+  public ModelSpec spec() {
+    return spec;
+  }
+
+  /**
+   * Character spans of the text's tokens, special tokens excluded: {@code spans[0][i]} is where
+   * token {@code i} starts and {@code spans[1][i]} where it ends.
+   */
+  public int[][] tokenSpans(String text) {
+    Encoding enc = plain.encode(text, false, false);
+    CharSpan[] cs = enc.getCharTokenSpans();
+    int[] starts = new int[cs.length];
+    int[] ends = new int[cs.length];
+    int n = 0;
+    for (CharSpan s : cs) {
+      if (s == null || s.getEnd() <= s.getStart()) {
+        continue; // tokens that cover no source text (rare normaliser artefacts)
+      }
+      starts[n] = s.getStart();
+      ends[n] = s.getEnd();
+      n++;
+    }
+    return new int[][] {java.util.Arrays.copyOf(starts, n), java.util.Arrays.copyOf(ends, n)};
+  }
+
+  /** Tokens in the text without special tokens. */
+  public int countTokens(String text) {
+    return plain.encode(text, false, false).getIds().length;
+  }
+
+  /** Model input for one text: special tokens added, truncated at the model's maximum. */
+  Encoding encodeForModel(String text) {
+    return model.encode(text);
+  }
+
+  @Override
+  public void close() {
+    plain.close();
+    model.close();
+  }
+}

@@ -1,0 +1,246 @@
+package dev.kiln.embed;
+
+import ai.djl.MalformedModelException;
+import ai.djl.huggingface.tokenizers.Encoding;
+import ai.djl.inference.Predictor;
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDList;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.repository.zoo.Criteria;
+import ai.djl.repository.zoo.ModelNotFoundException;
+import ai.djl.repository.zoo.ZooModel;
+import ai.djl.translate.NoopTranslator;
+import ai.djl.translate.TranslateException;
+import ai.djl.util.PairList;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns texts into vectors with DJL + ONNX Runtime. One instance per slot: the predictor is created
+ * once and reused for every batch. Texts are grouped by token length before padding, so a batch of
+ * short chunks is not padded to the length of one long chunk. Not thread-safe.
+ */
+public final class TextEmbedder implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(TextEmbedder.class);
+
+  private final ModelSpec spec;
+  private final ModelTokenizer tokenizer;
+  private final ZooModel<NDList, NDList> model;
+  private final Predictor<NDList, NDList> predictor;
+  private final List<String> inputNames;
+  private final int batchSize;
+  private final AtomicLong truncated = new AtomicLong();
+  private final AtomicLong embedded = new AtomicLong();
+
+  private TextEmbedder(ModelSpec spec, ModelTokenizer tokenizer, ZooModel<NDList, NDList> model,
+      int batchSize) {
+    this.spec = spec;
+    this.tokenizer = tokenizer;
+    this.model = model;
+    this.predictor = model.newPredictor();
+    this.batchSize = batchSize;
+    PairList<String, Shape> inputs = model.describeInput();
+    this.inputNames = inputs == null ? List.of("input_ids", "attention_mask") : inputs.keys();
+  }
+
+  /**
+   * Loads a model for one slot.
+   *
+   * @param threads ONNX Runtime intra-op threads (size it to the cores this slot may use)
+   */
+  public static TextEmbedder open(ModelSpec spec, int batchSize, int threads) {
+    DjlEnvironment.ensureOffline();
+    ModelTokenizer tokenizer = ModelTokenizer.open(spec);
+    try {
+      Path onnx = ModelFiles.materialize(spec, spec.onnxResource());
+      Criteria<NDList, NDList> criteria = Criteria.builder()
+          .setTypes(NDList.class, NDList.class)
+          .optModelPath(onnx)
+          .optEngine("OnnxRuntime")
+          .optTranslator(new NoopTranslator())
+          .optOption("interOpNumThreads", "1")
+          .optOption("intraOpNumThreads", Integer.toString(Math.max(1, threads)))
+          .build();
+      ZooModel<NDList, NDList> model = criteria.loadModel();
+      LOG.info("loaded embedding model {} ({}-d, {} pooling, max {} tokens) with {} ONNX Runtime thread(s)",
+          spec.name(), spec.dimension(), spec.pooling(), spec.maxTokens(), threads);
+      return new TextEmbedder(spec, tokenizer, model, batchSize);
+    } catch (IOException | ModelNotFoundException | MalformedModelException e) {
+      tokenizer.close();
+      throw new IllegalStateException("cannot load embedding model " + spec.name() + ": " + e.getMessage(), e);
+    }
+  }
+
+  public ModelSpec spec() {
+    return spec;
+  }
+
+  public ModelTokenizer tokenizer() {
+    return tokenizer;
+  }
+
+  /** Texts cut at the model's maximum length so far. */
+  public long truncatedCount() {
+    return truncated.get();
+  }
+
+  public long embeddedCount() {
+    return embedded.get();
+  }
+
+  public float[] embedQuery(String query) {
+    return embed(List.of(spec.queryPrefix() + query))[0];
+  }
+
+  public float[][] embedPassages(List<String> passages) {
+    if (spec.passagePrefix().isEmpty()) {
+      return embed(passages);
+    }
+    List<String> prefixed = new ArrayList<>(passages.size());
+    for (String p : passages) {
+      prefixed.add(spec.passagePrefix() + p);
+    }
+    return embed(prefixed);
+  }
+
+  /** Embeds texts as given (no prefix); the result is in input order. */
+  public float[][] embed(List<String> texts) {
+    int n = texts.size();
+    Encoding[] encodings = new Encoding[n];
+    for (int i = 0; i < n; i++) {
+      encodings[i] = tokenizer.encodeForModel(texts.get(i));
+      if (encodings[i].exceedMaxLength()) {
+        truncated.incrementAndGet();
+      }
+    }
+    // Length buckets: sort by token count so each batch pads only to its own longest text.
+    Integer[] order = new Integer[n];
+    for (int i = 0; i < n; i++) {
+      order[i] = i;
+    }
+    Arrays.sort(order, Comparator.comparingInt(i -> encodings[i].getIds().length));
+    float[][] out = new float[n][];
+    for (int from = 0; from < n; from += batchSize) {
+      int to = Math.min(n, from + batchSize);
+      int[] idx = new int[to - from];
+      for (int i = from; i < to; i++) {
+        idx[i - from] = order[i];
+      }
+      float[][] vectors = runBatch(encodings, idx);
+      for (int j = 0; j < idx.length; j++) {
+        out[idx[j]] = vectors[j];
+      }
+    }
+    embedded.addAndGet(n);
+    return out;
+  }
+
+  private float[][] runBatch(Encoding[] encodings, int[] idx) {
+    int b = idx.length;
+    int len = 0;
+    for (int i : idx) {
+      len = Math.max(len, encodings[i].getIds().length);
+    }
+    long[] ids = new long[b * len];
+    long[] mask = new long[b * len];
+    long[] types = new long[b * len];
+    for (int r = 0; r < b; r++) {
+      Encoding e = encodings[idx[r]];
+      long[] tid = e.getIds();
+      long[] tty = e.getTypeIds();
+      for (int t = 0; t < tid.length; t++) {
+        ids[r * len + t] = tid[t];
+        mask[r * len + t] = 1;
+        types[r * len + t] = tty[t];
+      }
+    }
+    try (NDManager manager = model.getNDManager().newSubManager()) {
+      Shape shape = new Shape(b, len);
+      NDList input = new NDList();
+      for (String name : inputNames) {
+        long[] data = switch (name) {
+          case "input_ids" -> ids;
+          case "attention_mask" -> mask;
+          case "token_type_ids" -> types;
+          default -> throw new IllegalStateException(
+              "model " + spec.name() + " has an unexpected input '" + name + "'");
+        };
+        NDArray array = manager.create(data, shape);
+        array.setName(name);
+        input.add(array);
+      }
+      NDList output = predictor.predict(input);
+      NDArray hidden = output.get(0);
+      return pool(hidden.toFloatArray(), hidden.getShape(), mask, b, len);
+    } catch (TranslateException e) {
+      throw new IllegalStateException("inference failed in model " + spec.name() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private float[][] pool(float[] hidden, Shape shape, long[] mask, int b, int len) {
+    int d = spec.dimension();
+    float[][] out = new float[b][d];
+    if (shape.dimension() == 2) { // the model already pools
+      for (int r = 0; r < b; r++) {
+        System.arraycopy(hidden, r * d, out[r], 0, d);
+      }
+    } else {
+      int seq = (int) shape.get(1);
+      for (int r = 0; r < b; r++) {
+        float[] v = out[r];
+        if (spec.pooling() == Pooling.CLS) {
+          System.arraycopy(hidden, r * seq * d, v, 0, d);
+        } else {
+          int count = 0;
+          for (int t = 0; t < len; t++) {
+            if (mask[r * len + t] == 0) {
+              continue;
+            }
+            count++;
+            int base = (r * seq + t) * d;
+            for (int k = 0; k < d; k++) {
+              v[k] += hidden[base + k];
+            }
+          }
+          for (int k = 0; k < d; k++) {
+            v[k] /= Math.max(1, count);
+          }
+        }
+      }
+    }
+    if (spec.normalize()) {
+      for (float[] v : out) {
+        normalize(v);
+      }
+    }
+    return out;
+  }
+
+  static void normalize(float[] v) {
+    double sum = 0;
+    for (float x : v) {
+      sum += x * x;
+    }
+    float norm = (float) Math.sqrt(sum);
+    if (norm > 0) {
+      for (int k = 0; k < v.length; k++) {
+        v[k] /= norm;
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    predictor.close();
+    model.close();
+    tokenizer.close();
+  }
+}

@@ -1,0 +1,67 @@
+package dev.kiln.embed;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Runs the real bundled MiniLM model through ONNX Runtime. */
+class TextEmbedderTest {
+  private static TextEmbedder embedder;
+
+  @BeforeAll
+  static void load() {
+    embedder = TextEmbedder.open(ModelRegistry.resolve(ModelRegistry.DEFAULT_MODEL), 4, 1);
+  }
+
+  @AfterAll
+  static void close() {
+    embedder.close();
+  }
+
+  static double cos(float[] a, float[] b) {
+    double s = 0;
+    for (int i = 0; i < a.length; i++) {
+      s += a[i] * b[i];
+    }
+    return s;
+  }
+
+  @Test
+  void vectorsAreUnitLengthWithTheModelsDimension() {
+    float[] v = embedder.embedQuery("how are snapshots published?");
+    assertEquals(384, v.length);
+    assertEquals(1.0, cos(v, v), 1e-4);
+  }
+
+  @Test
+  void paraphrasesAreCloserThanUnrelatedText() {
+    float[][] v = embedder.embedPassages(List.of(
+        "The weather is lovely today.",
+        "It is sunny and pleasant outside today.",
+        "I like writing programs in Java."));
+    assertTrue(cos(v[0], v[1]) > 0.7, "paraphrase cosine " + cos(v[0], v[1]));
+    assertTrue(cos(v[0], v[2]) < 0.3, "unrelated cosine " + cos(v[0], v[2]));
+  }
+
+  @Test
+  void batchingAndPaddingDoNotChangeVectors() {
+    String longer = "A much longer sentence that forces every other text in the batch to be padded "
+        + "with many padding tokens before inference runs.";
+    float[][] batch = embedder.embedPassages(List.of("short text", longer, "another one"));
+    float[] alone = embedder.embedPassages(List.of("short text"))[0];
+    // The int8 model quantizes activations dynamically, with one scale per batch tensor, so padding
+    // moves a vector a little; a broken attention mask would move it far more than this.
+    assertTrue(cos(batch[0], alone) > 0.99, "cosine " + cos(batch[0], alone));
+  }
+
+  @Test
+  void textsOverTheModelsMaximumAreTruncatedAndCounted() {
+    long before = embedder.truncatedCount();
+    embedder.embedPassages(List.of("word ".repeat(600)));
+    assertEquals(before + 1, embedder.truncatedCount());
+  }
+}

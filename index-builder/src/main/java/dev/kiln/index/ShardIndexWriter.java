@@ -1,0 +1,117 @@
+package dev.kiln.index;
+
+import dev.kiln.config.IndexConfig;
+import dev.kiln.model.Chunk;
+import dev.kiln.model.EmbeddedChunk;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import org.apache.lucene.codecs.KnnVectorsFormat;
+import org.apache.lucene.codecs.lucene104.Lucene104Codec;
+import org.apache.lucene.codecs.lucene99.Lucene99HnswVectorsFormat;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.KnnFloatVectorField;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.VectorSimilarityFunction;
+import org.apache.lucene.search.similarities.BM25Similarity;
+import org.apache.lucene.store.FSDirectory;
+
+/**
+ * Writes one shard: a Lucene index in which each chunk is one document carrying its BM25 text, its
+ * HNSW vector, its ids and its metadata as keyword fields. This is where a vector is written.
+ */
+public final class ShardIndexWriter implements Closeable {
+  private final Path directory;
+  private final IndexConfig config;
+  private final FSDirectory dir;
+  private final IndexWriter writer;
+  private final int dimension;
+  private final Set<String> documents = new HashSet<>();
+  private long chunks;
+
+  public ShardIndexWriter(Path directory, IndexConfig config, int dimension) throws IOException {
+    if (Files.exists(directory) && Files.list(directory).findAny().isPresent()) {
+      throw new IOException("shard directory " + directory + " is not empty: refusing to mix two attempts");
+    }
+    this.directory = directory;
+    this.config = config;
+    this.dimension = dimension;
+    Files.createDirectories(directory);
+    this.dir = FSDirectory.open(directory);
+    IndexWriterConfig iwc = new IndexWriterConfig(Analyzers.forName(config.analyzer));
+    iwc.setOpenMode(IndexWriterConfig.OpenMode.CREATE);
+    iwc.setSimilarity(new BM25Similarity(config.bm25K1, config.bm25B));
+    iwc.setRAMBufferSizeMB(config.ramBufferMb);
+    iwc.setCodec(codec(config));
+    this.writer = new IndexWriter(dir, iwc);
+  }
+
+  /** The default codec with Kiln's HNSW parameters; it keeps the default codec's name, so any reader opens it. */
+  static Lucene104Codec codec(IndexConfig config) {
+    KnnVectorsFormat hnsw = new Lucene99HnswVectorsFormat(config.hnswM, config.hnswBeamWidth);
+    return new Lucene104Codec() {
+      @Override
+      public KnnVectorsFormat getKnnVectorsFormatForField(String field) {
+        return hnsw;
+      }
+    };
+  }
+
+  public void add(EmbeddedChunk embedded) throws IOException {
+    Chunk c = embedded.chunk();
+    if (embedded.vector().length != dimension) {
+      throw new IllegalArgumentException("chunk " + c.chunkId() + " has a " + embedded.vector().length
+          + "-d vector; this shard is " + dimension + "-d");
+    }
+    Document doc = new Document();
+    doc.add(new StringField(ShardSchema.CHUNK_ID, c.chunkId(), Field.Store.YES));
+    doc.add(new StringField(ShardSchema.DOC_ID, c.docId(), Field.Store.YES));
+    doc.add(new StoredField(ShardSchema.ORDINAL, c.ordinal()));
+    doc.add(new StoredField(ShardSchema.TITLE, c.title()));
+    // The title is searchable text of the document: index it once, with the first chunk, so BM25
+    // sees it without counting it again in every chunk.
+    String searchable = c.ordinal() == 0 && !c.title().isEmpty() ? c.title() + "\n" + c.text() : c.text();
+    doc.add(new TextField(ShardSchema.TEXT, searchable, Field.Store.NO));
+    doc.add(new StoredField(ShardSchema.TEXT, c.text()));
+    doc.add(new KnnFloatVectorField(ShardSchema.VECTOR, embedded.vector(), VectorSimilarityFunction.DOT_PRODUCT));
+    for (Map.Entry<String, String> m : c.metadata().entrySet()) {
+      doc.add(new StringField(ShardSchema.META_PREFIX + m.getKey(), m.getValue(), Field.Store.YES));
+    }
+    writer.addDocument(doc);
+    documents.add(c.docId());
+    chunks++;
+  }
+
+  public long chunks() {
+    return chunks;
+  }
+
+  public long documents() {
+    return documents.size();
+  }
+
+  public Path directory() {
+    return directory;
+  }
+
+  /** Merges down to the configured segment count, commits and closes. */
+  @Override
+  public void close() throws IOException {
+    try {
+      writer.forceMerge(config.maxSegments);
+      writer.commit();
+    } finally {
+      writer.close();
+      dir.close();
+    }
+  }
+}

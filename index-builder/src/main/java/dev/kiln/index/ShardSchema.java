@@ -1,0 +1,24 @@
+package dev.kiln.index;
+
+/**
+ * Field names of a shard's Lucene documents (one Lucene document per chunk). Writers and the searcher
+ * both use these constants; changing one is a format change (see {@code docs/FORMATS.md}).
+ */
+public final class ShardSchema {
+  private ShardSchema() {}
+
+  /** Chunk id, {@code docId#ordinal}: keyword, stored. */
+  public static final String CHUNK_ID = "chunk_id";
+  /** Document id: keyword, stored. */
+  public static final String DOC_ID = "doc_id";
+  /** Chunk ordinal within its document: stored. */
+  public static final String ORDINAL = "ordinal";
+  /** Document title: stored (and analysed into {@link #TEXT} for the first chunk only). */
+  public static final String TITLE = "title";
+  /** Chunk text: analysed for BM25, stored. */
+  public static final String TEXT = "text";
+  /** Chunk embedding: HNSW graph, dot product over unit vectors. */
+  public static final String VECTOR = "vector";
+  /** Prefix of metadata fields: keyword, stored, filterable ({@code meta.tenant}, …). */
+  public static final String META_PREFIX = "meta.";
+}

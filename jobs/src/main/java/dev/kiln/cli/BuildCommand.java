@@ -1,0 +1,108 @@
+package dev.kiln.cli;
+
+import dev.kiln.config.BuildConfig;
+import dev.kiln.jobs.BuildJob;
+import dev.kiln.jobs.SnapshotBuilder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code kiln build}: runs the build job and publishes a snapshot. Options override the YAML config. */
+@Command(name = "build", mixinStandardHelpOptions = true,
+    description = "Build a snapshot from a corpus and publish it.")
+final class BuildCommand implements Callable<Integer> {
+  /** The config used when --config is absent. */
+  static final String DEFAULT_CONFIG = "configs/build.yaml";
+
+  @Option(names = "--config", paramLabel = "FILE", description = "YAML config (default: ${kiln.home}/" + DEFAULT_CONFIG + ")")
+  Path configFile;
+
+  @Option(names = "--corpus", paramLabel = "URI", description = "corpus file or directory; repeatable")
+  List<String> corpus;
+
+  @Option(names = "--format", description = "auto|jsonl|markdown")
+  String format;
+
+  @Option(names = "--snapshots", paramLabel = "URI", description = "snapshots root")
+  String snapshots;
+
+  @Option(names = "--shards", paramLabel = "N")
+  Integer shards;
+
+  @Option(names = "--parallelism", paramLabel = "N")
+  Integer parallelism;
+
+  @Option(names = "--model", paramLabel = "NAME", description = "embedding model")
+  String model;
+
+  @Option(names = "--chunk-size", paramLabel = "TOKENS")
+  Integer chunkSize;
+
+  @Option(names = "--chunk-overlap", paramLabel = "TOKENS")
+  Integer chunkOverlap;
+
+  @Option(names = "--batch-size", paramLabel = "N", description = "chunks per inference call")
+  Integer batchSize;
+
+  @Option(names = "--no-publish", description = "build and verify, but leave CURRENT as it is")
+  boolean noPublish;
+
+  @Option(names = "--cluster", hidden = true, description = "use the cluster's environment (flink run)")
+  boolean cluster;
+
+  @Override
+  public Integer call() throws Exception {
+    BuildConfig config = BuildConfig.load(resolveConfig()).validate();
+    if (corpus != null) {
+      config.corpus = corpus;
+    }
+    if (format != null) {
+      config.format = format;
+    }
+    if (snapshots != null) {
+      config.snapshots = snapshots;
+    }
+    if (shards != null) {
+      config.shards = shards;
+    }
+    if (parallelism != null) {
+      config.parallelism = parallelism;
+    }
+    if (model != null) {
+      config.embed.model = model;
+    }
+    if (chunkSize != null) {
+      config.chunker.size = chunkSize;
+    }
+    if (chunkOverlap != null) {
+      config.chunker.overlap = chunkOverlap;
+    }
+    if (batchSize != null) {
+      config.embed.batchSize = batchSize;
+    }
+    if (noPublish) {
+      config.publish = false;
+    }
+    config.validate();
+    StreamExecutionEnvironment env = cluster
+        ? StreamExecutionEnvironment.getExecutionEnvironment()
+        : BuildJob.localEnvironment(config.parallelism);
+    new SnapshotBuilder(config, System.out).build(env);
+    return Kiln.OK;
+  }
+
+  private Path resolveConfig() {
+    if (configFile != null) {
+      return configFile;
+    }
+    Path local = Path.of(DEFAULT_CONFIG);
+    if (Files.isRegularFile(local)) {
+      return local;
+    }
+    return Path.of(System.getProperty("kiln.home", ".")).resolve(DEFAULT_CONFIG);
+  }
+}

@@ -1,0 +1,61 @@
+package dev.kiln.cli;
+
+import dev.kiln.config.ConfigException;
+import dev.kiln.eval.EvalReport;
+import dev.kiln.eval.Evaluator;
+import dev.kiln.eval.Qrels;
+import dev.kiln.eval.Queries;
+import dev.kiln.search.SearchMode;
+import dev.kiln.search.Searcher;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code kiln eval}: retrieval quality of a snapshot on BEIR-style queries and judgements. */
+@Command(name = "eval", mixinStandardHelpOptions = true,
+    description = "Compute nDCG@10, Recall@100 and MRR@10 of the published snapshot.")
+final class EvalCommand implements Callable<Integer> {
+  @Option(names = "--snapshots", paramLabel = "DIR", defaultValue = "kiln-data/snapshots",
+      description = "snapshots root (default: ${DEFAULT-VALUE})")
+  Path snapshots;
+
+  @Option(names = "--snapshot", paramLabel = "ID", description = "a snapshot id instead of CURRENT")
+  String snapshot;
+
+  @Option(names = "--queries", required = true, paramLabel = "FILE", description = "BEIR queries.jsonl")
+  Path queries;
+
+  @Option(names = "--qrels", required = true, paramLabel = "FILE", description = "BEIR qrels.tsv")
+  Path qrels;
+
+  @Option(names = "--mode", defaultValue = "hybrid", description = "hybrid|dense|bm25 (default: ${DEFAULT-VALUE})")
+  String mode;
+
+  @Option(names = "--json", description = "print JSON")
+  boolean json;
+
+  @Override
+  public Integer call() throws Exception {
+    SearchMode searchMode = SearchMode.parse(mode);
+    for (Path p : new Path[] {queries, qrels}) {
+      if (!Files.isRegularFile(p)) {
+        throw new ConfigException("file not found: " + p);
+      }
+    }
+    try (Searcher searcher = Searcher.open(snapshots, snapshot)) {
+      EvalReport report = new Evaluator(searcher).evaluate(Queries.read(queries), Qrels.read(qrels), searchMode);
+      if (json) {
+        System.out.println(report.toJson());
+      } else {
+        System.out.printf(Locale.ROOT, "snapshot %s, mode %s, %d queries%n", report.snapshot(),
+            searchMode.name().toLowerCase(Locale.ROOT), report.queries());
+        System.out.printf(Locale.ROOT, "  nDCG@10    %.4f%n  Recall@100 %.4f%n  MRR@10     %.4f%n",
+            report.ndcg10(), report.recall100(), report.mrr10());
+      }
+    }
+    return Kiln.OK;
+  }
+}

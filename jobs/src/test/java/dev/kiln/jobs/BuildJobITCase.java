@@ -1,0 +1,117 @@
+package dev.kiln.jobs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kiln.config.BuildConfig;
+import dev.kiln.search.SearchHit;
+import dev.kiln.search.SearchMode;
+import dev.kiln.search.Searcher;
+import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.SnapshotStore;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The walking skeleton end to end: the real build job on a Flink mini-cluster (parallelism 2, two
+ * shards) over JSON lines and a Markdown tree, the real ONNX model, real Lucene shards, a published
+ * snapshot, and searches against it.
+ */
+class BuildJobITCase {
+  @TempDir static Path work;
+  static Path root;
+  static SnapshotBuilder.BuildReport report;
+  static String output;
+
+  @BeforeAll
+  static void build() throws Exception {
+    root = work.resolve("snapshots");
+    Path fixture = Path.of(BuildJobITCase.class.getResource("/fixture").toURI());
+    BuildConfig config = new BuildConfig();
+    config.corpus = List.of(fixture.resolve("corpus.jsonl").toString(), fixture.resolve("md").toString());
+    config.snapshots = root.toString();
+    config.shards = 2;
+    config.parallelism = 2;
+    config.chunker.size = 48;
+    config.chunker.overlap = 8;
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    report = new SnapshotBuilder(config, new PrintStream(buf, true, StandardCharsets.UTF_8))
+        .build(BuildJob.localEnvironment(2));
+    output = buf.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void publishesAVerifiedSnapshotWithEveryShard() {
+    SnapshotStore store = new SnapshotStore(root);
+    assertEquals(report.snapshotId(), store.currentId());
+    Manifest m = store.open(report.snapshotId());
+    assertEquals(2, m.shards().size());
+    assertEquals("all-minilm-l6-v2-q", m.model().name());
+    assertEquals(384, m.model().dimension());
+    // 7 valid JSON documents + 2 Markdown files; 2 bad lines quarantined.
+    assertEquals(9L, m.counters().get("documents"));
+    assertEquals(2L, m.counters().get("quarantined"));
+    assertEquals(m.counters().get("chunks"), m.totalChunks());
+    assertTrue(m.totalChunks() > 9, "the 48-token window must split some documents: " + m.totalChunks());
+    for (Manifest.ShardEntry s : m.shards()) {
+      assertFalse(s.files().isEmpty());
+      s.files().forEach(f -> assertEquals(64, f.sha256().length()));
+    }
+  }
+
+  @Test
+  void everyChunkOfADocumentIsInOneShard() throws Exception {
+    try (Searcher searcher = Searcher.open(root, null)) {
+      // The Markdown file is long enough for several chunks; they must share a shard and be
+      // numbered from 0 without gaps.
+      List<SearchHit> hits = searcher.bm25("Kiln snapshots manifest CURRENT publishing shard merger", 50);
+      Set<String> chunkIds = hits.stream().filter(h -> h.docId().equals("kiln-overview.md"))
+          .map(SearchHit::chunkId).collect(Collectors.toSet());
+      assertTrue(chunkIds.contains("kiln-overview.md#0"), chunkIds.toString());
+    }
+  }
+
+  @Test
+  void aDocumentRanksFirstForAQueryOnlyItAnswersInDenseAndBm25Modes() throws Exception {
+    try (Searcher searcher = Searcher.open(root, null)) {
+      assertEquals("sourdough", top(searcher, "sourdough starter lactobacilli", SearchMode.BM25));
+      assertEquals("volcano", top(searcher, "stratovolcanoes viscous magma", SearchMode.BM25));
+      // Paraphrases that share no content word with the document.
+      assertEquals("tides", top(searcher, "why does the sea level go up and down each day", SearchMode.DENSE));
+      assertEquals("penguins", top(searcher, "which birds keep their eggs warm on their feet in the polar night",
+          SearchMode.DENSE));
+      assertEquals("guide/lighthouse.md", top(searcher, "lamp keeper lens beam for ships", SearchMode.HYBRID));
+    }
+  }
+
+  @Test
+  void printsEffectiveConfigurationAndCounters() {
+    assertTrue(output.contains("+ chunker.size: 48"), output);
+    assertTrue(output.contains("| documents"), output);
+    assertTrue(output.contains("| quarantined"), output);
+    assertTrue(output.contains("embed busy"), output);
+  }
+
+  @Test
+  void theUnpublishedStagingAreaIsEmpty() throws Exception {
+    try (var dirs = Files.list(root.resolve("snapshots"))) {
+      assertEquals(List.of(report.snapshotId()), dirs.map(p -> p.getFileName().toString()).toList());
+    }
+  }
+
+  private static String top(Searcher searcher, String query, SearchMode mode) {
+    List<SearchHit> hits = searcher.search(query, mode, 3).results();
+    assertFalse(hits.isEmpty(), "no results for " + query);
+    return hits.get(0).docId();
+  }
+}

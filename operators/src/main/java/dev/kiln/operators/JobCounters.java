@@ -1,0 +1,20 @@
+package dev.kiln.operators;
+
+/** Names of the Flink accumulators the build job's stages report; the job prints them at the end. */
+public final class JobCounters {
+  private JobCounters() {}
+
+  public static final String RECORDS_READ = "records.read";
+  public static final String DOCUMENTS = "documents";
+  public static final String QUARANTINED = "quarantined";
+  public static final String CHUNKS = "chunks";
+  public static final String CHUNKS_EMBEDDED = "chunks.embedded";
+  public static final String CHUNKS_TRUNCATED = "chunks.truncated";
+  public static final String CHUNKS_WRITTEN = "chunks.written";
+  public static final String SHARDS = "shards";
+
+  public static final String TIME_PARSE = "time.parse.ns";
+  public static final String TIME_CHUNK = "time.chunk.ns";
+  public static final String TIME_EMBED = "time.embed.ns";
+  public static final String TIME_WRITE = "time.write.ns";
+}

@@ -1,0 +1,46 @@
+package dev.kiln.eval;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.kiln.search.SearchMode;
+
+/**
+ * Mean metrics of one evaluation run. Its JSON keys are a published format (scripts compare runs
+ * by them), so they are fixed here rather than derived from the component names.
+ *
+ * @param snapshot the snapshot that was evaluated
+ * @param mode the search mode
+ * @param queries how many queries were evaluated (judged queries that have a text)
+ * @param ndcg10 mean nDCG@10
+ * @param recall100 mean recall@100
+ * @param mrr10 mean MRR@10
+ */
+@JsonPropertyOrder({"snapshot", "mode", "queries", "ndcg@10", "recall@100", "mrr@10"})
+public record EvalReport(
+    @JsonProperty("snapshot") String snapshot,
+    @JsonProperty("mode") SearchMode mode,
+    @JsonProperty("queries") int queries,
+    @JsonProperty("ndcg@10") double ndcg10,
+    @JsonProperty("recall@100") double recall100,
+    @JsonProperty("mrr@10") double mrr10) {
+
+  private static final ObjectMapper JSON =
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  /** The report as pretty-printed JSON. */
+  public String toJson() {
+    try {
+      return JSON.writeValueAsString(this);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot serialise " + this, e);
+    }
+  }
+
+  /** Reads a report written by {@link #toJson()}. */
+  public static EvalReport fromJson(String json) throws JsonProcessingException {
+    return JSON.readValue(json, EvalReport.class);
+  }
+}

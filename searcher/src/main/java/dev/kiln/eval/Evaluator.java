@@ -1,0 +1,73 @@
+package dev.kiln.eval;
+
+import dev.kiln.search.SearchMode;
+import dev.kiln.search.Searcher;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs judged queries through a {@link Searcher} and averages nDCG@10, recall@100 and MRR@10 over
+ * them. Chunks are folded into documents before scoring (see {@link DocumentRanking}), so the
+ * searcher is asked for {@code depth} chunks: enough, for typical chunking, to still hold 100
+ * distinct documents after folding.
+ */
+public final class Evaluator {
+  /** Chunk hits requested per query. */
+  public static final int DEFAULT_DEPTH = 1000;
+  static final int NDCG_CUTOFF = 10;
+  static final int RECALL_CUTOFF = 100;
+  static final int MRR_CUTOFF = 10;
+
+  private static final Logger LOG = LoggerFactory.getLogger(Evaluator.class);
+
+  private final Searcher searcher;
+  private final int depth;
+
+  public Evaluator(Searcher searcher) {
+    this(searcher, DEFAULT_DEPTH);
+  }
+
+  /** @param depth chunk hits requested per query; at least {@value #RECALL_CUTOFF} */
+  public Evaluator(Searcher searcher, int depth) {
+    if (depth < RECALL_CUTOFF) {
+      throw new IllegalArgumentException("depth must be >= " + RECALL_CUTOFF + " for recall@"
+          + RECALL_CUTOFF + ", was " + depth);
+    }
+    this.searcher = searcher;
+    this.depth = depth;
+  }
+
+  /**
+   * Evaluates every query that has judgments. Judged queries missing from {@code queries} are
+   * skipped with a warning; queries without judgments are ignored. Means are over evaluated queries
+   * only, and are 0 when there are none.
+   */
+  public EvalReport evaluate(Queries queries, Qrels qrels, SearchMode mode) {
+    double ndcg = 0;
+    double recall = 0;
+    double mrr = 0;
+    int evaluated = 0;
+    int missing = 0;
+    for (String queryId : qrels.queryIds()) {
+      String text = queries.text(queryId);
+      if (text == null) {
+        missing++;
+        continue;
+      }
+      Map<String, Integer> grades = qrels.judgments(queryId);
+      List<String> docs = DocumentRanking.fromChunks(
+          searcher.search(text, mode, depth).results(), RECALL_CUTOFF);
+      ndcg += Metrics.ndcgAt(NDCG_CUTOFF, docs, grades);
+      recall += Metrics.recallAt(RECALL_CUTOFF, docs, grades);
+      mrr += Metrics.mrrAt(MRR_CUTOFF, docs, grades);
+      evaluated++;
+    }
+    if (missing > 0) {
+      LOG.warn("skipped {} judged query id(s) that the queries file has no text for", missing);
+    }
+    int n = Math.max(1, evaluated);
+    return new EvalReport(searcher.snapshotId(), mode, evaluated, ndcg / n, recall / n, mrr / n);
+  }
+}

@@ -1,0 +1,72 @@
+package dev.kiln.search;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.TermQuery;
+
+/**
+ * Turns free text into a bag-of-words BM25 query, the way Anserini does for BEIR: the text goes
+ * through the analyzer the shards were indexed with, and every distinct term becomes an optional
+ * clause. User text is never parsed as query syntax, so quotes, colons or a stray {@code AND} in a
+ * question cannot fail or change the query.
+ */
+final class Bm25QueryBuilder {
+  private final Analyzer analyzer;
+  private final String field;
+
+  Bm25QueryBuilder(Analyzer analyzer, String field) {
+    this.analyzer = analyzer;
+    this.field = field;
+  }
+
+  /** The query, or {@code null} when analysis leaves no terms (only stop words or punctuation). */
+  Query build(String text) {
+    Map<String, Integer> counts = terms(text);
+    if (counts.isEmpty()) {
+      return null;
+    }
+    BooleanQuery.Builder query = new BooleanQuery.Builder();
+    // A pasted document can hold more distinct terms than Lucene allows clauses; the first ones win
+    // rather than the whole search failing.
+    int room = IndexSearcher.getMaxClauseCount();
+    for (Map.Entry<String, Integer> e : counts.entrySet()) {
+      if (room-- == 0) {
+        break;
+      }
+      Query clause = new TermQuery(new Term(field, e.getKey()));
+      // A term repeated in the query weighs that many times, as summing duplicate clauses would.
+      if (e.getValue() > 1) {
+        clause = new BoostQuery(clause, e.getValue());
+      }
+      query.add(clause, BooleanClause.Occur.SHOULD);
+    }
+    return query.build();
+  }
+
+  private Map<String, Integer> terms(String text) {
+    Map<String, Integer> counts = new LinkedHashMap<>();
+    try (TokenStream tokens = analyzer.tokenStream(field, text)) {
+      CharTermAttribute term = tokens.addAttribute(CharTermAttribute.class);
+      tokens.reset();
+      while (tokens.incrementToken()) {
+        counts.merge(term.toString(), 1, Integer::sum);
+      }
+      tokens.end();
+    } catch (IOException e) {
+      // Analysis reads from a String: an IOException here is a bug, not a condition to handle.
+      throw new UncheckedIOException("cannot analyse query text", e);
+    }
+    return counts;
+  }
+}

@@ -1,0 +1,41 @@
+package dev.kiln.search;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.Collections;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * One retrieved chunk.
+ *
+ * @param chunkId the chunk's id, {@code docId#ordinal}
+ * @param docId the id of the document the chunk belongs to
+ * @param score the ranking score; its scale depends on the mode (cosine-derived for dense, BM25 for
+ *     bm25, fused rank score for hybrid), so only compare scores from one response
+ * @param text the chunk text
+ * @param title the document title
+ * @param metadata the document metadata, keys without the {@code meta.} field prefix
+ */
+public record SearchHit(
+    @JsonProperty("chunk_id") String chunkId,
+    @JsonProperty("doc_id") String docId,
+    @JsonProperty("score") double score,
+    @JsonProperty("text") String text,
+    @JsonProperty("title") String title,
+    @JsonProperty("metadata") Map<String, String> metadata) {
+
+  public SearchHit {
+    Objects.requireNonNull(chunkId, "chunkId");
+    Objects.requireNonNull(docId, "docId");
+    // Sorted so that printed results are stable whatever order Lucene returns stored fields in.
+    metadata = metadata == null || metadata.isEmpty()
+        ? Collections.emptySortedMap()
+        : Collections.unmodifiableSortedMap(new TreeMap<>(metadata));
+  }
+
+  /** The same hit with another score, as fusion assigns. */
+  public SearchHit withScore(double newScore) {
+    return new SearchHit(chunkId, docId, newScore, text, title, metadata);
+  }
+}

@@ -1,0 +1,66 @@
+package dev.kiln.search.fusion;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reciprocal rank fusion (Cormack, Clarke and Büttcher, SIGIR 2009): an item's fused score is
+ * {@code Σ 1 / (rrfK + rank)} over the rankings that contain it, with ranks starting at 1.
+ *
+ * <p>Only ranks matter, which is why RRF suits retrievers whose scores live on unrelated scales such
+ * as cosine similarity and BM25. Equal fused scores are ordered by id so results are reproducible.
+ */
+public final class ReciprocalRankFusion implements Fusion {
+  private static final Comparator<ScoredId> BEST_FIRST =
+      Comparator.comparingDouble(ScoredId::score).reversed().thenComparing(ScoredId::id);
+
+  private final int rrfK;
+
+  public ReciprocalRankFusion(int rrfK) {
+    if (rrfK < 0) {
+      throw new IllegalArgumentException("rrfK must be >= 0, was " + rrfK);
+    }
+    this.rrfK = rrfK;
+  }
+
+  public int rrfK() {
+    return rrfK;
+  }
+
+  @Override
+  public List<ScoredId> fuse(List<List<ScoredId>> rankings, int k) {
+    List<List<String>> ids = new ArrayList<>(rankings.size());
+    for (List<ScoredId> ranking : rankings) {
+      ids.add(ranking.stream().map(ScoredId::id).toList());
+    }
+    return fuseIds(ids, k);
+  }
+
+  /** {@link #fuse} for rankings that are plain id lists, best first. */
+  public List<ScoredId> fuseIds(List<List<String>> rankings, int k) {
+    if (k < 0) {
+      throw new IllegalArgumentException("k must be >= 0, was " + k);
+    }
+    Map<String, Double> scores = new HashMap<>();
+    for (List<String> ranking : rankings) {
+      // A retriever that repeats an id must not vote for it twice: its best rank counts.
+      Set<String> seen = new HashSet<>();
+      int rank = 0;
+      for (String id : ranking) {
+        rank++;
+        if (seen.add(id)) {
+          scores.merge(id, 1.0 / (rrfK + rank), Double::sum);
+        }
+      }
+    }
+    List<ScoredId> fused = new ArrayList<>(scores.size());
+    scores.forEach((id, score) -> fused.add(new ScoredId(id, score)));
+    fused.sort(BEST_FIRST);
+    return fused.size() > k ? List.copyOf(fused.subList(0, k)) : List.copyOf(fused);
+  }
+}

@@ -1,0 +1,197 @@
+package dev.kiln.search;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kiln.embed.TextEmbedder;
+import dev.kiln.snapshot.SnapshotException;
+import dev.kiln.snapshot.SnapshotLayout;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Searches a real two-shard snapshot written with the bundled model. */
+class SearcherTest {
+  @TempDir static Path root;
+  private static TextEmbedder embedder;
+  private static String snapshotId;
+  private static Searcher searcher;
+
+  @BeforeAll
+  static void buildSnapshot() throws IOException {
+    embedder = SnapshotFixture.openEmbedder();
+    snapshotId = new SnapshotFixture(embedder).write(root);
+    searcher = Searcher.open(root);
+  }
+
+  @AfterAll
+  static void close() throws IOException {
+    searcher.close();
+    embedder.close();
+  }
+
+  private static List<String> chunkIds(List<SearchHit> hits) {
+    return hits.stream().map(SearchHit::chunkId).toList();
+  }
+
+  @Test
+  void opensTheSnapshotCurrentPointsTo() {
+    assertEquals(snapshotId, searcher.snapshotId());
+    assertEquals(snapshotId, searcher.manifest().id());
+    assertEquals(2, searcher.manifest().shards().size());
+  }
+
+  @Test
+  void bm25RanksTheOnlyChunkWithTheQueryWordsFirst() {
+    List<SearchHit> hits = searcher.bm25("pyroclastic flows", 5);
+    assertEquals(List.of("volcano#1"), chunkIds(hits));
+    SearchHit hit = hits.get(0);
+    assertEquals("volcano", hit.docId());
+    assertEquals("Volcanoes", hit.title());
+    assertEquals("Pyroclastic flows are fast avalanches of hot gas and rock.", hit.text());
+    assertEquals(Map.of("topic", "geology", "lang", "en"), hit.metadata());
+    assertTrue(hit.score() > 0);
+  }
+
+  @Test
+  void bm25ScoresAcrossShardsWithOneSetOfStatistics() {
+    // "hot" is in volcano#1 (shard 0) and bread#0 (shard 0); "commits" stems to "commit" in both
+    // git chunks (shard 1): one query, hits from both shards, scores in one descending list.
+    List<SearchHit> hits = searcher.bm25("hot commits", 10);
+    assertEquals(4, hits.size());
+    assertEquals(List.of("bread#0", "git#0", "git#1", "volcano#1"),
+        chunkIds(hits).stream().sorted().toList());
+    for (int i = 1; i < hits.size(); i++) {
+      assertTrue(hits.get(i - 1).score() >= hits.get(i).score());
+    }
+  }
+
+  @Test
+  void bm25QueryOfOnlyStopWordsFindsNothing() {
+    assertEquals(List.of(), searcher.bm25("the of and it", 5));
+    assertEquals(List.of(), searcher.search("?!", SearchMode.BM25, 5).results());
+  }
+
+  @Test
+  void bm25TreatsQuerySyntaxAsPlainWords() {
+    assertEquals("volcano#1", searcher.bm25("pyroclastic AND \"flows:\" (", 3).get(0).chunkId());
+  }
+
+  @Test
+  void denseFindsAParaphraseThatSharesNoWords() {
+    String query = "huge sea mammal that eats tiny shrimp";
+    assertEquals(List.of(), searcher.bm25(query, 5), "the query must share no terms with the corpus");
+    SearchResponse response = searcher.search(query, SearchMode.DENSE, 3);
+    assertEquals(snapshotId, response.snapshotId());
+    assertEquals(SearchMode.DENSE, response.mode());
+    assertEquals(3, response.results().size());
+    assertEquals("whale#0", response.results().get(0).chunkId());
+  }
+
+  @Test
+  void denseRejectsAVectorOfTheWrongSize() {
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> searcher.dense(new float[3], 1));
+    assertTrue(e.getMessage().contains("384"), e.getMessage());
+  }
+
+  @Test
+  void hybridReturnsKFusedResults() {
+    SearchResponse response = searcher.search("replaying commits onto another branch", SearchMode.HYBRID, 4);
+    List<SearchHit> hits = response.results();
+    assertEquals(4, hits.size());
+    assertEquals("git#1", hits.get(0).chunkId());
+    // Ranked first by both retrievers, so its fused score is the largest possible: 2 / (60 + 1).
+    assertEquals(2.0 / 61, hits.get(0).score(), 1e-12);
+    for (int i = 1; i < hits.size(); i++) {
+      assertTrue(hits.get(i - 1).score() >= hits.get(i).score());
+    }
+  }
+
+  @Test
+  void searchesFromManyThreadsAgreeWithOneThread() throws Exception {
+    List<String> queries = List.of("lava and ash", "training for a long race", "sourdough loaf",
+        "opening moves in chess", "largest animal in the ocean", "version control history");
+    List<List<String>> expected = new ArrayList<>();
+    for (String q : queries) {
+      expected.add(chunkIds(searcher.search(q, SearchMode.HYBRID, 5).results()));
+    }
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<List<String>>> futures = new ArrayList<>();
+      for (int round = 0; round < 4; round++) {
+        for (String q : queries) {
+          futures.add(pool.submit(() -> chunkIds(searcher.search(q, SearchMode.HYBRID, 5).results())));
+        }
+      }
+      for (int i = 0; i < futures.size(); i++) {
+        assertEquals(expected.get(i % queries.size()), futures.get(i).get());
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void opensASnapshotByIdAndRejectsABadOne(@TempDir Path other) throws IOException {
+    try (Searcher byId = Searcher.open(root, snapshotId)) {
+      assertEquals(snapshotId, byId.snapshotId());
+    }
+    assertThrows(SnapshotException.class, () -> Searcher.open(root, "../../etc"));
+    SnapshotException none = assertThrows(SnapshotException.class, () -> Searcher.open(other));
+    assertTrue(none.getMessage().contains("no published snapshot"), none.getMessage());
+  }
+
+  @Test
+  void aFlippedByteFailsVerification(@TempDir Path corrupt) throws IOException {
+    String id = new SnapshotFixture(embedder).write(corrupt);
+    Path shard = new SnapshotLayout(corrupt).shardDir(id, 1);
+    Path victim;
+    try (Stream<Path> files = Files.list(shard)) {
+      victim = files.filter(f -> !f.getFileName().toString().equals("write.lock"))
+          .max(Comparator.comparingLong(SearcherTest::size)).orElseThrow();
+    }
+    byte[] bytes = Files.readAllBytes(victim);
+    bytes[bytes.length / 2] ^= 0x01;
+    Files.write(victim, bytes);
+
+    SnapshotException e = assertThrows(SnapshotException.class, () -> Searcher.open(corrupt));
+    assertTrue(e.getMessage().contains("sha256"), e.getMessage());
+    assertTrue(e.getMessage().contains(victim.getFileName().toString()), e.getMessage());
+  }
+
+  @Test
+  void aModelDimensionMismatchIsReportedOnFirstDenseSearch(@TempDir Path mismatched)
+      throws IOException {
+    new SnapshotFixture(embedder).manifestDimension(512).write(mismatched);
+    try (Searcher s = Searcher.open(mismatched)) {
+      // BM25 never needs the model, so it keeps working.
+      assertEquals("volcano#1", s.bm25("pyroclastic", 1).get(0).chunkId());
+      SnapshotException e = assertThrows(SnapshotException.class,
+          () -> s.search("volcano", SearchMode.DENSE, 1));
+      assertTrue(e.getMessage().contains("512") && e.getMessage().contains("384"), e.getMessage());
+    }
+  }
+
+  private static long size(Path p) {
+    try {
+      return Files.size(p);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,67 @@
+package dev.kiln.publish;
+
+import dev.kiln.model.ShardResult;
+import dev.kiln.snapshot.SnapshotException;
+import dev.kiln.snapshot.SnapshotLayout;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.store.FSDirectory;
+
+/**
+ * Checks the shard writers' output before anything is published: exactly one result for every
+ * expected shard, each shard index opens, its document count equals what its writer reported, and
+ * the total equals the chunks the embed stage produced.
+ */
+public final class ShardVerifier {
+  private ShardVerifier() {}
+
+  /**
+   * @param expectedChunks chunks the job embedded (its own counter), or -1 to skip that check
+   * @return the results ordered by shard
+   */
+  public static List<ShardResult> verify(SnapshotLayout layout, String snapshotId, int shards,
+      List<ShardResult> results, long expectedChunks) {
+    Map<Integer, ShardResult> byShard = new TreeMap<>();
+    List<String> problems = new ArrayList<>();
+    for (ShardResult r : results) {
+      if (r.shard() < 0 || r.shard() >= shards) {
+        problems.add("unexpected shard " + r.shard() + " (expected 0.." + (shards - 1) + ")");
+      } else if (byShard.putIfAbsent(r.shard(), r) != null) {
+        problems.add("shard " + r.shard() + " was reported twice (two attempts' output)");
+      }
+    }
+    for (int s = 0; s < shards; s++) {
+      if (!byShard.containsKey(s)) {
+        problems.add("shard " + s + " is missing");
+      }
+    }
+    long total = 0;
+    for (ShardResult r : byShard.values()) {
+      Path dir = layout.shardDir(snapshotId, r.shard());
+      if (!dir.toAbsolutePath().normalize().equals(Path.of(r.directory()).toAbsolutePath().normalize())) {
+        problems.add("shard " + r.shard() + " was written to " + r.directory() + ", expected " + dir);
+        continue;
+      }
+      try (FSDirectory d = FSDirectory.open(dir); DirectoryReader reader = DirectoryReader.open(d)) {
+        if (reader.numDocs() != r.chunks()) {
+          problems.add("shard " + r.shard() + " holds " + reader.numDocs() + " chunks, its writer reported " + r.chunks());
+        }
+        total += reader.numDocs();
+      } catch (IOException e) {
+        problems.add("shard " + r.shard() + " cannot be opened: " + e.getMessage());
+      }
+    }
+    if (problems.isEmpty() && expectedChunks >= 0 && total != expectedChunks) {
+      problems.add("shards hold " + total + " chunks but the job embedded " + expectedChunks);
+    }
+    if (!problems.isEmpty()) {
+      throw new SnapshotException("snapshot " + snapshotId + " will not be published: " + String.join("; ", problems));
+    }
+    return new ArrayList<>(byShard.values());
+  }
+}
