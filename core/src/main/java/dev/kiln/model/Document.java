@@ -11,9 +11,16 @@ import java.util.Map;
  * @param text body text
  * @param metadata flat string metadata carried to every chunk (filterable in the segments)
  * @param sourceUri where the document was read from
+ * @param contentType what the text is written in (raw Markdown or HTML stays raw for structure-aware chunkers)
  */
 public record Document(
-    String id, String title, String text, Map<String, String> metadata, String sourceUri) {
+    String id, String title, String text, Map<String, String> metadata, String sourceUri,
+    ContentType contentType) {
+
+  /** A plain-text document. */
+  public Document(String id, String title, String text, Map<String, String> metadata, String sourceUri) {
+    this(id, title, text, metadata, sourceUri, ContentType.TEXT);
+  }
 
   public Document {
     if (id == null || id.isEmpty()) {
@@ -22,5 +29,6 @@ public record Document(
     title = title == null ? "" : title;
     text = text == null ? "" : text;
     metadata = metadata == null ? Map.of() : Map.copyOf(metadata);
+    contentType = contentType == null ? ContentType.TEXT : contentType;
   }
 }

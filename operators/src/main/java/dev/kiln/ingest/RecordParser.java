@@ -3,6 +3,7 @@ package dev.kiln.ingest;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kiln.model.ContentType;
 import dev.kiln.model.Document;
 import dev.kiln.model.RawRecord;
 import java.io.Serializable;
@@ -78,7 +79,7 @@ public final class RecordParser implements Serializable {
       throw new MalformedRecordException("empty text");
     }
     String id = relativeId(raw.sourceUri());
-    return new Document(id, firstHeading(text, id), text, Map.of(), raw.sourceUri());
+    return new Document(id, firstHeading(text, id), text, Map.of(), raw.sourceUri(), ContentType.MARKDOWN);
   }
 
   /** The path of a file relative to the corpus root it was found under. */
