@@ -18,6 +18,7 @@ import org.apache.flink.util.Collector;
  */
 public final class EmbedFunction extends RichMapPartitionFunction<Chunk, EmbeddedChunk> {
   private static final long serialVersionUID = 1L;
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(EmbedFunction.class);
   /** Batches per length-bucketing window: wider windows pad less but hold more chunks in memory. */
   private static final int BATCHES_PER_WINDOW = 8;
 
@@ -46,13 +47,34 @@ public final class EmbedFunction extends RichMapPartitionFunction<Chunk, Embedde
   public void mapPartition(Iterable<Chunk> chunks, Collector<EmbeddedChunk> out) {
     int window = config.batchSize * BATCHES_PER_WINDOW;
     List<Chunk> pending = new ArrayList<>(window);
+    long start = System.nanoTime();
+    long done = 0;
+    long nextReport = 10_000;
     for (Chunk c : chunks) {
       pending.add(c);
       if (pending.size() == window) {
+        done += pending.size();
         flush(pending, out);
+        if (done >= nextReport) {
+          LOG.info("embed {}: {} chunks, {} chunks/s", subtask(), done, rate(done, start));
+          nextReport += 10_000;
+        }
       }
     }
+    done += pending.size();
     flush(pending, out);
+    LOG.info("embed {}: done, {} chunks ({} truncated), {} chunks/s", subtask(), done,
+        embedder.truncatedCount(), rate(done, start));
+  }
+
+  private String subtask() {
+    var info = getRuntimeContext().getTaskInfo();
+    return (info.getIndexOfThisSubtask() + 1) + "/" + info.getNumberOfParallelSubtasks();
+  }
+
+  private static String rate(long n, long startNanos) {
+    double s = (System.nanoTime() - startNanos) / 1e9;
+    return String.format(java.util.Locale.ROOT, "%.1f", s > 0 ? n / s : 0.0);
   }
 
   private void flush(List<Chunk> pending, Collector<EmbeddedChunk> out) {
