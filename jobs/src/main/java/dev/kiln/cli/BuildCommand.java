@@ -96,9 +96,11 @@ final class BuildCommand implements Callable<Integer> {
   }
 
   private Path resolveConfig() {
-    if (configFile != null) {
-      return configFile;
-    }
+    return configFile != null ? configFile : defaultConfig();
+  }
+
+  /** {@code configs/build.yaml} of the working directory, else of the Kiln installation. */
+  static Path defaultConfig() {
     Path local = Path.of(DEFAULT_CONFIG);
     if (Files.isRegularFile(local)) {
       return local;

@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "kiln 0.1.0",
     description = "Bakes hybrid (HNSW + BM25) search snapshots offline with Flink and searches them.",
-    subcommands = {BuildCommand.class, SearchCommand.class, EvalCommand.class})
+    subcommands = {BuildCommand.class, SearchCommand.class, EvalCommand.class, RegressCommand.class})
 public final class Kiln implements Runnable {
   /** Success. */
   public static final int OK = 0;
