@@ -24,7 +24,7 @@ mkdir -p "$REPORT"
 if [[ ! -f "$SNAPSHOTS/CURRENT" ]]; then
   scripts/kiln build --corpus "$DATASETS/cranfield/corpus.jsonl" --snapshots "$SNAPSHOTS" >&2
 fi
-MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" mvn -B -q -DskipTests package -pl bench -am >&2
+MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" mvn -B -q -DskipTests -Dkiln.shade.skip=true package -pl bench -am >&2
 CP="$(ls bench/target/kiln-bench-*.jar | head -n 1):$(cat bench/target/classpath.txt)"
 JAVA=(java --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow
       -Dkiln.home="$KILN_HOME" -Dkiln.cache.dir="$KILN_HOME/kiln-data/cache" -Dai.djl.offline=true -DOPT_OUT_TRACKING=true

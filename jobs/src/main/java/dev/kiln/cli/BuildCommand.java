@@ -51,6 +51,10 @@ final class BuildCommand implements Callable<Integer> {
   @Option(names = "--no-publish", description = "build and verify, but leave CURRENT as it is")
   boolean noPublish;
 
+  @Option(names = "--force",
+      description = "publish even if CURRENT no longer names the snapshot this build started from")
+  boolean force;
+
   @Option(names = "--cluster", hidden = true, description = "use the cluster's environment (flink run)")
   boolean cluster;
 
@@ -91,7 +95,7 @@ final class BuildCommand implements Callable<Integer> {
     StreamExecutionEnvironment env = cluster
         ? StreamExecutionEnvironment.getExecutionEnvironment()
         : BuildJob.localEnvironment(config.parallelism);
-    new SnapshotBuilder(config, System.out).build(env);
+    new SnapshotBuilder(config, System.out).force(force).build(env);
     return Kiln.OK;
   }
 

@@ -5,23 +5,26 @@ import dev.kiln.config.Counters;
 import dev.kiln.embed.ModelSpec;
 import dev.kiln.model.ShardResult;
 import dev.kiln.operators.JobCounters;
+import dev.kiln.internal.PausePoint;
 import dev.kiln.publish.ManifestFiles;
+import dev.kiln.publish.PublishConflictException;
+import dev.kiln.publish.RecallProbe;
+import dev.kiln.publish.ShardMerger;
 import dev.kiln.publish.ShardVerifier;
 import dev.kiln.publish.SnapshotPublisher;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.snapshot.SnapshotStore;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
+import java.util.Locale;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,17 +32,25 @@ import org.slf4j.LoggerFactory;
 /**
  * One whole build, as the user sees it: log the effective configuration, run the job, verify the
  * shards, write the manifest, publish, and end with the counters table. A failure at any step leaves
- * {@code CURRENT} untouched and removes the unpublished snapshot's files.
+ * {@code CURRENT} untouched and removes the unpublished snapshot's files; a build that loses the
+ * compare-and-set on {@code CURRENT} keeps its complete snapshot and fails with a clear message.
  */
 public final class SnapshotBuilder {
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotBuilder.class);
 
   private final BuildConfig config;
   private final PrintStream out;
+  private boolean force;
 
   public SnapshotBuilder(BuildConfig config, PrintStream out) {
     this.config = config;
     this.out = out;
+  }
+
+  /** Publish even if {@code CURRENT} no longer names the snapshot this build started from. */
+  public SnapshotBuilder force(boolean force) {
+    this.force = force;
+    return this;
   }
 
   /** What a finished build produced. */
@@ -52,12 +63,18 @@ public final class SnapshotBuilder {
     config.describe().forEach(out::println);
 
     SnapshotLayout layout = job.layout();
+    SnapshotStore store = new SnapshotStore(layout.root());
+    SnapshotPublisher publisher = new SnapshotPublisher(store);
+    // The base of the compare-and-set: this build publishes only over the snapshot it started from.
+    String base = store.current().orElse(null);
     String id = SnapshotLayout.newSnapshotId();
+    out.println("+ snapshot: " + id + " (CURRENT at start: " + (base == null ? "none" : base) + ")");
+    publisher.begin(id, base);
     BuildJob.JobOutcome outcome;
     try {
       outcome = job.execute(env, id);
     } catch (Exception e) {
-      discard(layout, id);
+      discard(store, id);
       throw e;
     }
     long tJob = System.currentTimeMillis();
@@ -65,6 +82,9 @@ public final class SnapshotBuilder {
     long documents = outcome.counter(JobCounters.DOCUMENTS);
     long embedded = outcome.counter(JobCounters.CHUNKS_EMBEDDED);
     Manifest manifest;
+    int segmentsBefore = 0;
+    int segmentsAfter = 0;
+    double minRecall = Double.NaN;
     try {
       if (documents == 0) {
         throw new SnapshotException("no documents were read from " + config.corpus
@@ -72,14 +92,30 @@ public final class SnapshotBuilder {
             + outcome.counter(JobCounters.QUARANTINED) + " quarantined): nothing to publish");
       }
       List<ShardResult> shards = ShardVerifier.verify(layout, id, config.shards, outcome.shards(), embedded);
-      manifest = manifest(id, job.model(), shards, layout, outcome);
-      new SnapshotPublisher(layout).writeManifest(manifest);
-      if (config.publish) {
-        new SnapshotPublisher(layout).publish(id);
+      for (ShardResult r : shards) {
+        ShardMerger.MergeResult m = ShardMerger.merge(r.shard(), layout.shardDir(id, r.shard()), config.index);
+        segmentsBefore += m.segmentsBefore();
+        segmentsAfter += m.segmentsAfter();
       }
+      if (config.index.recallProbeSamples > 0) {
+        minRecall = probeRecall(layout, id, shards);
+      }
+      manifest = manifest(id, base, job.model(), shards, layout, outcome);
+      publisher.writeManifest(manifest);
     } catch (RuntimeException | IOException e) {
-      discard(layout, id);
+      discard(store, id);
       throw e;
+    }
+    PausePoint.reached("before-current");
+    if (config.publish) {
+      try {
+        publisher.publish(id, base, force);
+      } catch (PublishConflictException e) {
+        throw e; // the snapshot is complete and verified: keep it, so it can still be published by hand
+      } catch (RuntimeException e) {
+        discard(store, id);
+        throw e;
+      }
     }
     long tEnd = System.currentTimeMillis();
 
@@ -93,6 +129,10 @@ public final class SnapshotBuilder {
         .put("chunks truncated", outcome.counter(JobCounters.CHUNKS_TRUNCATED))
         .put("chunks written", outcome.counter(JobCounters.CHUNKS_WRITTEN))
         .put("shards", config.shards)
+        .put("segments (before merge → after)", segmentsBefore + " → " + segmentsAfter)
+        .put("recall probe (min over shards)", Double.isNaN(minRecall) ? "off"
+            : String.format(Locale.ROOT, "%.3f (floor %.2f, recall@%d, %d samples/shard)", minRecall,
+                config.index.recallFloor, config.index.recallProbeK, config.index.recallProbeSamples))
         .putSeconds("parse busy", outcome.counter(JobCounters.TIME_PARSE) / 1_000_000)
         .putSeconds("chunk busy", outcome.counter(JobCounters.TIME_CHUNK) / 1_000_000)
         .putSeconds("embed busy", outcome.counter(JobCounters.TIME_EMBED) / 1_000_000)
@@ -104,7 +144,27 @@ public final class SnapshotBuilder {
     return new BuildReport(id, manifest, c, config.publish);
   }
 
-  private Manifest manifest(String id, ModelSpec model, List<ShardResult> shards, SnapshotLayout layout,
+  /** HNSW vs exact top-k on each shard's own vectors; a shard below the floor fails the build. */
+  private double probeRecall(SnapshotLayout layout, String id, List<ShardResult> shards) throws IOException {
+    double min = 1.0;
+    List<String> low = new ArrayList<>();
+    for (ShardResult r : shards) {
+      double recall = RecallProbe.recall(layout.shardDir(id, r.shard()), config.index.recallProbeSamples,
+          config.index.recallProbeK, 17L * r.shard() + 1);
+      min = Math.min(min, recall);
+      if (recall < config.index.recallFloor) {
+        low.add(String.format(Locale.ROOT, "shard %d recall@%d %.3f", r.shard(), config.index.recallProbeK, recall));
+      }
+    }
+    if (!low.isEmpty()) {
+      throw new SnapshotException("snapshot " + id + " will not be published: the recall probe is below index.recall-floor "
+          + config.index.recallFloor + " (" + String.join(", ", low) + "); raise index.hnsw-beam-width / index.hnsw-m"
+          + " or lower the floor");
+    }
+    return min;
+  }
+
+  private Manifest manifest(String id, String parent, ModelSpec model, List<ShardResult> shards, SnapshotLayout layout,
       BuildJob.JobOutcome outcome) throws IOException {
     List<Manifest.ShardEntry> entries = new ArrayList<>();
     for (ShardResult r : shards) {
@@ -117,10 +177,6 @@ public final class SnapshotBuilder {
         JobCounters.CHUNKS, JobCounters.CHUNKS_EMBEDDED, JobCounters.CHUNKS_TRUNCATED)) {
       counters.put(name, outcome.counter(name));
     }
-    String parent = null;
-    if (Files.isRegularFile(layout.current())) {
-      parent = Files.readString(layout.current()).trim();
-    }
     return new Manifest(Manifest.FORMAT_VERSION, id, Instant.now().toString(), parent,
         new Manifest.ModelInfo(model.name(), model.dimension(), model.pooling().name().toLowerCase(),
             model.normalize(), model.maxTokens()),
@@ -131,18 +187,14 @@ public final class SnapshotBuilder {
   }
 
   /** Removes an unpublished snapshot's directory; it was never visible, so nothing else can use it. */
-  static void discard(SnapshotLayout layout, String id) {
-    Path dir = layout.snapshotDir(id);
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(dir)) {
-      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-      LOG.info("removed unpublished snapshot {}", dir);
+  static void discard(SnapshotStore store, String id) {
+    try {
+      store.storage().delete(SnapshotLayout.manifestKey(id));
+      store.storage().deleteTree(SnapshotLayout.snapshotKey(id));
+      LOG.info("removed unpublished snapshot {}", store.layout().snapshotDir(id));
     } catch (IOException e) {
-      LOG.warn("could not remove unpublished snapshot {}: {}", dir, e.getMessage());
+      // Its staging marker (or missing manifest) still marks it as unfinished: 'kiln snapshots gc' removes it.
+      LOG.warn("could not remove unpublished snapshot {}: {}", id, e.getMessage());
     }
   }
 }

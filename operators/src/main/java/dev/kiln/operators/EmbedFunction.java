@@ -95,6 +95,7 @@ public final class EmbedFunction extends RichMapPartitionFunction<Chunk, Embedde
       out.collect(new EmbeddedChunk(pending.get(i), vectors[i]));
     }
     pending.clear();
+    dev.kiln.internal.PausePoint.reached("embed");
   }
 
   /** The title gives every chunk of a document its context; it is short, so it costs few tokens. */

@@ -73,6 +73,7 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
           writers.put(shard, w);
         }
         w.add(c);
+        dev.kiln.internal.PausePoint.reached("write");
         written.add(1);
         timer.add(start);
       }
