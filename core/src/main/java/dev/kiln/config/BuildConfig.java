@@ -36,6 +36,7 @@ public class BuildConfig implements Serializable {
   /** Publish the snapshot (flip {@code CURRENT}) when the build succeeds. */
   public boolean publish = true;
 
+  public IngestConfig ingest = new IngestConfig();
   public ChunkerConfig chunker = new ChunkerConfig();
   public EmbedConfig embed = new EmbedConfig();
   public IndexConfig index = new IndexConfig();
@@ -86,6 +87,7 @@ public class BuildConfig implements Serializable {
     if (parallelism < 1 || parallelism > 1024) {
       throw new ConfigException("parallelism must be in 1..1024, was " + parallelism);
     }
+    ingest.validate();
     chunker.validate();
     embed.validate();
     index.validate();

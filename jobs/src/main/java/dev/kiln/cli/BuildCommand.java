@@ -24,7 +24,7 @@ final class BuildCommand implements Callable<Integer> {
   @Option(names = "--corpus", paramLabel = "URI", description = "corpus file or directory; repeatable")
   List<String> corpus;
 
-  @Option(names = "--format", description = "auto|jsonl|markdown")
+  @Option(names = "--format", description = "auto|jsonl|markdown|text|parquet (auto: by extension, .gz looked through)")
   String format;
 
   @Option(names = "--snapshots", paramLabel = "URI", description = "snapshots root")

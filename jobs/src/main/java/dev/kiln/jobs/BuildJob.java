@@ -4,6 +4,7 @@ import dev.kiln.config.BuildConfig;
 import dev.kiln.config.ConfigException;
 import dev.kiln.embed.ModelRegistry;
 import dev.kiln.embed.ModelSpec;
+import dev.kiln.ingest.CorpusFileEnumerator;
 import dev.kiln.ingest.CorpusFileFormat;
 import dev.kiln.ingest.RecordParser;
 import dev.kiln.model.Chunk;
@@ -13,7 +14,11 @@ import dev.kiln.model.RawRecord;
 import dev.kiln.model.ShardResult;
 import dev.kiln.operators.ChunkFunction;
 import dev.kiln.operators.EmbedFunction;
+import dev.kiln.operators.DeduplicateFunction;
 import dev.kiln.operators.ParseFunction;
+import dev.kiln.operators.QuarantineSummary;
+import dev.kiln.operators.QuarantineWriterFunction;
+import dev.kiln.operators.SourcedDocument;
 import dev.kiln.operators.ShardWriterFunction;
 import dev.kiln.route.ShardPartitioner;
 import dev.kiln.route.ShardRouter;
@@ -123,16 +128,28 @@ public final class BuildJob {
     env.setRuntimeMode(RuntimeExecutionMode.BATCH);
     env.setParallelism(config.parallelism);
 
+    CorpusFileFormat format = new CorpusFileFormat(config.inputFormat(), config.ingest.maxRecordBytes);
+    long splitBytes = config.ingest.splitBytes;
     FileSource<RawRecord> source = FileSource
-        .forBulkFileFormat(new CorpusFileFormat(config.inputFormat()),
-            roots.toArray(new org.apache.flink.core.fs.Path[0]))
+        .forBulkFileFormat(format, roots.toArray(new org.apache.flink.core.fs.Path[0]))
+        .setFileEnumerator(() -> new CorpusFileEnumerator(format, splitBytes))
         .build();
     DataStream<RawRecord> raw = env.fromSource(source, WatermarkStrategy.noWatermarks(), "read-corpus");
 
     List<String> rootNames = roots.stream().map(org.apache.flink.core.fs.Path::toString).toList();
-    SingleOutputStreamOperator<Document> documents = raw
-        .process(new ParseFunction(new RecordParser(rootNames)))
+    SingleOutputStreamOperator<SourcedDocument> parsed = raw
+        .process(new ParseFunction(new RecordParser(rootNames, config.ingest)))
         .name("parse");
+    SingleOutputStreamOperator<Document> documents = parsed
+        .keyBy(new DocumentId())
+        .process(new DeduplicateFunction())
+        .name("deduplicate");
+    parsed.getSideOutput(ParseFunction.QUARANTINE)
+        .union(documents.getSideOutput(ParseFunction.QUARANTINE))
+        .fullWindowPartition()
+        .mapPartition(new QuarantineWriterFunction(quarantineDir(snapshotId)))
+        .name("write-quarantine")
+        .sinkTo(new DiscardingSink<>()).name("quarantine-done");
 
     DataStream<Chunk> chunks = documents
         .flatMap(new ChunkFunction(config.chunker, config.embed.model))
@@ -161,14 +178,38 @@ public final class BuildJob {
     LOG.info("submitting build of snapshot {} ({} shards, parallelism {})", snapshotId, shards, config.parallelism);
     JobExecutionResult result = env.execute("kiln build " + snapshotId);
     List<ShardResult> results = result.getAccumulatorResult(ShardWriterFunction.RESULTS);
-    return new JobOutcome(result, results == null ? List.of() : results);
+    List<QuarantineSummary> quarantine = result.getAccumulatorResult(QuarantineWriterFunction.SUMMARIES);
+    return new JobOutcome(result, results == null ? List.of() : results,
+        QuarantineSummary.merge(quarantine == null ? List.of() : quarantine), quarantineDir(snapshotId));
+  }
+
+  /**
+   * Where this build's quarantined records go: {@code <ingest.quarantine-dir>/<snapshot id>/},
+   * by default under the snapshots root but outside the snapshot, so it survives a failed build.
+   */
+  public String quarantineDir(String snapshotId) {
+    String base = config.ingest.quarantineDir;
+    if (base == null || base.isBlank()) {
+      base = layout.root().resolve("quarantine").toAbsolutePath().toUri().toString();
+    }
+    return new org.apache.flink.core.fs.Path(base, snapshotId).toString();
   }
 
   /** The job's output as seen by the client. */
-  public record JobOutcome(JobExecutionResult result, List<ShardResult> shards) {
+  public record JobOutcome(JobExecutionResult result, List<ShardResult> shards, QuarantineSummary quarantine,
+      String quarantineDir) {
     public long counter(String name) {
       Object v = result.getAccumulatorResult(name);
       return v instanceof Number n ? n.longValue() : 0L;
+    }
+  }
+
+  static final class DocumentId implements KeySelector<SourcedDocument, String> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public String getKey(SourcedDocument d) {
+      return d.document().id();
     }
   }
 

@@ -66,6 +66,8 @@ public final class SnapshotBuilder {
     long embedded = outcome.counter(JobCounters.CHUNKS_EMBEDDED);
     Manifest manifest;
     try {
+      BadInputCheck.check(outcome.counter(JobCounters.RECORDS_READ), outcome.counter(JobCounters.QUARANTINED),
+          config.ingest.maxBadFraction, outcome.quarantine(), outcome.quarantineDir());
       if (documents == 0) {
         throw new SnapshotException("no documents were read from " + config.corpus
             + " (" + outcome.counter(JobCounters.RECORDS_READ) + " records, "
@@ -87,7 +89,9 @@ public final class SnapshotBuilder {
         .put("snapshot", id + (config.publish ? " (published)" : " (not published)"))
         .put("records read", outcome.counter(JobCounters.RECORDS_READ))
         .put("documents", documents)
-        .put("quarantined", outcome.counter(JobCounters.QUARANTINED))
+        .put("quarantined", outcome.counter(JobCounters.QUARANTINED));
+    outcome.quarantine().byReason().forEach((reason, n) -> c.put("  quarantined: " + reason, n));
+    c
         .put("chunks", outcome.counter(JobCounters.CHUNKS))
         .put("chunks embedded", embedded)
         .put("chunks truncated", outcome.counter(JobCounters.CHUNKS_TRUNCATED))
@@ -127,7 +131,9 @@ public final class SnapshotBuilder {
         new Manifest.ChunkerInfo(config.chunker.strategy, config.chunker.size, config.chunker.overlap, model.name()),
         new Manifest.IndexInfo(config.index.analyzer, config.index.bm25K1, config.index.bm25B, "dot_product",
             config.index.hnswM, config.index.hnswBeamWidth),
-        counters, entries);
+        counters, entries,
+        new Manifest.QuarantineInfo(outcome.counter(JobCounters.QUARANTINED), outcome.quarantine().byReason(),
+            outcome.counter(JobCounters.QUARANTINED) > 0 ? outcome.quarantineDir() : null));
   }
 
   /** Removes an unpublished snapshot's directory; it was never visible, so nothing else can use it. */
