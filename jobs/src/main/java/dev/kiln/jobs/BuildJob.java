@@ -80,7 +80,12 @@ public final class BuildJob {
 
   /** A Flink mini-cluster in this JVM with every endpoint on the loopback interface. */
   public static StreamExecutionEnvironment localEnvironment(int parallelism) {
-    Configuration conf = new Configuration();
+    return localEnvironment(parallelism, new Configuration());
+  }
+
+  /** As {@link #localEnvironment(int)}, with further settings (a metrics reporter, file systems). */
+  public static StreamExecutionEnvironment localEnvironment(int parallelism, Configuration extra) {
+    Configuration conf = new Configuration(extra);
     conf.set(JobManagerOptions.BIND_HOST, "127.0.0.1");
     conf.set(JobManagerOptions.ADDRESS, "127.0.0.1");
     conf.set(TaskManagerOptions.BIND_HOST, "127.0.0.1");
