@@ -3,6 +3,7 @@ package dev.kiln.cli;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.jobs.BuildJob;
 import dev.kiln.jobs.SnapshotBuilder;
+import dev.kiln.snapshot.io.FlinkFileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -90,7 +91,7 @@ final class BuildCommand implements Callable<Integer> {
     config.validate();
     StreamExecutionEnvironment env = cluster
         ? StreamExecutionEnvironment.getExecutionEnvironment()
-        : BuildJob.localEnvironment(config.parallelism);
+        : BuildJob.localEnvironment(config.parallelism, FlinkFileSystems.initialize(config.filesystem));
     new SnapshotBuilder(config, System.out).build(env);
     return Kiln.OK;
   }

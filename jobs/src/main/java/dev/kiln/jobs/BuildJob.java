@@ -23,6 +23,9 @@ import dev.kiln.operators.ShardWriterFunction;
 import dev.kiln.route.ShardPartitioner;
 import dev.kiln.route.ShardRouter;
 import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.snapshot.io.FlinkFileSystems;
+import dev.kiln.snapshot.io.RemoteRoots;
+import dev.kiln.snapshot.io.SnapshotMirror;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -55,11 +58,14 @@ public final class BuildJob {
   private final BuildConfig config;
   private final ModelSpec model;
   private final SnapshotLayout layout;
+  private final boolean remote;
 
   public BuildJob(BuildConfig config) {
     this.config = config.validate();
     this.model = ModelRegistry.resolve(config.embed.model);
-    this.layout = new SnapshotLayout(Path.of(config.snapshots));
+    this.remote = FlinkFileSystems.isRemote(config.snapshots);
+    // A remote root is verified and described from a local mirror; the job uploads to the remote root.
+    this.layout = new SnapshotLayout(remote ? RemoteRoots.localMirror(config.snapshots) : Path.of(config.snapshots));
   }
 
   /** Entry point for {@code flink run}: the cluster provides the execution environment. */
@@ -96,8 +102,18 @@ public final class BuildJob {
     return StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
   }
 
+  /** The local snapshots root: the root itself, or the local mirror of a remote one. */
   public SnapshotLayout layout() {
     return layout;
+  }
+
+  /** Whether the snapshots root is on a remote file system (then {@link #mirror()} publishes). */
+  public boolean remote() {
+    return remote;
+  }
+
+  public SnapshotMirror mirror() {
+    return new SnapshotMirror(config.snapshots, layout.root());
   }
 
   public ModelSpec model() {
@@ -172,7 +188,7 @@ public final class BuildJob {
     DataStream<ShardResult> written = embedded
         .partitionCustom(new ShardPartitioner(), new ShardKey(shards))
         .fullWindowPartition()
-        .mapPartition(new ShardWriterFunction(layout.root().toString(), snapshotId, shards,
+        .mapPartition(new ShardWriterFunction(remote ? config.snapshots : layout.root().toString(), snapshotId, shards,
             model.dimension(), config.index))
         .name("write-shards")
         // partitionCustom + mapPartition does not inherit the routing's parallelism: set it, or
@@ -195,7 +211,8 @@ public final class BuildJob {
   public String quarantineDir(String snapshotId) {
     String base = config.ingest.quarantineDir;
     if (base == null || base.isBlank()) {
-      base = layout.root().resolve("quarantine").toAbsolutePath().toUri().toString();
+      base = remote ? new org.apache.flink.core.fs.Path(config.snapshots, "quarantine").toString()
+          : layout.root().resolve("quarantine").toAbsolutePath().toUri().toString();
     }
     return new org.apache.flink.core.fs.Path(base, snapshotId).toString();
   }

@@ -11,6 +11,9 @@ import dev.kiln.publish.SnapshotPublisher;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.snapshot.io.FlinkFileSystems;
+import dev.kiln.snapshot.io.RemoteFiles;
+import dev.kiln.snapshot.io.SnapshotMirror;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -47,6 +50,7 @@ public final class SnapshotBuilder {
 
   public BuildReport build(StreamExecutionEnvironment env) throws Exception {
     long t0 = System.currentTimeMillis();
+    FlinkFileSystems.initialize(config.filesystem);
     BuildJob job = new BuildJob(config);
     out.println("Kiln build: effective configuration");
     config.describe().forEach(out::println);
@@ -57,7 +61,7 @@ public final class SnapshotBuilder {
     try {
       outcome = job.execute(env, id);
     } catch (Exception e) {
-      discard(layout, id);
+      discard(job, id);
       throw e;
     }
     long tJob = System.currentTimeMillis();
@@ -73,14 +77,26 @@ public final class SnapshotBuilder {
             + " (" + outcome.counter(JobCounters.RECORDS_READ) + " records, "
             + outcome.counter(JobCounters.QUARANTINED) + " quarantined): nothing to publish");
       }
-      List<ShardResult> shards = ShardVerifier.verify(layout, id, config.shards, outcome.shards(), embedded);
-      manifest = manifest(id, job.model(), shards, layout, outcome);
+      List<ShardResult> written = outcome.shards();
+      String parent = null;
+      if (job.remote()) {
+        SnapshotMirror mirror = job.mirror();
+        mirror.downloadShards(id);
+        written = localized(written, job, id);
+        parent = mirror.remoteCurrent();
+      } else if (Files.isRegularFile(layout.current())) {
+        parent = Files.readString(layout.current()).trim();
+      }
+      List<ShardResult> shards = ShardVerifier.verify(layout, id, config.shards, written, embedded);
+      manifest = manifest(id, job.model(), shards, layout, outcome, parent);
       new SnapshotPublisher(layout).writeManifest(manifest);
-      if (config.publish) {
+      if (job.remote()) {
+        job.mirror().publish(id, config.publish);
+      } else if (config.publish) {
         new SnapshotPublisher(layout).publish(id);
       }
     } catch (RuntimeException | IOException e) {
-      discard(layout, id);
+      discard(job, id);
       throw e;
     }
     long tEnd = System.currentTimeMillis();
@@ -108,8 +124,22 @@ public final class SnapshotBuilder {
     return new BuildReport(id, manifest, c, config.publish);
   }
 
+  /** Shard results of a remote root, pointed at the local mirror after checking where they were uploaded. */
+  private static List<ShardResult> localized(List<ShardResult> results, BuildJob job, String id) {
+    List<ShardResult> local = new ArrayList<>();
+    for (ShardResult r : results) {
+      String expected = job.mirror().remoteSnapshotDir(id) + "/" + SnapshotLayout.shardDirName(r.shard());
+      if (!expected.equals(r.directory())) {
+        throw new SnapshotException("shard " + r.shard() + " was uploaded to " + r.directory() + ", expected " + expected);
+      }
+      local.add(new ShardResult(r.shard(), job.layout().shardDir(id, r.shard()).toString(), r.chunks(),
+          r.documents(), r.writerSubtask()));
+    }
+    return local;
+  }
+
   private Manifest manifest(String id, ModelSpec model, List<ShardResult> shards, SnapshotLayout layout,
-      BuildJob.JobOutcome outcome) throws IOException {
+      BuildJob.JobOutcome outcome, String parent) throws IOException {
     List<Manifest.ShardEntry> entries = new ArrayList<>();
     for (ShardResult r : shards) {
       Path dir = layout.shardDir(id, r.shard());
@@ -120,10 +150,6 @@ public final class SnapshotBuilder {
     for (String name : List.of(JobCounters.RECORDS_READ, JobCounters.DOCUMENTS, JobCounters.QUARANTINED,
         JobCounters.CHUNKS, JobCounters.CHUNKS_EMBEDDED, JobCounters.CHUNKS_TRUNCATED)) {
       counters.put(name, outcome.counter(name));
-    }
-    String parent = null;
-    if (Files.isRegularFile(layout.current())) {
-      parent = Files.readString(layout.current()).trim();
     }
     return new Manifest(Manifest.FORMAT_VERSION, id, Instant.now().toString(), parent,
         new Manifest.ModelInfo(model.name(), model.dimension(), model.pooling().name().toLowerCase(),
@@ -137,6 +163,17 @@ public final class SnapshotBuilder {
   }
 
   /** Removes an unpublished snapshot's directory; it was never visible, so nothing else can use it. */
+  static void discard(BuildJob job, String id) {
+    if (job.remote()) {
+      try {
+        RemoteFiles.deleteRecursively(job.mirror().remoteSnapshotDir(id));
+      } catch (IOException e) {
+        LOG.warn("could not remove unpublished remote snapshot {}: {}", id, e.getMessage());
+      }
+    }
+    discard(job.layout(), id);
+  }
+
   static void discard(SnapshotLayout layout, String id) {
     Path dir = layout.snapshotDir(id);
     if (!Files.exists(dir)) {
