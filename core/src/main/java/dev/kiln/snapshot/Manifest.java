@@ -22,9 +22,26 @@ public record Manifest(
     @JsonProperty("chunker") ChunkerInfo chunker,
     @JsonProperty("index") IndexInfo index,
     @JsonProperty("counters") Map<String, Long> counters,
-    @JsonProperty("shards") List<ShardEntry> shards) {
+    @JsonProperty("shards") List<ShardEntry> shards,
+    @JsonProperty("quarantine") QuarantineInfo quarantine) {
 
   public static final int FORMAT_VERSION = 1;
+
+  /** A manifest without a quarantine summary (snapshots built before ingestion counted reasons). */
+  public Manifest(int formatVersion, String id, String created, String parent, ModelInfo model,
+      ChunkerInfo chunker, IndexInfo index, Map<String, Long> counters, List<ShardEntry> shards) {
+    this(formatVersion, id, created, parent, model, chunker, index, counters, shards, null);
+  }
+
+  /**
+   * Records the build set aside instead of indexing: how many, and how many for each reason. The
+   * records themselves are in the quarantine output named by {@code location}.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record QuarantineInfo(
+      @JsonProperty("total") long total,
+      @JsonProperty("by_reason") Map<String, Long> byReason,
+      @JsonProperty("location") String location) {}
 
   /** The embedding model the vectors were made with. */
   public record ModelInfo(

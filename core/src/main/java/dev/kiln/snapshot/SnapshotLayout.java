@@ -26,6 +26,8 @@ public final class SnapshotLayout {
   public static final String MANIFEST = "manifest.json";
   public static final String STAGING = "STAGING";
   public static final String SNAPSHOTS = "snapshots";
+  /** Directory under the root that holds one directory per snapshot. */
+  public static final String SNAPSHOTS_DIR = SNAPSHOTS;
   private static final Pattern ID = Pattern.compile("[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}");
   private static final DateTimeFormatter STAMP =
       DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'", Locale.ROOT);
@@ -45,7 +47,7 @@ public final class SnapshotLayout {
   }
 
   public Path snapshotsDir() {
-    return root.resolve("snapshots");
+    return root.resolve(SNAPSHOTS_DIR);
   }
 
   public Path snapshotDir(String id) {

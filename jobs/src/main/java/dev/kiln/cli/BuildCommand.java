@@ -3,6 +3,7 @@ package dev.kiln.cli;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.jobs.BuildJob;
 import dev.kiln.jobs.SnapshotBuilder;
+import dev.kiln.snapshot.io.FlinkFileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -24,7 +25,7 @@ final class BuildCommand implements Callable<Integer> {
   @Option(names = "--corpus", paramLabel = "URI", description = "corpus file or directory; repeatable")
   List<String> corpus;
 
-  @Option(names = "--format", description = "auto|jsonl|markdown")
+  @Option(names = "--format", description = "auto|jsonl|markdown|text|parquet (auto: by extension, .gz looked through)")
   String format;
 
   @Option(names = "--snapshots", paramLabel = "URI", description = "snapshots root")
@@ -94,7 +95,7 @@ final class BuildCommand implements Callable<Integer> {
     config.validate();
     StreamExecutionEnvironment env = cluster
         ? StreamExecutionEnvironment.getExecutionEnvironment()
-        : BuildJob.localEnvironment(config.parallelism);
+        : BuildJob.localEnvironment(config.parallelism, FlinkFileSystems.initialize(config.filesystem));
     new SnapshotBuilder(config, System.out).force(force).build(env);
     return Kiln.OK;
   }

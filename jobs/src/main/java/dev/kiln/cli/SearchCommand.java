@@ -19,9 +19,9 @@ import picocli.CommandLine.Parameters;
 @Command(name = "search", mixinStandardHelpOptions = true,
     description = "Search the published snapshot (or --snapshot ID).")
 final class SearchCommand implements Callable<Integer> {
-  @Option(names = "--snapshots", paramLabel = "DIR", defaultValue = "kiln-data/snapshots",
+  @Option(names = "--snapshots", paramLabel = "URI", defaultValue = "kiln-data/snapshots",
       description = "snapshots root (default: ${DEFAULT-VALUE})")
-  Path snapshots;
+  String snapshots;
 
   @Option(names = "--snapshot", paramLabel = "ID", description = "a snapshot id instead of CURRENT")
   String snapshot;
@@ -45,7 +45,7 @@ final class SearchCommand implements Callable<Integer> {
       throw new dev.kiln.config.ConfigException("--k must be in 1..1000, was " + k);
     }
     String q = String.join(" ", query);
-    try (Searcher searcher = Searcher.open(snapshots, snapshot)) {
+    try (Searcher searcher = Searcher.open(SnapshotRoots.local(snapshots, snapshot), snapshot)) {
       SearchResponse response = searcher.search(q, searchMode, k);
       if (json) {
         System.out.println(toJson(response));

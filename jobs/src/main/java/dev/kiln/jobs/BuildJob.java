@@ -4,6 +4,7 @@ import dev.kiln.config.BuildConfig;
 import dev.kiln.config.ConfigException;
 import dev.kiln.embed.ModelRegistry;
 import dev.kiln.embed.ModelSpec;
+import dev.kiln.ingest.CorpusFileEnumerator;
 import dev.kiln.ingest.CorpusFileFormat;
 import dev.kiln.ingest.RecordParser;
 import dev.kiln.model.Chunk;
@@ -13,11 +14,18 @@ import dev.kiln.model.RawRecord;
 import dev.kiln.model.ShardResult;
 import dev.kiln.operators.ChunkFunction;
 import dev.kiln.operators.EmbedFunction;
+import dev.kiln.operators.DeduplicateFunction;
 import dev.kiln.operators.ParseFunction;
+import dev.kiln.operators.QuarantineSummary;
+import dev.kiln.operators.QuarantineWriterFunction;
+import dev.kiln.operators.SourcedDocument;
 import dev.kiln.operators.ShardWriterFunction;
 import dev.kiln.route.ShardPartitioner;
 import dev.kiln.route.ShardRouter;
 import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.snapshot.io.FlinkFileSystems;
+import dev.kiln.snapshot.io.RemoteRoots;
+import dev.kiln.snapshot.io.SnapshotMirror;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -50,11 +58,14 @@ public final class BuildJob {
   private final BuildConfig config;
   private final ModelSpec model;
   private final SnapshotLayout layout;
+  private final boolean remote;
 
   public BuildJob(BuildConfig config) {
     this.config = config.validate();
     this.model = ModelRegistry.resolve(config.embed.model);
-    this.layout = new SnapshotLayout(Path.of(config.snapshots));
+    this.remote = FlinkFileSystems.isRemote(config.snapshots);
+    // A remote root is verified and described from a local mirror; the job uploads to the remote root.
+    this.layout = new SnapshotLayout(remote ? RemoteRoots.localMirror(config.snapshots) : Path.of(config.snapshots));
   }
 
   /** Entry point for {@code flink run}: the cluster provides the execution environment. */
@@ -75,7 +86,12 @@ public final class BuildJob {
 
   /** A Flink mini-cluster in this JVM with every endpoint on the loopback interface. */
   public static StreamExecutionEnvironment localEnvironment(int parallelism) {
-    Configuration conf = new Configuration();
+    return localEnvironment(parallelism, new Configuration());
+  }
+
+  /** As {@link #localEnvironment(int)}, with further settings (a metrics reporter, file systems). */
+  public static StreamExecutionEnvironment localEnvironment(int parallelism, Configuration extra) {
+    Configuration conf = new Configuration(extra);
     conf.set(JobManagerOptions.BIND_HOST, "127.0.0.1");
     conf.set(JobManagerOptions.ADDRESS, "127.0.0.1");
     conf.set(TaskManagerOptions.BIND_HOST, "127.0.0.1");
@@ -86,8 +102,18 @@ public final class BuildJob {
     return StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
   }
 
+  /** The local snapshots root: the root itself, or the local mirror of a remote one. */
   public SnapshotLayout layout() {
     return layout;
+  }
+
+  /** Whether the snapshots root is on a remote file system (then {@link #mirror()} publishes). */
+  public boolean remote() {
+    return remote;
+  }
+
+  public SnapshotMirror mirror() {
+    return new SnapshotMirror(config.snapshots, layout.root());
   }
 
   public ModelSpec model() {
@@ -123,16 +149,28 @@ public final class BuildJob {
     env.setRuntimeMode(RuntimeExecutionMode.BATCH);
     env.setParallelism(config.parallelism);
 
+    CorpusFileFormat format = new CorpusFileFormat(config.inputFormat(), config.ingest.maxRecordBytes);
+    long splitBytes = config.ingest.splitBytes;
     FileSource<RawRecord> source = FileSource
-        .forBulkFileFormat(new CorpusFileFormat(config.inputFormat()),
-            roots.toArray(new org.apache.flink.core.fs.Path[0]))
+        .forBulkFileFormat(format, roots.toArray(new org.apache.flink.core.fs.Path[0]))
+        .setFileEnumerator(() -> new CorpusFileEnumerator(format, splitBytes))
         .build();
     DataStream<RawRecord> raw = env.fromSource(source, WatermarkStrategy.noWatermarks(), "read-corpus");
 
     List<String> rootNames = roots.stream().map(org.apache.flink.core.fs.Path::toString).toList();
-    SingleOutputStreamOperator<Document> documents = raw
-        .process(new ParseFunction(new RecordParser(rootNames)))
+    SingleOutputStreamOperator<SourcedDocument> parsed = raw
+        .process(new ParseFunction(new RecordParser(rootNames, config.ingest)))
         .name("parse");
+    SingleOutputStreamOperator<Document> documents = parsed
+        .keyBy(new DocumentId())
+        .process(new DeduplicateFunction())
+        .name("deduplicate");
+    parsed.getSideOutput(ParseFunction.QUARANTINE)
+        .union(documents.getSideOutput(ParseFunction.QUARANTINE))
+        .fullWindowPartition()
+        .mapPartition(new QuarantineWriterFunction(quarantineDir(snapshotId)))
+        .name("write-quarantine")
+        .sinkTo(new DiscardingSink<>()).name("quarantine-done");
 
     DataStream<Chunk> chunks = documents
         .flatMap(new ChunkFunction(config.chunker, config.embed.model))
@@ -150,7 +188,7 @@ public final class BuildJob {
     DataStream<ShardResult> written = embedded
         .partitionCustom(new ShardPartitioner(), new ShardKey(shards))
         .fullWindowPartition()
-        .mapPartition(new ShardWriterFunction(layout.root().toString(), snapshotId, shards,
+        .mapPartition(new ShardWriterFunction(remote ? config.snapshots : layout.root().toString(), snapshotId, shards,
             model.dimension(), config.index))
         .name("write-shards")
         // partitionCustom + mapPartition does not inherit the routing's parallelism: set it, or
@@ -161,14 +199,39 @@ public final class BuildJob {
     LOG.info("submitting build of snapshot {} ({} shards, parallelism {})", snapshotId, shards, config.parallelism);
     JobExecutionResult result = env.execute("kiln build " + snapshotId);
     List<ShardResult> results = result.getAccumulatorResult(ShardWriterFunction.RESULTS);
-    return new JobOutcome(result, results == null ? List.of() : results);
+    List<QuarantineSummary> quarantine = result.getAccumulatorResult(QuarantineWriterFunction.SUMMARIES);
+    return new JobOutcome(result, results == null ? List.of() : results,
+        QuarantineSummary.merge(quarantine == null ? List.of() : quarantine), quarantineDir(snapshotId));
+  }
+
+  /**
+   * Where this build's quarantined records go: {@code <ingest.quarantine-dir>/<snapshot id>/},
+   * by default under the snapshots root but outside the snapshot, so it survives a failed build.
+   */
+  public String quarantineDir(String snapshotId) {
+    String base = config.ingest.quarantineDir;
+    if (base == null || base.isBlank()) {
+      base = remote ? new org.apache.flink.core.fs.Path(config.snapshots, "quarantine").toString()
+          : layout.root().resolve("quarantine").toAbsolutePath().toUri().toString();
+    }
+    return new org.apache.flink.core.fs.Path(base, snapshotId).toString();
   }
 
   /** The job's output as seen by the client. */
-  public record JobOutcome(JobExecutionResult result, List<ShardResult> shards) {
+  public record JobOutcome(JobExecutionResult result, List<ShardResult> shards, QuarantineSummary quarantine,
+      String quarantineDir) {
     public long counter(String name) {
       Object v = result.getAccumulatorResult(name);
       return v instanceof Number n ? n.longValue() : 0L;
+    }
+  }
+
+  static final class DocumentId implements KeySelector<SourcedDocument, String> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public String getKey(SourcedDocument d) {
+      return d.document().id();
     }
   }
 

@@ -16,6 +16,9 @@ import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.snapshot.io.FlinkFileSystems;
+import dev.kiln.snapshot.io.RemoteFiles;
+import dev.kiln.snapshot.io.SnapshotMirror;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -58,6 +61,7 @@ public final class SnapshotBuilder {
 
   public BuildReport build(StreamExecutionEnvironment env) throws Exception {
     long t0 = System.currentTimeMillis();
+    FlinkFileSystems.initialize(config.filesystem);
     BuildJob job = new BuildJob(config);
     out.println("Kiln build: effective configuration");
     config.describe().forEach(out::println);
@@ -66,7 +70,8 @@ public final class SnapshotBuilder {
     SnapshotStore store = new SnapshotStore(layout.root());
     SnapshotPublisher publisher = new SnapshotPublisher(store);
     // The base of the compare-and-set: this build publishes only over the snapshot it started from.
-    String base = store.current().orElse(null);
+    // A remote root (s3://...) is published through its mirror, which has no compare-and-set yet.
+    String base = job.remote() ? job.mirror().remoteCurrent() : store.current().orElse(null);
     String id = SnapshotLayout.newSnapshotId();
     out.println("+ snapshot: " + id + " (CURRENT at start: " + (base == null ? "none" : base) + ")");
     publisher.begin(id, base);
@@ -74,7 +79,7 @@ public final class SnapshotBuilder {
     try {
       outcome = job.execute(env, id);
     } catch (Exception e) {
-      discard(store, id);
+      discard(job, store, id);
       throw e;
     }
     long tJob = System.currentTimeMillis();
@@ -86,13 +91,24 @@ public final class SnapshotBuilder {
     int segmentsAfter = 0;
     double minRecall = Double.NaN;
     try {
+      BadInputCheck.check(outcome.counter(JobCounters.RECORDS_READ), outcome.counter(JobCounters.QUARANTINED),
+          config.ingest.maxBadFraction, outcome.quarantine(), outcome.quarantineDir());
       if (documents == 0) {
         throw new SnapshotException("no documents were read from " + config.corpus
             + " (" + outcome.counter(JobCounters.RECORDS_READ) + " records, "
             + outcome.counter(JobCounters.QUARANTINED) + " quarantined): nothing to publish");
       }
-      List<ShardResult> shards = ShardVerifier.verify(layout, id, config.shards, outcome.shards(), embedded);
+      List<ShardResult> written = outcome.shards();
+      if (job.remote()) {
+        // Remote root: the writers uploaded their shards; verify and describe local copies of them.
+        job.mirror().downloadShards(id);
+        written = localized(written, job, id);
+      }
+      List<ShardResult> shards = ShardVerifier.verify(layout, id, config.shards, written, embedded);
       for (ShardResult r : shards) {
+        if (job.remote()) {
+          break; // writers already merged to index.max-segments; a merge here would need a re-upload
+        }
         ShardMerger.MergeResult m = ShardMerger.merge(r.shard(), layout.shardDir(id, r.shard()), config.index);
         segmentsBefore += m.segmentsBefore();
         segmentsAfter += m.segmentsAfter();
@@ -100,20 +116,27 @@ public final class SnapshotBuilder {
       if (config.index.recallProbeSamples > 0) {
         minRecall = probeRecall(layout, id, shards);
       }
-      manifest = manifest(id, base, job.model(), shards, layout, outcome);
+      manifest = manifest(id, job.model(), shards, layout, outcome, base);
       publisher.writeManifest(manifest);
     } catch (RuntimeException | IOException e) {
-      discard(store, id);
+      discard(job, store, id);
       throw e;
     }
     PausePoint.reached("before-current");
-    if (config.publish) {
+    if (job.remote()) {
+      try {
+        job.mirror().publish(id, config.publish);
+      } catch (IOException | RuntimeException e) {
+        discard(job, store, id);
+        throw e;
+      }
+    } else if (config.publish) {
       try {
         publisher.publish(id, base, force);
       } catch (PublishConflictException e) {
         throw e; // the snapshot is complete and verified: keep it, so it can still be published by hand
       } catch (RuntimeException e) {
-        discard(store, id);
+        discard(job, store, id);
         throw e;
       }
     }
@@ -123,7 +146,9 @@ public final class SnapshotBuilder {
         .put("snapshot", id + (config.publish ? " (published)" : " (not published)"))
         .put("records read", outcome.counter(JobCounters.RECORDS_READ))
         .put("documents", documents)
-        .put("quarantined", outcome.counter(JobCounters.QUARANTINED))
+        .put("quarantined", outcome.counter(JobCounters.QUARANTINED));
+    outcome.quarantine().byReason().forEach((reason, n) -> c.put("  quarantined: " + reason, n));
+    c
         .put("chunks", outcome.counter(JobCounters.CHUNKS))
         .put("chunks embedded", embedded)
         .put("chunks truncated", outcome.counter(JobCounters.CHUNKS_TRUNCATED))
@@ -164,8 +189,22 @@ public final class SnapshotBuilder {
     return min;
   }
 
-  private Manifest manifest(String id, String parent, ModelSpec model, List<ShardResult> shards, SnapshotLayout layout,
-      BuildJob.JobOutcome outcome) throws IOException {
+  /** Shard results of a remote root, pointed at the local mirror after checking where they were uploaded. */
+  private static List<ShardResult> localized(List<ShardResult> results, BuildJob job, String id) {
+    List<ShardResult> local = new ArrayList<>();
+    for (ShardResult r : results) {
+      String expected = job.mirror().remoteSnapshotDir(id) + "/" + SnapshotLayout.shardDirName(r.shard());
+      if (!expected.equals(r.directory())) {
+        throw new SnapshotException("shard " + r.shard() + " was uploaded to " + r.directory() + ", expected " + expected);
+      }
+      local.add(new ShardResult(r.shard(), job.layout().shardDir(id, r.shard()).toString(), r.chunks(),
+          r.documents(), r.writerSubtask()));
+    }
+    return local;
+  }
+
+  private Manifest manifest(String id, ModelSpec model, List<ShardResult> shards, SnapshotLayout layout,
+      BuildJob.JobOutcome outcome, String parent) throws IOException {
     List<Manifest.ShardEntry> entries = new ArrayList<>();
     for (ShardResult r : shards) {
       Path dir = layout.shardDir(id, r.shard());
@@ -183,11 +222,20 @@ public final class SnapshotBuilder {
         new Manifest.ChunkerInfo(config.chunker.strategy, config.chunker.size, config.chunker.overlap, model.name()),
         new Manifest.IndexInfo(config.index.analyzer, config.index.bm25K1, config.index.bm25B, "dot_product",
             config.index.hnswM, config.index.hnswBeamWidth),
-        counters, entries);
+        counters, entries,
+        new Manifest.QuarantineInfo(outcome.counter(JobCounters.QUARANTINED), outcome.quarantine().byReason(),
+            outcome.counter(JobCounters.QUARANTINED) > 0 ? outcome.quarantineDir() : null));
   }
 
   /** Removes an unpublished snapshot's directory; it was never visible, so nothing else can use it. */
-  static void discard(SnapshotStore store, String id) {
+  static void discard(BuildJob job, SnapshotStore store, String id) {
+    if (job.remote()) {
+      try {
+        RemoteFiles.deleteRecursively(job.mirror().remoteSnapshotDir(id));
+      } catch (IOException e) {
+        LOG.warn("could not remove unpublished remote snapshot {}: {}", id, e.getMessage());
+      }
+    }
     try {
       store.storage().delete(SnapshotLayout.manifestKey(id));
       store.storage().deleteTree(SnapshotLayout.snapshotKey(id));

@@ -52,7 +52,7 @@ class RegressCommandITCase {
   private static void writeSpec(Path specs, double expected, double tolerance) throws Exception {
     Files.writeString(specs.resolve("fixture.yaml"), String.format(Locale.ROOT,
         "dataset: fixture%ncorpus: corpus.jsonl%nqueries: queries.jsonl%nqrels: qrels.tsv%n"
-            + "build:%n  chunker:%n    size: 48%n    overlap: 8%n"
+            + "build:%n  chunker:%n    size: 48%n    overlap: 8%n  ingest:%n    max-bad-fraction: 0.5%n"
             + "runs:%n  - mode: bm25%n    fast: true%n    tolerance: %s%n    expected: {ndcg@10: %s}%n",
         tolerance, expected));
   }

@@ -12,6 +12,8 @@ public final class JobCounters {
   public static final String CHUNKS_TRUNCATED = "chunks.truncated";
   public static final String CHUNKS_WRITTEN = "chunks.written";
   public static final String SHARDS = "shards";
+  /** Followed by a corpus root: records read from that root (for the bad-fraction report). */
+  public static final String SOURCE_RECORDS_READ_PREFIX = "records.read@";
 
   public static final String TIME_PARSE = "time.parse.ns";
   public static final String TIME_CHUNK = "time.chunk.ns";
