@@ -91,8 +91,8 @@ class FlinkClusterITCase {
         "jobmanager.memory.process.size: 768m",
         "taskmanager.memory.process.size: 1280m",
         "taskmanager.memory.managed.size: 32m",
-        "taskmanager.memory.network.min: 32m",
-        "taskmanager.memory.network.max: 32m",
+        "taskmanager.memory.network.min: 128m",
+        "taskmanager.memory.network.max: 128m",
         "io.tmp.dirs: " + Files.createDirectories(work.resolve("tmp")),
         ""));
     Files.writeString(conf.resolve("log4j.properties"), String.join("\n",
