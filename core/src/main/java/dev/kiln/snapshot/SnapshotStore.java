@@ -95,28 +95,37 @@ public final class SnapshotStore {
    */
   public List<String> verify(Manifest manifest) {
     List<String> problems = new ArrayList<>();
+    Path snapshot = layout.snapshotDir(manifest.id());
     for (Manifest.ShardEntry shard : manifest.shards()) {
-      Path dir = layout.snapshotDir(manifest.id()).resolve(shard.directory());
-      for (Manifest.FileEntry f : shard.files()) {
-        Path file = dir.resolve(f.name());
-        try {
-          long size = Files.size(file);
-          if (size != f.size()) {
-            problems.add(shard.directory() + "/" + f.name() + ": size " + size + ", manifest says " + f.size());
-            continue;
-          }
-          String sha = Checksums.sha256(file);
-          if (!sha.equals(f.sha256())) {
-            problems.add(shard.directory() + "/" + f.name() + ": sha256 " + sha + ", manifest says " + f.sha256());
-          }
-        } catch (NoSuchFileException e) {
-          problems.add(shard.directory() + "/" + f.name() + ": missing");
-        } catch (IOException e) {
-          problems.add(shard.directory() + "/" + f.name() + ": unreadable (" + e.getMessage() + ")");
-        }
-      }
+      verifyFiles(snapshot.resolve(shard.directory()), shard.directory(), shard.files(), problems);
+    }
+    if (manifest.embeddings() != null) {
+      Manifest.EmbeddingsInfo e = manifest.embeddings();
+      verifyFiles(snapshot.resolve(e.directory()), e.directory(), e.files(), problems);
     }
     return problems;
+  }
+
+  /** Size and SHA-256 of each listed file in {@code dir}; problems are named {@code label/file}. */
+  public static void verifyFiles(Path dir, String label, List<Manifest.FileEntry> files, List<String> problems) {
+    for (Manifest.FileEntry f : files) {
+      Path file = dir.resolve(f.name());
+      try {
+        long size = Files.size(file);
+        if (size != f.size()) {
+          problems.add(label + "/" + f.name() + ": size " + size + ", manifest says " + f.size());
+          continue;
+        }
+        String sha = Checksums.sha256(file);
+        if (!sha.equals(f.sha256())) {
+          problems.add(label + "/" + f.name() + ": sha256 " + sha + ", manifest says " + f.sha256());
+        }
+      } catch (NoSuchFileException e) {
+        problems.add(label + "/" + f.name() + ": missing");
+      } catch (IOException e) {
+        problems.add(label + "/" + f.name() + ": unreadable (" + e.getMessage() + ")");
+      }
+    }
   }
 
   /** Loads and verifies a snapshot, throwing a {@link SnapshotException} that lists what is wrong. */
