@@ -38,6 +38,26 @@ public final class ContentKey {
     return (int) (h % partitions);
   }
 
+  /**
+   * A fingerprint of the chunker settings for {@link #of}: every public field of the settings object
+   * (so a new chunker option takes part without touching this class) and the tokenizer's model.
+   */
+  public static String settingsFingerprint(Object chunkerSettings, String tokenizer) {
+    try {
+      String json = SETTINGS_JSON.writeValueAsString(chunkerSettings);
+      MessageDigest md = sha256();
+      update(md, json);
+      update(md, tokenizer);
+      return HexFormat.of().formatHex(md.digest()).substring(0, 16);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalArgumentException("cannot fingerprint chunker settings " + chunkerSettings, e);
+    }
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper SETTINGS_JSON =
+      new com.fasterxml.jackson.databind.ObjectMapper()
+          .configure(com.fasterxml.jackson.databind.MapperFeature.SORT_PROPERTIES_ALPHABETICALLY, true);
+
   private static void update(MessageDigest md, String s) {
     byte[] b = (s == null ? "" : s).getBytes(StandardCharsets.UTF_8);
     md.update(new byte[] {(byte) (b.length >>> 24), (byte) (b.length >>> 16), (byte) (b.length >>> 8), (byte) b.length});

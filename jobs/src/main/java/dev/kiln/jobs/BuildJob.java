@@ -2,11 +2,13 @@ package dev.kiln.jobs;
 
 import dev.kiln.config.BuildConfig;
 import dev.kiln.config.ConfigException;
+import dev.kiln.embed.ModelFiles;
 import dev.kiln.embed.ModelRegistry;
 import dev.kiln.embed.ModelSpec;
 import dev.kiln.ingest.CorpusFileFormat;
 import dev.kiln.ingest.RecordParser;
 import dev.kiln.model.Chunk;
+import dev.kiln.model.ContentKey;
 import dev.kiln.model.Document;
 import dev.kiln.model.EmbeddedChunk;
 import dev.kiln.model.RawRecord;
@@ -18,12 +20,15 @@ import dev.kiln.operators.ShardWriterFunction;
 import dev.kiln.route.ShardPartitioner;
 import dev.kiln.route.ShardRouter;
 import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.vectors.VectorFiles;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.api.common.functions.Partitioner;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.configuration.Configuration;
@@ -50,11 +55,23 @@ public final class BuildJob {
   private final BuildConfig config;
   private final ModelSpec model;
   private final SnapshotLayout layout;
+  private final String fingerprint;
 
   public BuildJob(BuildConfig config) {
     this.config = config.validate();
     this.model = ModelRegistry.resolve(config.embed.model);
     this.layout = new SnapshotLayout(Path.of(config.snapshots));
+    this.fingerprint = ModelFiles.fingerprint(model);
+  }
+
+  /** The model's fingerprint: recorded in the manifest and on every stored vector. */
+  public String modelFingerprint() {
+    return fingerprint;
+  }
+
+  /** What goes into every content key besides the chunk: the chunker settings and tokenizer. */
+  public String keySettings() {
+    return ContentKey.settingsFingerprint(config.chunker, model.source());
   }
 
   /** Entry point for {@code flink run}: the cluster provides the execution environment. */
@@ -138,12 +155,22 @@ public final class BuildJob {
         .flatMap(new ChunkFunction(config.chunker, config.embed.model))
         .name("chunk");
 
-    int threads = config.embed.threads > 0 ? config.embed.threads
-        : Math.max(1, Runtime.getRuntime().availableProcessors() / config.parallelism);
+    int threads = embedThreads(config.embed.threads, Runtime.getRuntime().availableProcessors(), config.parallelism);
+    EmbeddingReuse.Plan reuse = EmbeddingReuse.plan(config.embed, new SnapshotStore(layout.root()),
+        fingerprint, model.dimension());
+    LOG.info("embed: {} slot(s) x {} engine thread(s) ({}), device {}, model {} {}; reuse: {}",
+        config.parallelism, threads, config.embed.threads > 0 ? "embed.threads" : "cores / parallelism",
+        config.embed.device, model.name(), fingerprint, reuse.reason());
+    String keySettings = keySettings();
+    String vectorsDir = layout.snapshotDir(snapshotId).resolve(VectorFiles.DIRECTORY).toString();
     DataStream<EmbeddedChunk> embedded = chunks
+        // by content key, so each subtask needs only its own partition of the stored vectors
+        .partitionCustom(new ContentKeyPartitioner(), new ContentKeySelector(keySettings))
         .fullWindowPartition()
-        .mapPartition(new EmbedFunction(config.embed, threads))
-        .name("embed");
+        .mapPartition(new EmbedFunction(config.embed, threads, fingerprint, keySettings, vectorsDir,
+            reuse.source()))
+        .name("embed")
+        .setParallelism(config.parallelism);
 
     int writers = Math.min(config.shards, config.parallelism);
     int shards = config.shards;
@@ -161,14 +188,45 @@ public final class BuildJob {
     LOG.info("submitting build of snapshot {} ({} shards, parallelism {})", snapshotId, shards, config.parallelism);
     JobExecutionResult result = env.execute("kiln build " + snapshotId);
     List<ShardResult> results = result.getAccumulatorResult(ShardWriterFunction.RESULTS);
-    return new JobOutcome(result, results == null ? List.of() : results);
+    return new JobOutcome(result, results == null ? List.of() : results, reuse);
+  }
+
+  /**
+   * Engine threads per embedding slot: {@code embed.threads} when set, else the cores divided
+   * evenly among the slots of this machine, never less than one.
+   */
+  static int embedThreads(int configured, int cores, int parallelism) {
+    return configured > 0 ? configured : Math.max(1, cores / parallelism);
   }
 
   /** The job's output as seen by the client. */
-  public record JobOutcome(JobExecutionResult result, List<ShardResult> shards) {
+  public record JobOutcome(JobExecutionResult result, List<ShardResult> shards, EmbeddingReuse.Plan reuse) {
     public long counter(String name) {
       Object v = result.getAccumulatorResult(name);
       return v instanceof Number n ? n.longValue() : 0L;
+    }
+  }
+
+  static final class ContentKeySelector implements KeySelector<Chunk, String> {
+    private static final long serialVersionUID = 1L;
+    private final String settings;
+
+    ContentKeySelector(String settings) {
+      this.settings = settings;
+    }
+
+    @Override
+    public String getKey(Chunk c) {
+      return ContentKey.of(settings, c);
+    }
+  }
+
+  static final class ContentKeyPartitioner implements Partitioner<String> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public int partition(String key, int partitions) {
+      return ContentKey.partition(key, partitions);
     }
   }
 

@@ -11,6 +11,7 @@ import dev.kiln.publish.SnapshotPublisher;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.vectors.VectorFiles;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -64,6 +65,7 @@ public final class SnapshotBuilder {
 
     long documents = outcome.counter(JobCounters.DOCUMENTS);
     long embedded = outcome.counter(JobCounters.CHUNKS_EMBEDDED);
+    long reused = outcome.counter(JobCounters.CHUNKS_REUSED);
     Manifest manifest;
     try {
       if (documents == 0) {
@@ -71,8 +73,9 @@ public final class SnapshotBuilder {
             + " (" + outcome.counter(JobCounters.RECORDS_READ) + " records, "
             + outcome.counter(JobCounters.QUARANTINED) + " quarantined): nothing to publish");
       }
-      List<ShardResult> shards = ShardVerifier.verify(layout, id, config.shards, outcome.shards(), embedded);
-      manifest = manifest(id, job.model(), shards, layout, outcome);
+      List<ShardResult> shards = ShardVerifier.verify(layout, id, config.shards, outcome.shards(),
+          embedded + reused);
+      manifest = manifest(id, job, shards, layout, outcome);
       new SnapshotPublisher(layout).writeManifest(manifest);
       if (config.publish) {
         new SnapshotPublisher(layout).publish(id);
@@ -90,6 +93,9 @@ public final class SnapshotBuilder {
         .put("quarantined", outcome.counter(JobCounters.QUARANTINED))
         .put("chunks", outcome.counter(JobCounters.CHUNKS))
         .put("chunks embedded", embedded)
+        .put("chunks reused", reused)
+        .put("reused from", outcome.reuse().source().isEmpty() ? "none: " + outcome.reuse().reason()
+            : outcome.reuse().source().snapshotId())
         .put("chunks truncated", outcome.counter(JobCounters.CHUNKS_TRUNCATED))
         .put("chunks written", outcome.counter(JobCounters.CHUNKS_WRITTEN))
         .put("shards", config.shards)
@@ -104,8 +110,9 @@ public final class SnapshotBuilder {
     return new BuildReport(id, manifest, c, config.publish);
   }
 
-  private Manifest manifest(String id, ModelSpec model, List<ShardResult> shards, SnapshotLayout layout,
+  private Manifest manifest(String id, BuildJob job, List<ShardResult> shards, SnapshotLayout layout,
       BuildJob.JobOutcome outcome) throws IOException {
+    ModelSpec model = job.model();
     List<Manifest.ShardEntry> entries = new ArrayList<>();
     for (ShardResult r : shards) {
       Path dir = layout.shardDir(id, r.shard());
@@ -114,7 +121,7 @@ public final class SnapshotBuilder {
     }
     Map<String, Long> counters = new LinkedHashMap<>();
     for (String name : List.of(JobCounters.RECORDS_READ, JobCounters.DOCUMENTS, JobCounters.QUARANTINED,
-        JobCounters.CHUNKS, JobCounters.CHUNKS_EMBEDDED, JobCounters.CHUNKS_TRUNCATED)) {
+        JobCounters.CHUNKS, JobCounters.CHUNKS_EMBEDDED, JobCounters.CHUNKS_REUSED, JobCounters.CHUNKS_TRUNCATED)) {
       counters.put(name, outcome.counter(name));
     }
     String parent = null;
@@ -123,11 +130,21 @@ public final class SnapshotBuilder {
     }
     return new Manifest(Manifest.FORMAT_VERSION, id, Instant.now().toString(), parent,
         new Manifest.ModelInfo(model.name(), model.dimension(), model.pooling().name().toLowerCase(),
-            model.normalize(), model.maxTokens()),
+            model.normalize(), model.maxTokens(), job.modelFingerprint(), model.directory()),
         new Manifest.ChunkerInfo(config.chunker.strategy, config.chunker.size, config.chunker.overlap, model.name()),
         new Manifest.IndexInfo(config.index.analyzer, config.index.bm25K1, config.index.bm25B, "dot_product",
             config.index.hnswM, config.index.hnswBeamWidth),
-        counters, entries);
+        counters, entries, embeddings(id, job, layout, outcome));
+  }
+
+  /** The stored vectors this build leaves for the next one. */
+  private static Manifest.EmbeddingsInfo embeddings(String id, BuildJob job, SnapshotLayout layout,
+      BuildJob.JobOutcome outcome) throws IOException {
+    Path dir = layout.snapshotDir(id).resolve(VectorFiles.DIRECTORY);
+    List<Manifest.FileEntry> files = Files.isDirectory(dir) ? ManifestFiles.describe(dir) : List.of();
+    return new Manifest.EmbeddingsInfo(VectorFiles.DIRECTORY, job.modelFingerprint(), job.model().dimension(),
+        outcome.counter(JobCounters.CHUNKS_EMBEDDED), outcome.counter(JobCounters.CHUNKS_REUSED),
+        outcome.reuse().source().snapshotId(), files);
   }
 
   /** Removes an unpublished snapshot's directory; it was never visible, so nothing else can use it. */
