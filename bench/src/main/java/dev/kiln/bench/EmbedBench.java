@@ -14,6 +14,7 @@ import dev.kiln.jobs.BuildJob;
 import dev.kiln.model.Chunk;
 import dev.kiln.model.Document;
 import dev.kiln.operators.EmbedFunction;
+import dev.kiln.operators.EmbedOperator;
 import dev.kiln.operators.JobCounters;
 import java.io.BufferedReader;
 import java.nio.charset.StandardCharsets;
@@ -103,10 +104,7 @@ public final class EmbedBench {
     StreamExecutionEnvironment env = BuildJob.localEnvironment(1);
     env.setRuntimeMode(RuntimeExecutionMode.BATCH);
     env.setParallelism(1);
-    env.fromData(chunks)
-        .fullWindowPartition()
-        .mapPartition(new EmbedFunction(config, threads))
-        .name("embed")
+    EmbedOperator.embed(env.fromData(chunks), new EmbedFunction(config, threads))
         .sinkTo(new DiscardingSink<>());
     long t0 = System.nanoTime();
     JobExecutionResult r = env.execute("embed bench");

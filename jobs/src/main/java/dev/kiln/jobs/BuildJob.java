@@ -15,6 +15,7 @@ import dev.kiln.model.RawRecord;
 import dev.kiln.model.ShardResult;
 import dev.kiln.operators.ChunkFunction;
 import dev.kiln.operators.EmbedFunction;
+import dev.kiln.operators.EmbedOperator;
 import dev.kiln.operators.ParseFunction;
 import dev.kiln.operators.ShardWriterFunction;
 import dev.kiln.route.ShardPartitioner;
@@ -163,13 +164,10 @@ public final class BuildJob {
         config.embed.device, model.name(), fingerprint, reuse.reason());
     String keySettings = keySettings();
     String vectorsDir = layout.snapshotDir(snapshotId).resolve(VectorFiles.DIRECTORY).toString();
-    DataStream<EmbeddedChunk> embedded = chunks
-        // by content key, so each subtask needs only its own partition of the stored vectors
-        .partitionCustom(new ContentKeyPartitioner(), new ContentKeySelector(keySettings))
-        .fullWindowPartition()
-        .mapPartition(new EmbedFunction(config.embed, threads, fingerprint, keySettings, vectorsDir,
-            reuse.source()))
-        .name("embed")
+    // By content key, so each subtask needs only its own partition of the stored vectors.
+    DataStream<Chunk> byKey = chunks.partitionCustom(new ContentKeyPartitioner(), new ContentKeySelector(keySettings));
+    DataStream<EmbeddedChunk> embedded = EmbedOperator.embed(byKey,
+            new EmbedFunction(config.embed, threads, fingerprint, keySettings, vectorsDir, reuse.source()))
         .setParallelism(config.parallelism);
 
     int writers = Math.min(config.shards, config.parallelism);

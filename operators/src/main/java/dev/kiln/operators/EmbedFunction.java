@@ -22,7 +22,7 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.functions.RichMapPartitionFunction;
+import org.apache.flink.api.common.functions.AbstractRichFunction;
 import org.apache.flink.util.Collector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,8 +34,13 @@ import org.slf4j.LoggerFactory;
  * first chunk that needs it and reused for every batch; chunks are gathered into windows of several
  * batches so the embedder can bucket them by token length before padding. Every vector the subtask
  * emits is also stored in this snapshot's {@code embeddings/part-NNNNN.parquet} for the next build.
+ *
+ * <p>Driven by {@link EmbedOperator} in the task thread: Flink's {@code mapPartition} runs its function
+ * in a second thread whose output races the task thread's end-of-input watermark on the shuffle
+ * writer (seen as a NullPointerException in {@code HashBasedDataBuffer} when reused chunks stream out
+ * quickly).
  */
-public final class EmbedFunction extends RichMapPartitionFunction<Chunk, EmbeddedChunk> {
+public final class EmbedFunction extends AbstractRichFunction {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(EmbedFunction.class);
   /** Batches per length-bucketing window: wider windows pad less but hold more chunks in memory. */
@@ -117,27 +122,35 @@ public final class EmbedFunction extends RichMapPartitionFunction<Chunk, Embedde
     return embedder;
   }
 
-  @Override
-  public void mapPartition(Iterable<Chunk> chunks, Collector<EmbeddedChunk> out) {
-    int window = config.batchSize * BATCHES_PER_WINDOW;
-    List<Chunk> pending = new ArrayList<>(window);
-    List<String> pendingKeys = new ArrayList<>(window);
-    for (Chunk c : chunks) {
-      String key = ContentKey.of(keySettings, c);
-      float[] v = known.get(key);
-      if (v != null) {
-        reused.add(1);
-        store(key, v);
-        out.collect(new EmbeddedChunk(c, v));
-        continue;
-      }
-      pending.add(c);
-      pendingKeys.add(key);
-      if (pending.size() == window) {
-        flush(pending, pendingKeys, out);
-      }
+  private transient List<Chunk> pending;
+  private transient List<String> pendingKeys;
+
+  /** One chunk: passed through with its stored vector, or queued for the model. */
+  public void add(Chunk c, Collector<EmbeddedChunk> out) {
+    if (pending == null) {
+      pending = new ArrayList<>();
+      pendingKeys = new ArrayList<>();
     }
-    flush(pending, pendingKeys, out);
+    String key = ContentKey.of(keySettings, c);
+    float[] v = known.get(key);
+    if (v != null) {
+      reused.add(1);
+      store(key, v);
+      out.collect(new EmbeddedChunk(c, v));
+      return;
+    }
+    pending.add(c);
+    pendingKeys.add(key);
+    if (pending.size() == config.batchSize * BATCHES_PER_WINDOW) {
+      flush(pending, pendingKeys, out);
+    }
+  }
+
+  /** End of input: embeds what is still queued. */
+  public void finish(Collector<EmbeddedChunk> out) {
+    if (pending != null) {
+      flush(pending, pendingKeys, out);
+    }
   }
 
   private void flush(List<Chunk> pending, List<String> keys, Collector<EmbeddedChunk> out) {
