@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -137,27 +138,58 @@ public final class SnapshotStore {
     List<String> problems = new ArrayList<>();
     String prefix = SnapshotLayout.snapshotKey(manifest.id());
     for (Manifest.ShardEntry shard : manifest.shards()) {
-      for (Manifest.FileEntry f : shard.files()) {
-        String name = shard.directory() + "/" + f.name();
-        String key = prefix + name;
-        try {
-          long size = storage.size(key);
-          if (size != f.size()) {
-            problems.add(name + ": size " + size + ", manifest says " + f.size());
-            continue;
-          }
-          String sha = sha256(key);
-          if (!sha.equals(f.sha256())) {
-            problems.add(name + ": sha256 " + sha + ", manifest says " + f.sha256());
-          }
-        } catch (NoSuchFileException e) {
-          problems.add(name + ": missing");
-        } catch (IOException | IllegalArgumentException e) {
-          problems.add(name + ": unreadable (" + e.getMessage() + ")");
-        }
-      }
+      verifyFiles(prefix, shard.directory(), shard.files(), problems);
+    }
+    if (manifest.embeddings() != null) {
+      Manifest.EmbeddingsInfo e = manifest.embeddings();
+      verifyFiles(prefix, e.directory(), e.files(), problems);
     }
     return problems;
+  }
+
+  /** Size and SHA-256 of each listed file under {@code prefix + dir}; problems are named {@code dir/file}. */
+  private void verifyFiles(String prefix, String dir, List<Manifest.FileEntry> files, List<String> problems) {
+    for (Manifest.FileEntry f : files) {
+      String name = dir + "/" + f.name();
+      String key = prefix + name;
+      try {
+        long size = storage.size(key);
+        if (size != f.size()) {
+          problems.add(name + ": size " + size + ", manifest says " + f.size());
+          continue;
+        }
+        String sha = sha256(key);
+        if (!sha.equals(f.sha256())) {
+          problems.add(name + ": sha256 " + sha + ", manifest says " + f.sha256());
+        }
+      } catch (NoSuchFileException e) {
+        problems.add(name + ": missing");
+      } catch (IOException | IllegalArgumentException e) {
+        problems.add(name + ": unreadable (" + e.getMessage() + ")");
+      }
+    }
+  }
+
+  /** Size and SHA-256 of each listed file in a local directory; problems are named {@code label/file}. */
+  public static void verifyFiles(Path dir, String label, List<Manifest.FileEntry> files, List<String> problems) {
+    for (Manifest.FileEntry f : files) {
+      Path file = dir.resolve(f.name());
+      try {
+        long size = Files.size(file);
+        if (size != f.size()) {
+          problems.add(label + "/" + f.name() + ": size " + size + ", manifest says " + f.size());
+          continue;
+        }
+        String sha = Checksums.sha256(file);
+        if (!sha.equals(f.sha256())) {
+          problems.add(label + "/" + f.name() + ": sha256 " + sha + ", manifest says " + f.sha256());
+        }
+      } catch (NoSuchFileException e) {
+        problems.add(label + "/" + f.name() + ": missing");
+      } catch (IOException e) {
+        problems.add(label + "/" + f.name() + ": unreadable (" + e.getMessage() + ")");
+      }
+    }
   }
 
   private String sha256(String key) throws IOException {

@@ -37,7 +37,7 @@ final class BuildCommand implements Callable<Integer> {
   @Option(names = "--parallelism", paramLabel = "N")
   Integer parallelism;
 
-  @Option(names = "--model", paramLabel = "NAME", description = "embedding model")
+  @Option(names = "--model", paramLabel = "NAME|DIR", description = "bundled model name or custom model directory")
   String model;
 
   @Option(names = "--chunk-size", paramLabel = "TOKENS")
@@ -48,6 +48,15 @@ final class BuildCommand implements Callable<Integer> {
 
   @Option(names = "--batch-size", paramLabel = "N", description = "chunks per inference call")
   Integer batchSize;
+
+  @Option(names = "--device", paramLabel = "auto|cpu|gpu|gpu:N", description = "device of each embedding slot")
+  String device;
+
+  @Option(names = "--no-reuse", description = "embed every chunk; reuse no stored vectors")
+  boolean noReuse;
+
+  @Option(names = "--reuse-from", paramLabel = "ID", description = "reuse stored vectors of this snapshot (default: CURRENT)")
+  String reuseFrom;
 
   @Option(names = "--no-publish", description = "build and verify, but leave CURRENT as it is")
   boolean noPublish;
@@ -88,6 +97,15 @@ final class BuildCommand implements Callable<Integer> {
     }
     if (batchSize != null) {
       config.embed.batchSize = batchSize;
+    }
+    if (device != null) {
+      config.embed.device = device;
+    }
+    if (noReuse) {
+      config.embed.reuse = false;
+    }
+    if (reuseFrom != null) {
+      config.embed.reuseFrom = reuseFrom;
     }
     if (noPublish) {
       config.publish = false;

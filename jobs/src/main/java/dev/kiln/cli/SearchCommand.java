@@ -12,6 +12,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import dev.kiln.config.ConfigException;
+import dev.kiln.embed.ModelRegistry;
+import dev.kiln.search.ModelCheck;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -32,6 +35,10 @@ final class SearchCommand implements Callable<Integer> {
   @Option(names = "--k", defaultValue = "10", description = "results (default: ${DEFAULT-VALUE})")
   int k;
 
+  @Option(names = "--model", paramLabel = "NAME|DIR",
+      description = "fail unless the snapshot was embedded with this model (default: the manifest's model)")
+  String model;
+
   @Option(names = "--json", description = "print JSON")
   boolean json;
 
@@ -42,10 +49,16 @@ final class SearchCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     SearchMode searchMode = SearchMode.parse(mode);
     if (k < 1 || k > 1000) {
-      throw new dev.kiln.config.ConfigException("--k must be in 1..1000, was " + k);
+      throw new ConfigException("--k must be in 1..1000, was " + k);
     }
     String q = String.join(" ", query);
     try (Searcher searcher = Searcher.open(SnapshotRoots.local(snapshots, snapshot), snapshot)) {
+      if (model != null) {
+        ModelCheck.mismatch(searcher.manifest(), ModelRegistry.resolve(model)).ifPresent(msg -> {
+          throw new ConfigException("--model " + model + " does not match: " + msg
+              + "; search without --model or with --model " + searcher.manifest().model().source());
+        });
+      }
       SearchResponse response = searcher.search(q, searchMode, k);
       if (json) {
         System.out.println(toJson(response));

@@ -2,12 +2,14 @@ package dev.kiln.jobs;
 
 import dev.kiln.config.BuildConfig;
 import dev.kiln.config.ConfigException;
+import dev.kiln.embed.ModelFiles;
 import dev.kiln.embed.ModelRegistry;
 import dev.kiln.embed.ModelSpec;
 import dev.kiln.ingest.CorpusFileEnumerator;
 import dev.kiln.ingest.CorpusFileFormat;
 import dev.kiln.ingest.RecordParser;
 import dev.kiln.model.Chunk;
+import dev.kiln.model.ContentKey;
 import dev.kiln.model.Document;
 import dev.kiln.model.EmbeddedChunk;
 import dev.kiln.model.RawRecord;
@@ -15,6 +17,7 @@ import dev.kiln.model.ShardResult;
 import dev.kiln.operators.ChunkFunction;
 import dev.kiln.operators.EmbedFunction;
 import dev.kiln.operators.DeduplicateFunction;
+import dev.kiln.operators.EmbedOperator;
 import dev.kiln.operators.ParseFunction;
 import dev.kiln.operators.QuarantineSummary;
 import dev.kiln.operators.QuarantineWriterFunction;
@@ -26,12 +29,15 @@ import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.io.FlinkFileSystems;
 import dev.kiln.snapshot.io.RemoteRoots;
 import dev.kiln.snapshot.io.SnapshotMirror;
+import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.vectors.VectorFiles;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.api.common.functions.Partitioner;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.configuration.Configuration;
@@ -59,6 +65,7 @@ public final class BuildJob {
   private final ModelSpec model;
   private final SnapshotLayout layout;
   private final boolean remote;
+  private final String fingerprint;
 
   public BuildJob(BuildConfig config) {
     this.config = config.validate();
@@ -66,6 +73,17 @@ public final class BuildJob {
     this.remote = FlinkFileSystems.isRemote(config.snapshots);
     // A remote root is verified and described from a local mirror; the job uploads to the remote root.
     this.layout = new SnapshotLayout(remote ? RemoteRoots.localMirror(config.snapshots) : Path.of(config.snapshots));
+    this.fingerprint = ModelFiles.fingerprint(model);
+  }
+
+  /** The model's fingerprint: recorded in the manifest and on every stored vector. */
+  public String modelFingerprint() {
+    return fingerprint;
+  }
+
+  /** What goes into every content key besides the chunk: the chunker settings and tokenizer. */
+  public String keySettings() {
+    return ContentKey.settingsFingerprint(config.chunker, model.source());
   }
 
   /** Entry point for {@code flink run}: the cluster provides the execution environment. */
@@ -176,12 +194,19 @@ public final class BuildJob {
         .flatMap(new ChunkFunction(config.chunker, config.embed.model))
         .name("chunk");
 
-    int threads = config.embed.threads > 0 ? config.embed.threads
-        : Math.max(1, Runtime.getRuntime().availableProcessors() / config.parallelism);
-    DataStream<EmbeddedChunk> embedded = chunks
-        .fullWindowPartition()
-        .mapPartition(new EmbedFunction(config.embed, threads))
-        .name("embed");
+    int threads = embedThreads(config.embed.threads, Runtime.getRuntime().availableProcessors(), config.parallelism);
+    EmbeddingReuse.Plan reuse = EmbeddingReuse.plan(config.embed, new SnapshotStore(layout.root()),
+        fingerprint, model.dimension());
+    LOG.info("embed: {} slot(s) x {} engine thread(s) ({}), device {}, model {} {}; reuse: {}",
+        config.parallelism, threads, config.embed.threads > 0 ? "embed.threads" : "cores / parallelism",
+        config.embed.device, model.name(), fingerprint, reuse.reason());
+    String keySettings = keySettings();
+    String vectorsDir = layout.snapshotDir(snapshotId).resolve(VectorFiles.DIRECTORY).toString();
+    // By content key, so each subtask needs only its own partition of the stored vectors.
+    DataStream<Chunk> byKey = chunks.partitionCustom(new ContentKeyPartitioner(), new ContentKeySelector(keySettings));
+    DataStream<EmbeddedChunk> embedded = EmbedOperator.embed(byKey,
+            new EmbedFunction(config.embed, threads, fingerprint, keySettings, vectorsDir, reuse.source()))
+        .setParallelism(config.parallelism);
 
     int writers = Math.min(config.shards, config.parallelism);
     int shards = config.shards;
@@ -201,7 +226,7 @@ public final class BuildJob {
     List<ShardResult> results = result.getAccumulatorResult(ShardWriterFunction.RESULTS);
     List<QuarantineSummary> quarantine = result.getAccumulatorResult(QuarantineWriterFunction.SUMMARIES);
     return new JobOutcome(result, results == null ? List.of() : results,
-        QuarantineSummary.merge(quarantine == null ? List.of() : quarantine), quarantineDir(snapshotId));
+        QuarantineSummary.merge(quarantine == null ? List.of() : quarantine), quarantineDir(snapshotId), reuse);
   }
 
   /**
@@ -217,9 +242,17 @@ public final class BuildJob {
     return new org.apache.flink.core.fs.Path(base, snapshotId).toString();
   }
 
+  /**
+   * Engine threads per embedding slot: {@code embed.threads} when set, else the cores divided
+   * evenly among the slots of this machine, never less than one.
+   */
+  static int embedThreads(int configured, int cores, int parallelism) {
+    return configured > 0 ? configured : Math.max(1, cores / parallelism);
+  }
+
   /** The job's output as seen by the client. */
   public record JobOutcome(JobExecutionResult result, List<ShardResult> shards, QuarantineSummary quarantine,
-      String quarantineDir) {
+      String quarantineDir, EmbeddingReuse.Plan reuse) {
     public long counter(String name) {
       Object v = result.getAccumulatorResult(name);
       return v instanceof Number n ? n.longValue() : 0L;
@@ -232,6 +265,29 @@ public final class BuildJob {
     @Override
     public String getKey(SourcedDocument d) {
       return d.document().id();
+    }
+  }
+
+  static final class ContentKeySelector implements KeySelector<Chunk, String> {
+    private static final long serialVersionUID = 1L;
+    private final String settings;
+
+    ContentKeySelector(String settings) {
+      this.settings = settings;
+    }
+
+    @Override
+    public String getKey(Chunk c) {
+      return ContentKey.of(settings, c);
+    }
+  }
+
+  static final class ContentKeyPartitioner implements Partitioner<String> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public int partition(String key, int partitions) {
+      return ContentKey.partition(key, partitions);
     }
   }
 

@@ -19,8 +19,10 @@ import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.io.FlinkFileSystems;
 import dev.kiln.snapshot.io.RemoteFiles;
 import dev.kiln.snapshot.io.SnapshotMirror;
+import dev.kiln.vectors.VectorFiles;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -86,6 +88,7 @@ public final class SnapshotBuilder {
 
     long documents = outcome.counter(JobCounters.DOCUMENTS);
     long embedded = outcome.counter(JobCounters.CHUNKS_EMBEDDED);
+    long reused = outcome.counter(JobCounters.CHUNKS_REUSED);
     Manifest manifest;
     int segmentsBefore = 0;
     int segmentsAfter = 0;
@@ -104,7 +107,7 @@ public final class SnapshotBuilder {
         job.mirror().downloadShards(id);
         written = localized(written, job, id);
       }
-      List<ShardResult> shards = ShardVerifier.verify(layout, id, config.shards, written, embedded);
+      List<ShardResult> shards = ShardVerifier.verify(layout, id, config.shards, written, embedded + reused);
       for (ShardResult r : shards) {
         if (job.remote()) {
           break; // writers already merged to index.max-segments; a merge here would need a re-upload
@@ -116,7 +119,7 @@ public final class SnapshotBuilder {
       if (config.index.recallProbeSamples > 0) {
         minRecall = probeRecall(layout, id, shards);
       }
-      manifest = manifest(id, job.model(), shards, layout, outcome, base);
+      manifest = manifest(id, job, shards, layout, outcome, base);
       publisher.writeManifest(manifest);
     } catch (RuntimeException | IOException e) {
       discard(job, store, id);
@@ -151,6 +154,9 @@ public final class SnapshotBuilder {
     c
         .put("chunks", outcome.counter(JobCounters.CHUNKS))
         .put("chunks embedded", embedded)
+        .put("chunks reused", reused)
+        .put("reused from", outcome.reuse().source().isEmpty() ? "none: " + outcome.reuse().reason()
+            : outcome.reuse().source().snapshotId())
         .put("chunks truncated", outcome.counter(JobCounters.CHUNKS_TRUNCATED))
         .put("chunks written", outcome.counter(JobCounters.CHUNKS_WRITTEN))
         .put("shards", config.shards)
@@ -203,8 +209,9 @@ public final class SnapshotBuilder {
     return local;
   }
 
-  private Manifest manifest(String id, ModelSpec model, List<ShardResult> shards, SnapshotLayout layout,
+  private Manifest manifest(String id, BuildJob job, List<ShardResult> shards, SnapshotLayout layout,
       BuildJob.JobOutcome outcome, String parent) throws IOException {
+    ModelSpec model = job.model();
     List<Manifest.ShardEntry> entries = new ArrayList<>();
     for (ShardResult r : shards) {
       Path dir = layout.shardDir(id, r.shard());
@@ -213,18 +220,30 @@ public final class SnapshotBuilder {
     }
     Map<String, Long> counters = new LinkedHashMap<>();
     for (String name : List.of(JobCounters.RECORDS_READ, JobCounters.DOCUMENTS, JobCounters.QUARANTINED,
-        JobCounters.CHUNKS, JobCounters.CHUNKS_EMBEDDED, JobCounters.CHUNKS_TRUNCATED)) {
+        JobCounters.CHUNKS, JobCounters.CHUNKS_EMBEDDED, JobCounters.CHUNKS_REUSED, JobCounters.CHUNKS_TRUNCATED)) {
       counters.put(name, outcome.counter(name));
     }
     return new Manifest(Manifest.FORMAT_VERSION, id, Instant.now().toString(), parent,
         new Manifest.ModelInfo(model.name(), model.dimension(), model.pooling().name().toLowerCase(),
-            model.normalize(), model.maxTokens()),
+            model.normalize(), model.maxTokens(), job.modelFingerprint(), model.directory()),
         new Manifest.ChunkerInfo(config.chunker.strategy, config.chunker.size, config.chunker.overlap, model.name()),
         new Manifest.IndexInfo(config.index.analyzer, config.index.bm25K1, config.index.bm25B, "dot_product",
             config.index.hnswM, config.index.hnswBeamWidth),
         counters, entries,
         new Manifest.QuarantineInfo(outcome.counter(JobCounters.QUARANTINED), outcome.quarantine().byReason(),
-            outcome.counter(JobCounters.QUARANTINED) > 0 ? outcome.quarantineDir() : null));
+            outcome.counter(JobCounters.QUARANTINED) > 0 ? outcome.quarantineDir() : null),
+        embeddings(id, job, layout, outcome));
+  }
+
+  /** The stored vectors this build leaves for the next one. */
+  private static Manifest.EmbeddingsInfo embeddings(String id, BuildJob job, SnapshotLayout layout,
+      BuildJob.JobOutcome outcome) throws IOException {
+    Path dir = layout.snapshotDir(id).resolve(VectorFiles.DIRECTORY);
+    List<Manifest.FileEntry> files = Files.isDirectory(dir) ? ManifestFiles.describe(dir) : List.of();
+    return new Manifest.EmbeddingsInfo(VectorFiles.DIRECTORY, job.modelFingerprint(), job.model().dimension(),
+        outcome.counter(JobCounters.CHUNKS_EMBEDDED), outcome.counter(JobCounters.CHUNKS_REUSED),
+        outcome.reuse().source().snapshotId(), files);
+
   }
 
   /** Removes an unpublished snapshot's directory; it was never visible, so nothing else can use it. */

@@ -9,6 +9,8 @@ public final class JobCounters {
   public static final String QUARANTINED = "quarantined";
   public static final String CHUNKS = "chunks";
   public static final String CHUNKS_EMBEDDED = "chunks.embedded";
+  /** Chunks whose vector came from an earlier snapshot instead of the model. */
+  public static final String CHUNKS_REUSED = "chunks.reused";
   public static final String CHUNKS_TRUNCATED = "chunks.truncated";
   public static final String CHUNKS_WRITTEN = "chunks.written";
   public static final String SHARDS = "shards";

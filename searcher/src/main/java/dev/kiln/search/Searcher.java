@@ -62,7 +62,7 @@ public final class Searcher implements Closeable {
     this.searcher.setSimilarity(
         new BM25Similarity(manifest.index().bm25K1(), manifest.index().bm25B()));
     this.bm25Queries = new Bm25QueryBuilder(analyzer, ShardSchema.TEXT);
-    this.embedder = new QueryEmbedder(manifest.model(), snapshotId);
+    this.embedder = new QueryEmbedder(manifest);
     this.fusion = new ReciprocalRankFusion(options.rrfK());
   }
 
@@ -140,6 +140,7 @@ public final class Searcher implements Closeable {
       throw new IllegalArgumentException("query vector has " + queryVector.length
           + " dimensions; snapshot " + snapshotId + " holds " + dimension + "-d vectors");
     }
+    ShardReaders.checkVectors(shards.reader(), manifest);
     return run(new KnnFloatVectorQuery(ShardSchema.VECTOR, queryVector, k), k);
   }
 
