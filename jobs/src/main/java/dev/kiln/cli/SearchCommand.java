@@ -3,15 +3,20 @@ package dev.kiln.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.config.ConfigException;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchMode;
+import dev.kiln.search.SearchRequest;
 import dev.kiln.search.SearchResponse;
 import dev.kiln.search.Searcher;
+import dev.kiln.search.context.AssembledContext;
+import dev.kiln.search.filter.MetadataFilter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -32,8 +37,21 @@ final class SearchCommand implements Callable<Integer> {
   @Option(names = "--k", defaultValue = "10", description = "results (default: ${DEFAULT-VALUE})")
   int k;
 
+  @Option(names = "--filter", paramLabel = "KEY=VALUE",
+      description = "metadata condition; repeatable (keys AND, values of one key OR)")
+  List<String> filters;
+
+  @Option(names = "--context", description = "print the results packed as LLM context")
+  boolean context;
+
+  @Option(names = "--budget", paramLabel = "TOKENS", defaultValue = "1024",
+      description = "context token budget, counted with the model's tokenizer (default: ${DEFAULT-VALUE})")
+  int budget;
+
   @Option(names = "--json", description = "print JSON")
   boolean json;
+
+  @Mixin RetrievalOptions retrieval;
 
   @Parameters(arity = "1..*", paramLabel = "QUERY")
   List<String> query;
@@ -41,12 +59,21 @@ final class SearchCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     SearchMode searchMode = SearchMode.parse(mode);
-    if (k < 1 || k > 1000) {
-      throw new dev.kiln.config.ConfigException("--k must be in 1..1000, was " + k);
+    if (k < 1 || k > SearchRequest.MAX_K) {
+      throw new ConfigException("--k must be in 1.." + SearchRequest.MAX_K + ", was " + k);
+    }
+    if (budget < 1) {
+      throw new ConfigException("--budget must be >= 1, was " + budget);
     }
     String q = String.join(" ", query);
-    try (Searcher searcher = Searcher.open(snapshots, snapshot)) {
-      SearchResponse response = searcher.search(q, searchMode, k);
+    SearchRequest request = new SearchRequest(q, searchMode, k, MetadataFilter.parse(filters));
+    try (Searcher searcher = Searcher.open(snapshots, snapshot, retrieval.toOptions())) {
+      if (context) {
+        AssembledContext ctx = searcher.context(request, budget);
+        System.out.println(json ? new ObjectMapper().writeValueAsString(ctx) : contextText(ctx));
+        return Kiln.OK;
+      }
+      SearchResponse response = searcher.search(request);
       if (json) {
         System.out.println(toJson(response));
       } else {
@@ -54,6 +81,10 @@ final class SearchCommand implements Callable<Integer> {
       }
     }
     return Kiln.OK;
+  }
+
+  private static String contextText(AssembledContext ctx) {
+    return ctx.blocks().isEmpty() ? "(" + ctx.reason() + ")" : ctx.text();
   }
 
   static String toJson(SearchResponse response) throws Exception {
@@ -70,6 +101,9 @@ final class SearchCommand implements Callable<Integer> {
       r.put("text", h.text());
       r.set("metadata", m.valueToTree(h.metadata()));
     }
+    if (response.reason() != null) {
+      root.put("reason", response.reason());
+    }
     return m.writeValueAsString(root);
   }
 
@@ -85,7 +119,7 @@ final class SearchCommand implements Callable<Integer> {
       System.out.printf(Locale.ROOT, "%2d. %.4f  %s%n    %s%n", rank++, h.score(), h.chunkId(), text);
     }
     if (response.results().isEmpty()) {
-      System.out.println("(no results)");
+      System.out.println("(" + response.reason() + ")");
     }
   }
 }
