@@ -22,7 +22,8 @@ import java.nio.file.Path;
  *     --max-drop}; NaN = off)
  * @param reranker a cross-encoder model directory, or {@code null} to skip reranking ({@code
  *     --rerank-model})
- * @param rerankDepth how many fused candidates the reranker rescores ({@code --rerank-depth})
+ * @param rerankDepth how many fused candidates the reranker rescores before cutting to k (at least
+ *     k, so every returned score is a reranker score; {@code --rerank-depth})
  * @param prf whether BM25 queries are expanded by pseudo-relevance feedback ({@code --prf})
  */
 public record SearchOptions(

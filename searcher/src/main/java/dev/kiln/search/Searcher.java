@@ -82,7 +82,7 @@ public final class Searcher implements Closeable {
   private static final AtomicBoolean RERANK_SKIP_LOGGED = new AtomicBoolean();
 
   private Searcher(Manifest manifest, ShardReaders shards, Analyzer analyzer, SearchOptions options,
-      Reranker reranker) {
+      Reranker reranker, QueryRewriter customRewriter) {
     this.snapshotId = manifest.id();
     this.manifest = manifest;
     this.options = options;
@@ -96,7 +96,8 @@ public final class Searcher implements Closeable {
     this.fusion = options.fusion() == FusionMethod.RRF
         ? new ReciprocalRankFusion(options.rrfK())
         : new MinMaxBlend(options.alpha());
-    this.rewriter = options.prf() ? new Rm3Rewriter() : QueryRewriter.IDENTITY;
+    this.rewriter = customRewriter != null ? customRewriter
+        : options.prf() ? new Rm3Rewriter() : QueryRewriter.IDENTITY;
     this.reranker = reranker;
     this.gate = new RelevanceGate(options.minScore(), options.maxDrop());
     if (reranker == null && RERANK_SKIP_LOGGED.compareAndSet(false, true)) {
@@ -147,6 +148,15 @@ public final class Searcher implements Closeable {
    * @throws SnapshotException when the snapshot is missing, fails verification or cannot be read
    */
   public static Searcher open(Path snapshotsRoot, String snapshotId, SearchOptions options) {
+    return open(snapshotsRoot, snapshotId, options, null);
+  }
+
+  /**
+   * {@link #open(Path, String, SearchOptions)} with a custom query rewriter (an LLM rewriter, say)
+   * in place of the one {@code options} selects; it must be thread-safe.
+   */
+  public static Searcher open(Path snapshotsRoot, String snapshotId, SearchOptions options,
+      QueryRewriter rewriter) {
     Objects.requireNonNull(options, "options");
     SnapshotStore store = new SnapshotStore(snapshotsRoot);
     String id = snapshotId == null ? store.currentId() : snapshotId;
@@ -174,7 +184,7 @@ public final class Searcher implements Closeable {
     LOG.info("opened snapshot {}: {} shard(s), {} chunks, analyzer {}, model {}; {}", id,
         manifest.shards().size(), shards.reader().numDocs(), manifest.index().analyzer(),
         manifest.model().name(), options.describe());
-    return new Searcher(manifest, shards, analyzer, options, reranker);
+    return new Searcher(manifest, shards, analyzer, options, reranker, rewriter);
   }
 
   public String snapshotId() {
