@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import org.apache.lucene.util.IOUtils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -100,7 +101,7 @@ class FilteredSearchITCase {
     }
   }
 
-  /** Short sentences after each document's first (which repeats its title), until {@code n}. */
+  /** Short distinct sentences (the first of each text is its title), until {@code n}. */
   private static List<String> sentences(Path corpus, int n) throws IOException {
     ObjectMapper json = new ObjectMapper();
     List<String> out = new ArrayList<>();
@@ -110,7 +111,7 @@ class FilteredSearchITCase {
       while ((line = in.readLine()) != null && out.size() < n) {
         JsonNode doc = json.readTree(line);
         String[] parts = doc.get("text").asText().split(" \\. ");
-        for (int i = 1; i < parts.length && out.size() < n; i++) {
+        for (int i = 0; i < parts.length && out.size() < n; i++) {
           String s = parts[i].strip();
           // Short sentences: embedding time grows with tokens, and recall does not need long ones.
           if (s.length() > 20 && s.length() <= 110 && seen.add(s)) {
@@ -127,8 +128,7 @@ class FilteredSearchITCase {
 
   @AfterAll
   static void close() throws IOException {
-    searcher.close();
-    luceneOnly.close();
+    IOUtils.close(searcher, luceneOnly);
   }
 
   private static double recall(Searcher s, MetadataFilter filter) {
