@@ -26,10 +26,11 @@ import org.apache.lucene.util.Bits;
  *
  * <p>What Lucene 10.6 decides by itself, per segment, for {@link KnnFloatVectorQuery} with a filter:
  * it materialises the filter's matches; if they are no more than {@code k} it scores them exactly;
- * otherwise it walks the graph, only collecting accepted documents (and, below the strategy's
- * filtered-search threshold of 60 % accepted, exploring through rejected neighbours ACORN-style),
- * with a visit limit of the match count; when the walk hits that limit it abandons it and scores
- * the matches exactly. So a very selective filter already ends in an exact search, but only after a
+ * otherwise it walks the graph, only collecting accepted documents, with a visit limit of the match
+ * count; when the walk hits that limit it abandons it and scores the matches exactly. (Its {@code
+ * KnnSearchStrategy.Hnsw} can also explore through rejected neighbours ACORN-style when the accepted
+ * fraction is below {@code filteredSearchThreshold} percent, but that threshold defaults to 0 in
+ * 10.6, so Kiln, using the default strategy, does not.) So a very selective filter already ends in an exact search, but only after a
  * wasted graph walk, and the cut-over depends on segment size rather than on the snapshot.
  *
  * <p>Kiln makes the choice explicit and snapshot-wide: when the filter matches at most {@code
