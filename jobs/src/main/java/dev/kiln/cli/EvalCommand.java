@@ -23,9 +23,9 @@ import picocli.CommandLine.Option;
 @Command(name = "eval", mixinStandardHelpOptions = true,
     description = "Compute nDCG@10, Recall@100 and MRR@10 of the published snapshot.")
 final class EvalCommand implements Callable<Integer> {
-  @Option(names = "--snapshots", paramLabel = "DIR", defaultValue = "kiln-data/snapshots",
+  @Option(names = "--snapshots", paramLabel = "URI", defaultValue = "kiln-data/snapshots",
       description = "snapshots root (default: ${DEFAULT-VALUE})")
-  Path snapshots;
+  String snapshots;
 
   @Option(names = "--snapshot", paramLabel = "ID", description = "a snapshot id instead of CURRENT")
   String snapshot;
@@ -53,7 +53,8 @@ final class EvalCommand implements Callable<Integer> {
       }
     }
     SearchOptions options = retrieval.toOptions();
-    try (Searcher searcher = Searcher.open(snapshots, snapshot, options)) {
+    Path root = SnapshotRoots.local(snapshots, snapshot);
+    try (Searcher searcher = Searcher.open(root, snapshot, options)) {
       EvalReport report = new Evaluator(searcher).evaluate(Queries.read(queries), Qrels.read(qrels), searchMode);
       String variant = variant(searchMode, options);
       if (json) {

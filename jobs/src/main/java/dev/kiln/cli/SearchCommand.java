@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.config.ConfigException;
+import dev.kiln.embed.ModelRegistry;
+import dev.kiln.search.ModelCheck;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchMode;
 import dev.kiln.search.SearchRequest;
@@ -24,9 +26,9 @@ import picocli.CommandLine.Parameters;
 @Command(name = "search", mixinStandardHelpOptions = true,
     description = "Search the published snapshot (or --snapshot ID).")
 final class SearchCommand implements Callable<Integer> {
-  @Option(names = "--snapshots", paramLabel = "DIR", defaultValue = "kiln-data/snapshots",
+  @Option(names = "--snapshots", paramLabel = "URI", defaultValue = "kiln-data/snapshots",
       description = "snapshots root (default: ${DEFAULT-VALUE})")
-  Path snapshots;
+  String snapshots;
 
   @Option(names = "--snapshot", paramLabel = "ID", description = "a snapshot id instead of CURRENT")
   String snapshot;
@@ -48,6 +50,10 @@ final class SearchCommand implements Callable<Integer> {
       description = "context token budget, counted with the model's tokenizer (default: ${DEFAULT-VALUE})")
   int budget;
 
+  @Option(names = "--model", paramLabel = "NAME|DIR",
+      description = "fail unless the snapshot was embedded with this model (default: the manifest's model)")
+  String model;
+
   @Option(names = "--json", description = "print JSON")
   boolean json;
 
@@ -67,7 +73,14 @@ final class SearchCommand implements Callable<Integer> {
     }
     String q = String.join(" ", query);
     SearchRequest request = new SearchRequest(q, searchMode, k, MetadataFilter.parse(filters));
-    try (Searcher searcher = Searcher.open(snapshots, snapshot, retrieval.toOptions())) {
+    Path root = SnapshotRoots.local(snapshots, snapshot);
+    try (Searcher searcher = Searcher.open(root, snapshot, retrieval.toOptions())) {
+      if (model != null) {
+        ModelCheck.mismatch(searcher.manifest(), ModelRegistry.resolve(model)).ifPresent(msg -> {
+          throw new ConfigException("--model " + model + " does not match: " + msg
+              + "; search without --model or with --model " + searcher.manifest().model().source());
+        });
+      }
       if (context) {
         AssembledContext ctx = searcher.context(request, budget);
         System.out.println(json ? new ObjectMapper().writeValueAsString(ctx) : contextText(ctx));

@@ -75,6 +75,8 @@ public final class Searcher implements Closeable {
   private final QueryRewriter rewriter;
   private final Reranker reranker;
   private final RelevanceGate gate;
+  /** Why dense search is refused on this snapshot (stored vectors disagree with the manifest), or null. */
+  private final String vectorsProblem;
   private final AtomicBoolean closed = new AtomicBoolean();
   private ModelTokenizer tokenizer;
 
@@ -92,7 +94,8 @@ public final class Searcher implements Closeable {
     this.searcher.setSimilarity(
         new BM25Similarity(manifest.index().bm25K1(), manifest.index().bm25B()));
     this.bm25Queries = new Bm25QueryBuilder(analyzer, ShardSchema.TEXT);
-    this.embedder = new QueryEmbedder(manifest.model(), snapshotId);
+    this.embedder = new QueryEmbedder(manifest);
+    this.vectorsProblem = vectorsProblem(shards, manifest);
     this.fusion = options.fusion() == FusionMethod.RRF
         ? new ReciprocalRankFusion(options.rrfK())
         : new MinMaxBlend(options.alpha());
@@ -254,7 +257,7 @@ public final class Searcher implements Closeable {
         throw new IllegalStateException("searcher for snapshot " + snapshotId + " is closed");
       }
       if (tokenizer == null) {
-        tokenizer = ModelTokenizer.open(ModelRegistry.resolve(manifest.model().name()));
+        tokenizer = ModelTokenizer.open(ModelRegistry.resolve(manifest.model().source()));
       }
       t = tokenizer;
     }
@@ -394,6 +397,19 @@ public final class Searcher implements Closeable {
     if (queryVector.length != dimension) {
       throw new IllegalArgumentException("query vector has " + queryVector.length
           + " dimensions; snapshot " + snapshotId + " holds " + dimension + "-d vectors");
+    }
+    if (vectorsProblem != null) {
+      throw new SnapshotException(vectorsProblem);
+    }
+  }
+
+  /** Checked once at open, not per query: only dense search needs the stored vectors. */
+  private static String vectorsProblem(ShardReaders shards, Manifest manifest) {
+    try {
+      ShardReaders.checkVectors(shards.reader(), manifest);
+      return null;
+    } catch (SnapshotException e) {
+      return e.getMessage();
     }
   }
 

@@ -2,7 +2,6 @@ package dev.kiln.search.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.embed.TextEmbedder;
 import dev.kiln.search.SearchMode;
 import dev.kiln.search.SearchOptions;
+import dev.kiln.search.Searcher;
 import dev.kiln.search.SnapshotFixture;
 import java.io.IOException;
 import java.net.URI;
@@ -206,8 +206,8 @@ class SearchServerTest {
         // The old snapshot still answers the query that acquired it before the swap ...
         assertEquals("volcano#1", inFlight.searcher().bm25("pyroclastic", 1).get(0).chunkId());
         inFlight.close();
-        // ... and is closed once that query has released it.
-        assertThrows(RuntimeException.class, () -> inFlight.searcher().bm25("pyroclastic", 1));
+        // ... and is closed once that query, and any client query still holding it, has released it.
+        awaitClosed(inFlight.searcher());
         served.add(next);
       }
       assertFalse(searchers.checkNow(), "no change, no swap");
@@ -223,6 +223,25 @@ class SearchServerTest {
       assertTrue(answeredBy.get(id).get() > 0, "no query answered by " + id);
     }
     assertTrue(total.get() >= 20, "load was too light to mean anything: " + total.get());
+  }
+
+  /**
+   * Waits for the condition "the searcher is closed": a client query that acquired it just before the
+   * swap may still be running when the test releases its own lease, and closing waits for it.
+   */
+  private static void awaitClosed(Searcher s) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (true) {
+      try {
+        s.bm25("pyroclastic", 1);
+      } catch (RuntimeException closed) {
+        return;
+      }
+      assertTrue(System.nanoTime() < deadline,
+          "snapshot " + s.snapshotId() + " still open 60 s after its last lease was released");
+      Thread.onSpinWait();
+      Thread.yield();
+    }
   }
 
   /** Waits for the condition "clients got answers from {@code id}", not for a fixed time. */
