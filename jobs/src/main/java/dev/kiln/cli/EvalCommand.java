@@ -11,7 +11,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.search.SearchOptions;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code kiln eval}: retrieval quality of a snapshot on BEIR-style queries and judgements. */
@@ -37,6 +42,8 @@ final class EvalCommand implements Callable<Integer> {
   @Option(names = "--json", description = "print JSON")
   boolean json;
 
+  @Mixin RetrievalOptions retrieval;
+
   @Override
   public Integer call() throws Exception {
     SearchMode searchMode = SearchMode.parse(mode);
@@ -45,17 +52,39 @@ final class EvalCommand implements Callable<Integer> {
         throw new ConfigException("file not found: " + p);
       }
     }
-    try (Searcher searcher = Searcher.open(SnapshotRoots.local(snapshots, snapshot), snapshot)) {
+    SearchOptions options = retrieval.toOptions();
+    Path root = SnapshotRoots.local(snapshots, snapshot);
+    try (Searcher searcher = Searcher.open(root, snapshot, options)) {
       EvalReport report = new Evaluator(searcher).evaluate(Queries.read(queries), Qrels.read(qrels), searchMode);
+      String variant = variant(searchMode, options);
       if (json) {
-        System.out.println(report.toJson());
+        ObjectMapper m = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        ObjectNode node = (ObjectNode) m.readTree(report.toJson());
+        node.put("variant", variant);
+        node.put("options", options.describe());
+        System.out.println(m.writeValueAsString(node));
       } else {
         System.out.printf(Locale.ROOT, "snapshot %s, mode %s, %d queries%n", report.snapshot(),
-            searchMode.name().toLowerCase(Locale.ROOT), report.queries());
+            variant, report.queries());
         System.out.printf(Locale.ROOT, "  nDCG@10    %.4f%n  Recall@100 %.4f%n  MRR@10     %.4f%n",
             report.ndcg10(), report.recall100(), report.mrr10());
       }
     }
     return Kiln.OK;
+  }
+
+  /** The label a results table uses: bm25, bm25+prf, dense, hybrid-rrf, hybrid-blend, … */
+  static String variant(SearchMode mode, SearchOptions options) {
+    String v = mode.label();
+    if (mode == SearchMode.HYBRID) {
+      v += "-" + options.fusion().label();
+    }
+    if (options.prf() && mode != SearchMode.DENSE) {
+      v += "+prf";
+    }
+    if (options.reranker() != null) {
+      v += "+rerank";
+    }
+    return v;
   }
 }

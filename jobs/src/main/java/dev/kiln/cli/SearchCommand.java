@@ -3,18 +3,22 @@ package dev.kiln.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.config.ConfigException;
+import dev.kiln.embed.ModelRegistry;
+import dev.kiln.search.ModelCheck;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchMode;
+import dev.kiln.search.SearchRequest;
 import dev.kiln.search.SearchResponse;
 import dev.kiln.search.Searcher;
+import dev.kiln.search.context.AssembledContext;
+import dev.kiln.search.filter.MetadataFilter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import dev.kiln.config.ConfigException;
-import dev.kiln.embed.ModelRegistry;
-import dev.kiln.search.ModelCheck;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -35,6 +39,17 @@ final class SearchCommand implements Callable<Integer> {
   @Option(names = "--k", defaultValue = "10", description = "results (default: ${DEFAULT-VALUE})")
   int k;
 
+  @Option(names = "--filter", paramLabel = "KEY=VALUE",
+      description = "metadata condition; repeatable (keys AND, values of one key OR)")
+  List<String> filters;
+
+  @Option(names = "--context", description = "print the results packed as LLM context")
+  boolean context;
+
+  @Option(names = "--budget", paramLabel = "TOKENS", defaultValue = "1024",
+      description = "context token budget, counted with the model's tokenizer (default: ${DEFAULT-VALUE})")
+  int budget;
+
   @Option(names = "--model", paramLabel = "NAME|DIR",
       description = "fail unless the snapshot was embedded with this model (default: the manifest's model)")
   String model;
@@ -42,24 +57,36 @@ final class SearchCommand implements Callable<Integer> {
   @Option(names = "--json", description = "print JSON")
   boolean json;
 
+  @Mixin RetrievalOptions retrieval;
+
   @Parameters(arity = "1..*", paramLabel = "QUERY")
   List<String> query;
 
   @Override
   public Integer call() throws Exception {
     SearchMode searchMode = SearchMode.parse(mode);
-    if (k < 1 || k > 1000) {
-      throw new ConfigException("--k must be in 1..1000, was " + k);
+    if (k < 1 || k > SearchRequest.MAX_K) {
+      throw new ConfigException("--k must be in 1.." + SearchRequest.MAX_K + ", was " + k);
+    }
+    if (budget < 1) {
+      throw new ConfigException("--budget must be >= 1, was " + budget);
     }
     String q = String.join(" ", query);
-    try (Searcher searcher = Searcher.open(SnapshotRoots.local(snapshots, snapshot), snapshot)) {
+    SearchRequest request = new SearchRequest(q, searchMode, k, MetadataFilter.parse(filters));
+    Path root = SnapshotRoots.local(snapshots, snapshot);
+    try (Searcher searcher = Searcher.open(root, snapshot, retrieval.toOptions())) {
       if (model != null) {
         ModelCheck.mismatch(searcher.manifest(), ModelRegistry.resolve(model)).ifPresent(msg -> {
           throw new ConfigException("--model " + model + " does not match: " + msg
               + "; search without --model or with --model " + searcher.manifest().model().source());
         });
       }
-      SearchResponse response = searcher.search(q, searchMode, k);
+      if (context) {
+        AssembledContext ctx = searcher.context(request, budget);
+        System.out.println(json ? new ObjectMapper().writeValueAsString(ctx) : contextText(ctx));
+        return Kiln.OK;
+      }
+      SearchResponse response = searcher.search(request);
       if (json) {
         System.out.println(toJson(response));
       } else {
@@ -67,6 +94,10 @@ final class SearchCommand implements Callable<Integer> {
       }
     }
     return Kiln.OK;
+  }
+
+  private static String contextText(AssembledContext ctx) {
+    return ctx.blocks().isEmpty() ? "(" + ctx.reason() + ")" : ctx.text();
   }
 
   static String toJson(SearchResponse response) throws Exception {
@@ -83,6 +114,9 @@ final class SearchCommand implements Callable<Integer> {
       r.put("text", h.text());
       r.set("metadata", m.valueToTree(h.metadata()));
     }
+    if (response.reason() != null) {
+      root.put("reason", response.reason());
+    }
     return m.writeValueAsString(root);
   }
 
@@ -98,7 +132,7 @@ final class SearchCommand implements Callable<Integer> {
       System.out.printf(Locale.ROOT, "%2d. %.4f  %s%n    %s%n", rank++, h.score(), h.chunkId(), text);
     }
     if (response.results().isEmpty()) {
-      System.out.println("(no results)");
+      System.out.println("(" + response.reason() + ")");
     }
   }
 }

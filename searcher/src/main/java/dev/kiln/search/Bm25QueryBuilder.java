@@ -32,21 +32,27 @@ final class Bm25QueryBuilder {
 
   /** The query, or {@code null} when analysis leaves no terms (only stop words or punctuation). */
   Query build(String text) {
-    Map<String, Integer> counts = terms(text);
-    if (counts.isEmpty()) {
+    Map<String, Float> weights = new LinkedHashMap<>();
+    terms(text).forEach((t, c) -> weights.put(t, c.floatValue()));
+    return build(weights);
+  }
+
+  /** A query of already analysed terms with their weights, or {@code null} when there are none. */
+  Query build(Map<String, Float> weightedTerms) {
+    if (weightedTerms.isEmpty()) {
       return null;
     }
     BooleanQuery.Builder query = new BooleanQuery.Builder();
     // A pasted document can hold more distinct terms than Lucene allows clauses; the first ones win
     // rather than the whole search failing.
     int room = IndexSearcher.getMaxClauseCount();
-    for (Map.Entry<String, Integer> e : counts.entrySet()) {
+    for (Map.Entry<String, Float> e : weightedTerms.entrySet()) {
       if (room-- == 0) {
         break;
       }
       Query clause = new TermQuery(new Term(field, e.getKey()));
       // A term repeated in the query weighs that many times, as summing duplicate clauses would.
-      if (e.getValue() > 1) {
+      if (e.getValue() != 1f) {
         clause = new BoostQuery(clause, e.getValue());
       }
       query.add(clause, BooleanClause.Occur.SHOULD);
@@ -54,7 +60,8 @@ final class Bm25QueryBuilder {
     return query.build();
   }
 
-  private Map<String, Integer> terms(String text) {
+  /** Term counts after analysis, in first-occurrence order. */
+  Map<String, Integer> terms(String text) {
     Map<String, Integer> counts = new LinkedHashMap<>();
     try (TokenStream tokens = analyzer.tokenStream(field, text)) {
       CharTermAttribute term = tokens.addAttribute(CharTermAttribute.class);

@@ -1,37 +1,146 @@
 package dev.kiln.search;
 
 import dev.kiln.config.ConfigException;
+import dev.kiln.search.fusion.FusionMethod;
+import java.nio.file.Path;
 
 /**
- * Tuning of a {@link Searcher}. Immutable; derive variants with the {@code with…} methods.
+ * Tuning of a {@link Searcher}. Immutable; derive variants with the {@code with…} methods. Each
+ * component names the CLI option that sets it, so a {@link ConfigException} points at the fix.
  *
+ * @param fusion how hybrid search combines its two candidate lists ({@code --fusion})
  * @param rrfK the reciprocal rank fusion constant: larger values flatten the advantage of top ranks
- * @param candidateDepth how many candidates hybrid search takes from each retriever before fusing
- *     (at least the requested {@code k} is always taken)
+ *     ({@code --rrf-k})
+ * @param alpha weight of the dense side in {@link FusionMethod#BLEND} ({@code --alpha})
+ * @param denseDepth candidates hybrid search takes from HNSW before fusing ({@code --dense-depth})
+ * @param bm25Depth candidates hybrid search takes from BM25 before fusing ({@code --bm25-depth})
+ * @param exactFilterRatio when a filter matches at most this fraction of the snapshot's chunks, dense
+ *     search scores every matching vector exactly instead of walking the graph ({@code
+ *     --exact-filter-ratio}; 0 leaves the choice to Lucene)
+ * @param minScore relevance gate: hits scoring below it are dropped ({@code --min-score}; NaN = off)
+ * @param maxDrop relevance gate: hits more than this below the top score are dropped ({@code
+ *     --max-drop}; NaN = off)
+ * @param reranker a cross-encoder model directory, or {@code null} to skip reranking ({@code
+ *     --rerank-model})
+ * @param rerankDepth how many fused candidates the reranker rescores before cutting to k (at least
+ *     k, so every returned score is a reranker score; {@code --rerank-depth})
+ * @param prf whether BM25 queries are expanded by pseudo-relevance feedback ({@code --prf})
  */
-public record SearchOptions(int rrfK, int candidateDepth) {
+public record SearchOptions(
+    FusionMethod fusion,
+    int rrfK,
+    double alpha,
+    int denseDepth,
+    int bm25Depth,
+    double exactFilterRatio,
+    double minScore,
+    double maxDrop,
+    Path reranker,
+    int rerankDepth,
+    boolean prf) {
   /** The constant from Cormack, Clarke and Büttcher (2009), which most fusion systems keep. */
   public static final int DEFAULT_RRF_K = 60;
   public static final int DEFAULT_CANDIDATE_DEPTH = 100;
+  public static final double DEFAULT_ALPHA = 0.5;
+  /**
+   * Below 1 % of the chunks, scoring the matching vectors costs at most a few thousand dot products
+   * per 100k chunks, and filtered graph walks start paying for long detours around excluded nodes.
+   */
+  public static final double DEFAULT_EXACT_FILTER_RATIO = 0.01;
+  public static final int DEFAULT_RERANK_DEPTH = 50;
 
   public SearchOptions {
+    if (fusion == null) {
+      throw new ConfigException("--fusion must be rrf or blend");
+    }
     if (rrfK < 0) {
-      throw new ConfigException("rrf-k must be >= 0, was " + rrfK);
+      throw new ConfigException("--rrf-k must be >= 0, was " + rrfK);
     }
-    if (candidateDepth < 1) {
-      throw new ConfigException("candidate-depth must be >= 1, was " + candidateDepth);
+    if (!(alpha >= 0 && alpha <= 1)) {
+      throw new ConfigException("--alpha must be in [0, 1], was " + alpha);
     }
+    if (denseDepth < 1 || bm25Depth < 1) {
+      throw new ConfigException("--depth must be >= 1, was " + Math.min(denseDepth, bm25Depth));
+    }
+    if (!(exactFilterRatio >= 0 && exactFilterRatio <= 1)) {
+      throw new ConfigException("--exact-filter-ratio must be in [0, 1], was " + exactFilterRatio);
+    }
+    if (!Double.isNaN(maxDrop) && maxDrop < 0) {
+      throw new ConfigException("--max-drop must be >= 0, was " + maxDrop);
+    }
+    if (rerankDepth < 1) {
+      throw new ConfigException("--rerank-depth must be >= 1, was " + rerankDepth);
+    }
+  }
+
+  /** Backwards-compatible constructor: RRF with the given constant and depth on both paths. */
+  public SearchOptions(int rrfK, int candidateDepth) {
+    this(FusionMethod.RRF, rrfK, DEFAULT_ALPHA, candidateDepth, candidateDepth,
+        DEFAULT_EXACT_FILTER_RATIO, Double.NaN, Double.NaN, null, DEFAULT_RERANK_DEPTH, false);
+  }
+
+  /** The deeper of the two per-path candidate depths. */
+  public int candidateDepth() {
+    return Math.max(denseDepth, bm25Depth);
   }
 
   public static SearchOptions defaults() {
     return new SearchOptions(DEFAULT_RRF_K, DEFAULT_CANDIDATE_DEPTH);
   }
 
-  public SearchOptions withRrfK(int value) {
-    return new SearchOptions(value, candidateDepth);
+  public SearchOptions withFusion(FusionMethod value) {
+    return new SearchOptions(value, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
+        maxDrop, reranker, rerankDepth, prf);
   }
 
+  public SearchOptions withRrfK(int value) {
+    return new SearchOptions(fusion, value, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
+        maxDrop, reranker, rerankDepth, prf);
+  }
+
+  public SearchOptions withAlpha(double value) {
+    return new SearchOptions(fusion, rrfK, value, denseDepth, bm25Depth, exactFilterRatio, minScore,
+        maxDrop, reranker, rerankDepth, prf);
+  }
+
+  /** Sets the candidate depth of both retrieval paths. */
   public SearchOptions withCandidateDepth(int value) {
-    return new SearchOptions(rrfK, value);
+    return withDepths(value, value);
+  }
+
+  public SearchOptions withDepths(int dense, int bm25) {
+    return new SearchOptions(fusion, rrfK, alpha, dense, bm25, exactFilterRatio, minScore, maxDrop,
+        reranker, rerankDepth, prf);
+  }
+
+  public SearchOptions withExactFilterRatio(double value) {
+    return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, value, minScore, maxDrop,
+        reranker, rerankDepth, prf);
+  }
+
+  /** Relevance gates; NaN switches a gate off. */
+  public SearchOptions withGates(double floor, double drop) {
+    return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, floor, drop,
+        reranker, rerankDepth, prf);
+  }
+
+  public SearchOptions withReranker(Path modelDir, int depth) {
+    return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
+        maxDrop, modelDir, depth, prf);
+  }
+
+  public SearchOptions withPrf(boolean value) {
+    return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
+        maxDrop, reranker, rerankDepth, value);
+  }
+
+  /** One line for the start-up log, so a run explains itself. */
+  public String describe() {
+    return "fusion=" + fusion.label() + " rrf-k=" + rrfK + " alpha=" + alpha + " dense-depth="
+        + denseDepth + " bm25-depth=" + bm25Depth + " exact-filter-ratio=" + exactFilterRatio
+        + " min-score=" + (Double.isNaN(minScore) ? "off" : minScore)
+        + " max-drop=" + (Double.isNaN(maxDrop) ? "off" : maxDrop)
+        + " rerank=" + (reranker == null ? "off" : reranker + " (top " + rerankDepth + ")")
+        + " prf=" + (prf ? "rm3" : "off");
   }
 }

@@ -2,25 +2,43 @@ package dev.kiln.search;
 
 import dev.kiln.index.Analyzers;
 import dev.kiln.index.ShardSchema;
+import dev.kiln.embed.ModelRegistry;
+import dev.kiln.embed.ModelTokenizer;
+import dev.kiln.search.context.AssembledContext;
+import dev.kiln.search.context.ContextAssembler;
+import dev.kiln.search.context.ParentLookup;
+import dev.kiln.search.filter.FilteredVectorSearch;
+import dev.kiln.search.filter.MetadataFilter;
 import dev.kiln.search.fusion.Fusion;
+import dev.kiln.search.fusion.FusionMethod;
+import dev.kiln.search.fusion.MinMaxBlend;
 import dev.kiln.search.fusion.ReciprocalRankFusion;
 import dev.kiln.search.fusion.ScoredId;
+import dev.kiln.search.rerank.CrossEncoderReranker;
+import dev.kiln.search.rerank.Reranker;
+import dev.kiln.search.rewrite.QueryRewriter;
+import dev.kiln.search.rewrite.RewriteContext;
+import dev.kiln.search.rewrite.RewrittenQuery;
+import dev.kiln.search.rewrite.Rm3Rewriter;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotStore;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.similarities.BM25Similarity;
@@ -29,7 +47,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Searches one published snapshot: dense (HNSW), BM25 or both fused with reciprocal rank fusion.
+ * Searches one published snapshot. The chain, each stage in its own class: query rewriting ({@link
+ * QueryRewriter}) → metadata filter ({@link MetadataFilter}, applied inside the HNSW walk and to
+ * BM25) → recall (dense ∥ BM25, {@link FilteredVectorSearch}) → fusion (RRF or min-max blend) →
+ * rerank ({@link Reranker}, when configured) → relevance gates ({@link RelevanceGate}) → context
+ * ({@link ContextAssembler}).
  *
  * <p>Opening verifies every file against the manifest's SHA-256 before any of it is read, so a
  * half-copied or corrupted snapshot is refused rather than served. The snapshot is searched as it
@@ -50,9 +72,19 @@ public final class Searcher implements Closeable {
   private final Bm25QueryBuilder bm25Queries;
   private final QueryEmbedder embedder;
   private final Fusion fusion;
+  private final QueryRewriter rewriter;
+  private final Reranker reranker;
+  private final RelevanceGate gate;
+  /** Why dense search is refused on this snapshot (stored vectors disagree with the manifest), or null. */
+  private final String vectorsProblem;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private ModelTokenizer tokenizer;
 
-  private Searcher(Manifest manifest, ShardReaders shards, Analyzer analyzer, SearchOptions options) {
+  /** The rerank stage is skipped without a model; say so once per process, not per snapshot. */
+  private static final AtomicBoolean RERANK_SKIP_LOGGED = new AtomicBoolean();
+
+  private Searcher(Manifest manifest, ShardReaders shards, Analyzer analyzer, SearchOptions options,
+      Reranker reranker, QueryRewriter customRewriter) {
     this.snapshotId = manifest.id();
     this.manifest = manifest;
     this.options = options;
@@ -63,7 +95,43 @@ public final class Searcher implements Closeable {
         new BM25Similarity(manifest.index().bm25K1(), manifest.index().bm25B()));
     this.bm25Queries = new Bm25QueryBuilder(analyzer, ShardSchema.TEXT);
     this.embedder = new QueryEmbedder(manifest);
-    this.fusion = new ReciprocalRankFusion(options.rrfK());
+    this.vectorsProblem = vectorsProblem(shards, manifest);
+    this.fusion = options.fusion() == FusionMethod.RRF
+        ? new ReciprocalRankFusion(options.rrfK())
+        : new MinMaxBlend(options.alpha());
+    this.rewriter = customRewriter != null ? customRewriter
+        : options.prf() ? new Rm3Rewriter() : QueryRewriter.IDENTITY;
+    this.reranker = reranker;
+    this.gate = new RelevanceGate(options.minScore(), options.maxDrop());
+    if (reranker == null && RERANK_SKIP_LOGGED.compareAndSet(false, true)) {
+      LOG.info("rerank: skipped (no --rerank-model configured)");
+    }
+  }
+
+  /**
+   * Opens the snapshot {@code CURRENT} points to under a snapshots root given as a URI ({@code
+   * file:///data/snapshots}) or a plain path; the returned searcher is thread-safe and must be
+   * closed.
+   */
+  public static Searcher open(URI snapshotsRoot) {
+    return open(snapshotsRoot, SearchOptions.defaults());
+  }
+
+  /** {@link #open(URI)} with options. */
+  public static Searcher open(URI snapshotsRoot, SearchOptions options) {
+    return open(toPath(snapshotsRoot), null, options);
+  }
+
+  /** A local path for a snapshots root URI: {@code file:} or no scheme; others are refused. */
+  public static Path toPath(URI uri) {
+    if (uri.getScheme() == null) {
+      return Path.of(uri.getPath());
+    }
+    if (uri.getScheme().equals("file")) {
+      return Path.of(uri);
+    }
+    throw new SnapshotException("the searcher reads snapshots from the local file system (file:);"
+        + " copy " + uri + " locally first");
   }
 
   /** Opens the snapshot {@code CURRENT} points to, with default options. */
@@ -83,6 +151,15 @@ public final class Searcher implements Closeable {
    * @throws SnapshotException when the snapshot is missing, fails verification or cannot be read
    */
   public static Searcher open(Path snapshotsRoot, String snapshotId, SearchOptions options) {
+    return open(snapshotsRoot, snapshotId, options, null);
+  }
+
+  /**
+   * {@link #open(Path, String, SearchOptions)} with a custom query rewriter (an LLM rewriter, say)
+   * in place of the one {@code options} selects; it must be thread-safe.
+   */
+  public static Searcher open(Path snapshotsRoot, String snapshotId, SearchOptions options,
+      QueryRewriter rewriter) {
     Objects.requireNonNull(options, "options");
     SnapshotStore store = new SnapshotStore(snapshotsRoot);
     String id = snapshotId == null ? store.currentId() : snapshotId;
@@ -100,10 +177,17 @@ public final class Searcher implements Closeable {
       throw new SnapshotException("snapshot " + id + ": " + e.getMessage(), e);
     }
     ShardReaders shards = ShardReaders.open(store.layout().snapshotDir(id), manifest);
-    LOG.info("opened snapshot {}: {} shard(s), {} chunks, analyzer {}, model {}", id,
+    Reranker reranker = null;
+    try {
+      reranker = options.reranker() == null ? null : CrossEncoderReranker.open(options.reranker());
+    } catch (RuntimeException e) {
+      IOUtils.closeWhileHandlingException(shards, analyzer);
+      throw e;
+    }
+    LOG.info("opened snapshot {}: {} shard(s), {} chunks, analyzer {}, model {}; {}", id,
         manifest.shards().size(), shards.reader().numDocs(), manifest.index().analyzer(),
-        manifest.model().name());
-    return new Searcher(manifest, shards, analyzer, options);
+        manifest.model().name(), options.describe());
+    return new Searcher(manifest, shards, analyzer, options, reranker, rewriter);
   }
 
   public String snapshotId() {
@@ -118,15 +202,66 @@ public final class Searcher implements Closeable {
     return options;
   }
 
+  /** Chunks in the snapshot. */
+  public int chunkCount() {
+    return shards.reader().numDocs();
+  }
+
   /** Runs a query in the given mode and returns at most {@code k} chunks, best first. */
   public SearchResponse search(String query, SearchMode mode, int k) {
-    checkK(k);
+    return search(SearchRequest.of(query, mode, k));
+  }
+
+  /** Runs the whole chain for one request. */
+  public SearchResponse search(SearchRequest request) {
+    int k = request.k();
+    MetadataFilter filter = request.filter();
+    SearchMode mode = request.mode();
+    RewrittenQuery rewritten = mode == SearchMode.DENSE
+        ? new RewrittenQuery(request.query(), Map.of())
+        : rewriter.rewrite(request.query(), rewriteContext(filter));
+    // With a reranker, retrieval feeds it its depth of candidates; it then cuts to k.
+    int n = reranker == null ? k : Math.max(k, options.rerankDepth());
     List<SearchHit> hits = switch (mode) {
-      case DENSE -> dense(embedder.embed(query), k);
-      case BM25 -> bm25(query, k);
-      case HYBRID -> hybrid(query, k);
+      case DENSE -> dense(embedder.embed(rewritten.denseText()), n, filter);
+      case BM25 -> bm25(rewritten.bm25Terms(), n, filter);
+      case HYBRID -> hybrid(rewritten, n, filter);
     };
+    if (reranker != null) {
+      hits = rerank(request.query(), hits, k);
+    }
+    hits = gate.apply(hits);
     return new SearchResponse(snapshotId, mode, hits);
+  }
+
+  /**
+   * Runs {@code request} and packs its hits into a token budget counted with the snapshot model's
+   * tokenizer (see {@link ContextAssembler}).
+   */
+  public AssembledContext context(SearchRequest request, int tokenBudget) {
+    SearchResponse response = search(request);
+    ContextAssembler assembler = new ContextAssembler(this::countTokens, parents(), tokenBudget);
+    return assembler.assemble(response);
+  }
+
+  /** Parent chunks of this snapshot; none until snapshots carry a parents store. */
+  public ParentLookup parents() {
+    return ParentLookup.NONE;
+  }
+
+  /** Model tokens in {@code text}, counted with the snapshot model's own tokenizer. */
+  public int countTokens(String text) {
+    ModelTokenizer t;
+    synchronized (this) {
+      if (closed.get()) {
+        throw new IllegalStateException("searcher for snapshot " + snapshotId + " is closed");
+      }
+      if (tokenizer == null) {
+        tokenizer = ModelTokenizer.open(ModelRegistry.resolve(manifest.model().source()));
+      }
+      t = tokenizer;
+    }
+    return t.countTokens(text);
   }
 
   /**
@@ -134,28 +269,84 @@ public final class Searcher implements Closeable {
    * (and be unit length, as that model's vectors are).
    */
   public List<SearchHit> dense(float[] queryVector, int k) {
+    return dense(queryVector, k, MetadataFilter.none());
+  }
+
+  /** {@link #dense(float[], int)} among chunks passing {@code filter}. */
+  public List<SearchHit> dense(float[] queryVector, int k, MetadataFilter filter) {
     checkK(k);
-    int dimension = manifest.model().dimension();
-    if (queryVector.length != dimension) {
-      throw new IllegalArgumentException("query vector has " + queryVector.length
-          + " dimensions; snapshot " + snapshotId + " holds " + dimension + "-d vectors");
+    checkDimension(queryVector);
+    try {
+      TopDocs top = FilteredVectorSearch.search(searcher, ShardSchema.VECTOR, queryVector, k,
+          filter.toQuery(), options.exactFilterRatio());
+      return HitReader.read(searcher, top);
+    } catch (IOException e) {
+      throw new UncheckedIOException("search failed on snapshot " + snapshotId, e);
     }
-    ShardReaders.checkVectors(shards.reader(), manifest);
-    return run(new KnnFloatVectorQuery(ShardSchema.VECTOR, queryVector, k), k);
+  }
+
+  /** Exact (brute-force) nearest chunks passing {@code filter}: the reference for ANN recall. */
+  public List<SearchHit> exactDense(float[] queryVector, int k, MetadataFilter filter) {
+    checkK(k);
+    checkDimension(queryVector);
+    try {
+      return HitReader.read(searcher,
+          FilteredVectorSearch.exact(searcher, ShardSchema.VECTOR, queryVector, k, filter.toQuery()));
+    } catch (IOException e) {
+      throw new UncheckedIOException("search failed on snapshot " + snapshotId, e);
+    }
+  }
+
+  /** The query embedding the dense path uses. */
+  public float[] embedQuery(String query) {
+    return embedder.embed(query);
   }
 
   /** Bag-of-words BM25 over chunk text; a query with no terms left after analysis finds nothing. */
   public List<SearchHit> bm25(String query, int k) {
-    checkK(k);
-    Query q = bm25Queries.build(query);
-    return q == null ? List.of() : run(q, k);
+    return bm25(query, k, MetadataFilter.none());
   }
 
-  /** Both retrievers to the candidate depth, fused by rank, cut to {@code k}. */
-  private List<SearchHit> hybrid(String query, int k) {
-    int depth = Math.max(k, options.candidateDepth());
-    List<SearchHit> dense = dense(embedder.embed(query), depth);
-    List<SearchHit> lexical = bm25(query, depth);
+  /** {@link #bm25(String, int)} among chunks passing {@code filter}. */
+  public List<SearchHit> bm25(String query, int k, MetadataFilter filter) {
+    checkK(k);
+    return run(filtered(bm25Queries.build(query), filter), k);
+  }
+
+  private List<SearchHit> bm25(Map<String, Float> terms, int k, MetadataFilter filter) {
+    return run(filtered(bm25Queries.build(terms), filter), k);
+  }
+
+  private static Query filtered(Query query, MetadataFilter filter) {
+    Query f = filter.toQuery();
+    if (query == null || f == null) {
+      return query;
+    }
+    return new BooleanQuery.Builder()
+        .add(query, BooleanClause.Occur.MUST)
+        .add(f, BooleanClause.Occur.FILTER)
+        .build();
+  }
+
+  private RewriteContext rewriteContext(MetadataFilter filter) {
+    return new RewriteContext() {
+      @Override
+      public Map<String, Integer> analyze(String text) {
+        return bm25Queries.terms(text);
+      }
+
+      @Override
+      public List<String> firstPassTexts(String query, int n) {
+        return bm25(query, n, filter).stream().map(SearchHit::text).toList();
+      }
+    };
+  }
+
+  /** Both retrievers to their candidate depths, fused, cut to {@code k}. */
+  private List<SearchHit> hybrid(RewrittenQuery query, int k, MetadataFilter filter) {
+    List<SearchHit> dense = dense(embedder.embed(query.denseText()),
+        Math.max(k, options.denseDepth()), filter);
+    List<SearchHit> lexical = bm25(query.bm25Terms(), Math.max(k, options.bm25Depth()), filter);
     Map<String, SearchHit> byId = new HashMap<>();
     for (SearchHit h : dense) {
       byId.putIfAbsent(h.chunkId(), h);
@@ -171,16 +362,54 @@ public final class Searcher implements Closeable {
     return hits;
   }
 
+  private List<SearchHit> rerank(String query, List<SearchHit> candidates, int k) {
+    if (candidates.isEmpty()) {
+      return candidates;
+    }
+    float[] scores = reranker.score(query, candidates.stream().map(SearchHit::text).toList());
+    List<SearchHit> rescored = new ArrayList<>(candidates.size());
+    for (int i = 0; i < scores.length; i++) {
+      rescored.add(candidates.get(i).withScore(scores[i]));
+    }
+    rescored.sort(Comparator.comparingDouble(SearchHit::score).reversed()
+        .thenComparing(SearchHit::chunkId));
+    return rescored.size() > k ? List.copyOf(rescored.subList(0, k)) : rescored;
+  }
+
   private static List<ScoredId> ranking(List<SearchHit> hits) {
     return hits.stream().map(h -> new ScoredId(h.chunkId(), h.score())).toList();
   }
 
   private List<SearchHit> run(Query query, int k) {
+    if (query == null) {
+      return List.of();
+    }
     try {
       TopDocs top = searcher.search(query, k);
       return HitReader.read(searcher, top);
     } catch (IOException e) {
       throw new UncheckedIOException("search failed on snapshot " + snapshotId, e);
+    }
+  }
+
+  private void checkDimension(float[] queryVector) {
+    int dimension = manifest.model().dimension();
+    if (queryVector.length != dimension) {
+      throw new IllegalArgumentException("query vector has " + queryVector.length
+          + " dimensions; snapshot " + snapshotId + " holds " + dimension + "-d vectors");
+    }
+    if (vectorsProblem != null) {
+      throw new SnapshotException(vectorsProblem);
+    }
+  }
+
+  /** Checked once at open, not per query: only dense search needs the stored vectors. */
+  private static String vectorsProblem(ShardReaders shards, Manifest manifest) {
+    try {
+      ShardReaders.checkVectors(shards.reader(), manifest);
+      return null;
+    } catch (SnapshotException e) {
+      return e.getMessage();
     }
   }
 
@@ -193,7 +422,10 @@ public final class Searcher implements Closeable {
   @Override
   public void close() throws IOException {
     if (closed.compareAndSet(false, true)) {
-      IOUtils.close(embedder, shards, analyzer);
+      synchronized (this) {
+        ModelTokenizer t = tokenizer;
+        IOUtils.close(embedder, shards, analyzer, reranker, t == null ? null : t::close);
+      }
     }
   }
 }

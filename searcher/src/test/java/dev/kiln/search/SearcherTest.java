@@ -1,6 +1,7 @@
 package dev.kiln.search;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,6 +12,11 @@ import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.util.Set;
+import dev.kiln.search.context.AssembledContext;
+import dev.kiln.search.filter.MetadataFilter;
+import dev.kiln.search.fusion.FusionMethod;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -187,6 +193,68 @@ class SearcherTest {
           () -> s.search("volcano", SearchMode.DENSE, 1));
       assertTrue(e.getMessage().contains("512") && e.getMessage().contains("384"), e.getMessage());
     }
+  }
+
+  @Test
+  void filtersRestrictEveryModeAndBm25() {
+    MetadataFilter software = MetadataFilter.parse(List.of("topic=software"));
+    for (SearchMode mode : SearchMode.values()) {
+      List<SearchHit> hits = searcher.search(new SearchRequest("hot lava and commits", mode, 8, software)).results();
+      assertEquals(Set.of("git#0", "git#1"), Set.copyOf(chunkIds(hits)), mode.label());
+    }
+    // Several values of one key: either matches.
+    MetadataFilter two = MetadataFilter.parse(List.of("topic=geology", "topic=cooking"));
+    assertEquals(Set.of("volcano#1", "bread#0"), Set.copyOf(chunkIds(searcher.bm25("hot", 10, two))));
+  }
+
+  @Test
+  void blendFusionScoresAreConvexCombinationsInTheUnitInterval() throws IOException {
+    try (Searcher blend = Searcher.open(root, null,
+        SearchOptions.defaults().withFusion(FusionMethod.BLEND).withAlpha(0.5))) {
+      List<SearchHit> hits = blend.search("replaying commits onto another branch", SearchMode.HYBRID, 4).results();
+      assertEquals("git#1", hits.get(0).chunkId());
+      // First for both retrievers: normalised 1 on each side.
+      assertEquals(1.0, hits.get(0).score(), 1e-9);
+      hits.forEach(h -> assertTrue(h.score() >= 0 && h.score() <= 1, h.toString()));
+    }
+  }
+
+  @Test
+  void gatesLeaveNoFillerAndSayWhy() throws IOException {
+    try (Searcher gated = Searcher.open(root, null, SearchOptions.defaults().withGates(0.99, Double.NaN))) {
+      SearchResponse r = gated.search("completely unrelated quantum chromodynamics", SearchMode.DENSE, 5);
+      assertEquals(List.of(), r.results());
+      assertEquals(SearchResponse.NO_RELEVANT_CONTEXT, r.reason());
+    }
+  }
+
+  @Test
+  void prfExpandsTheBm25QueryWithFeedbackTerms() throws IOException {
+    try (Searcher prf = Searcher.open(root, null, SearchOptions.defaults().withPrf(true))) {
+      // "pyroclastic" only matches volcano#1; feedback from it adds "hot", "gas", "rock", which
+      // bring in bread#0 ("hot oven"), which plain BM25 cannot find.
+      assertEquals(List.of("volcano#1"), chunkIds(searcher.bm25("pyroclastic", 5)));
+      List<String> expanded = chunkIds(prf.search("pyroclastic", SearchMode.BM25, 5).results());
+      assertEquals("volcano#1", expanded.get(0));
+      assertTrue(expanded.contains("bread#0"), expanded.toString());
+    }
+  }
+
+  @Test
+  void opensByUriAndAssemblesContextWithTheModelTokenizer() throws IOException {
+    try (Searcher byUri = Searcher.open(root.toUri())) {
+      assertEquals(snapshotId, byUri.snapshotId());
+      AssembledContext ctx = byUri.context(
+          new SearchRequest("volcano eruption", SearchMode.BM25, 3, MetadataFilter.none()), 40);
+      assertFalse(ctx.blocks().isEmpty());
+      assertTrue(ctx.tokens() <= 40, ctx.toString());
+      int counted = 0;
+      for (var b : ctx.blocks()) {
+        counted += byUri.countTokens(b.header()) + byUri.countTokens(b.text());
+      }
+      assertTrue(ctx.tokens() >= counted, "tokens are counted with the model tokenizer");
+    }
+    assertThrows(SnapshotException.class, () -> Searcher.open(URI.create("s3://bucket/snapshots")));
   }
 
   @Test

@@ -1,0 +1,65 @@
+package dev.kiln.cli;
+
+import dev.kiln.search.SearchOptions;
+import dev.kiln.search.fusion.FusionMethod;
+import java.nio.file.Path;
+import picocli.CommandLine.Option;
+
+/** Retrieval tuning shared by {@code search}, {@code eval} and {@code serve}. */
+final class RetrievalOptions {
+  @Option(names = "--fusion", paramLabel = "rrf|blend", defaultValue = "rrf",
+      description = "hybrid fusion: reciprocal rank or min-max score blend (default: ${DEFAULT-VALUE})")
+  String fusion;
+
+  @Option(names = "--alpha", paramLabel = "A", defaultValue = "" + SearchOptions.DEFAULT_ALPHA,
+      description = "blend weight of the dense side, 0..1 (default: ${DEFAULT-VALUE})")
+  double alpha;
+
+  @Option(names = "--rrf-k", paramLabel = "K", defaultValue = "" + SearchOptions.DEFAULT_RRF_K,
+      description = "RRF constant (default: ${DEFAULT-VALUE})")
+  int rrfK;
+
+  @Option(names = "--depth", paramLabel = "N", defaultValue = "" + SearchOptions.DEFAULT_CANDIDATE_DEPTH,
+      description = "candidates per retrieval path before fusion (default: ${DEFAULT-VALUE})")
+  int depth;
+
+  @Option(names = "--dense-depth", paramLabel = "N", description = "dense candidates (default: --depth)")
+  Integer denseDepth;
+
+  @Option(names = "--bm25-depth", paramLabel = "N", description = "BM25 candidates (default: --depth)")
+  Integer bm25Depth;
+
+  @Option(names = "--exact-filter-ratio", paramLabel = "R",
+      defaultValue = "" + SearchOptions.DEFAULT_EXACT_FILTER_RATIO,
+      description = "filters matching at most this fraction of chunks use exact vector search (default: ${DEFAULT-VALUE})")
+  double exactFilterRatio;
+
+  @Option(names = "--min-score", paramLabel = "S", description = "relevance gate: drop hits scoring below S")
+  Double minScore;
+
+  @Option(names = "--max-drop", paramLabel = "D", description = "relevance gate: drop hits more than D below the top score")
+  Double maxDrop;
+
+  @Option(names = "--rerank-model", paramLabel = "DIR",
+      description = "cross-encoder directory (model .onnx or .pt + tokenizer.json + model.yaml)")
+  Path rerankModel;
+
+  @Option(names = "--rerank-depth", paramLabel = "N", defaultValue = "" + SearchOptions.DEFAULT_RERANK_DEPTH,
+      description = "candidates the reranker rescores (default: ${DEFAULT-VALUE})")
+  int rerankDepth;
+
+  @Option(names = "--prf", description = "expand BM25 queries with RM3 pseudo-relevance feedback")
+  boolean prf;
+
+  SearchOptions toOptions() {
+    return SearchOptions.defaults()
+        .withFusion(FusionMethod.parse(fusion))
+        .withAlpha(alpha)
+        .withRrfK(rrfK)
+        .withDepths(denseDepth == null ? depth : denseDepth, bm25Depth == null ? depth : bm25Depth)
+        .withExactFilterRatio(exactFilterRatio)
+        .withGates(minScore == null ? Double.NaN : minScore, maxDrop == null ? Double.NaN : maxDrop)
+        .withReranker(rerankModel, rerankDepth)
+        .withPrf(prf);
+  }
+}

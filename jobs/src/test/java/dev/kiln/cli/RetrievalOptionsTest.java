@@ -1,0 +1,44 @@
+package dev.kiln.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.kiln.search.SearchMode;
+import dev.kiln.search.SearchOptions;
+import dev.kiln.search.fusion.FusionMethod;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The retrieval flags reach {@link SearchOptions}, and bad values exit 2 before any work. */
+class RetrievalOptionsTest {
+  @Test
+  void flagsMapOntoSearchOptions() {
+    EvalCommand eval = new EvalCommand();
+    new CommandLine(eval).parseArgs("--queries", "q", "--qrels", "r", "--fusion", "blend", "--alpha",
+        "0.3", "--rrf-k", "20", "--depth", "50", "--bm25-depth", "80", "--min-score", "0.1", "--prf");
+    SearchOptions o = eval.retrieval.toOptions();
+    assertEquals(FusionMethod.BLEND, o.fusion());
+    assertEquals(0.3, o.alpha());
+    assertEquals(20, o.rrfK());
+    assertEquals(50, o.denseDepth());
+    assertEquals(80, o.bm25Depth());
+    assertEquals(0.1, o.minScore());
+    assertEquals(Double.NaN, o.maxDrop());
+    assertEquals("bm25+prf", EvalCommand.variant(SearchMode.BM25, o));
+    assertEquals("hybrid-blend+prf", EvalCommand.variant(SearchMode.HYBRID, o));
+    assertEquals("hybrid-rrf", EvalCommand.variant(SearchMode.HYBRID, SearchOptions.defaults()));
+  }
+
+  @Test
+  void badRetrievalOptionsAreUsageErrors(@TempDir Path empty) {
+    String root = empty.toString();
+    assertEquals(Kiln.USAGE, Kiln.execute("search", "--snapshots", root, "--filter", "novalue", "q"));
+    assertEquals(Kiln.USAGE, Kiln.execute("search", "--snapshots", root, "--fusion", "max", "q"));
+    assertEquals(Kiln.USAGE, Kiln.execute("search", "--snapshots", root, "--alpha", "2", "q"));
+    assertEquals(Kiln.USAGE, Kiln.execute("search", "--snapshots", root, "--k", "1001", "q"));
+    assertEquals(Kiln.USAGE, Kiln.execute("serve", "--snapshots", root, "--port", "70000"));
+    // A snapshots root with nothing published is a failure to do the work, not a usage error.
+    assertEquals(Kiln.FAILURE, Kiln.execute("search", "--snapshots", root, "q"));
+  }
+}

@@ -1,0 +1,136 @@
+package dev.kiln.search.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.kiln.config.ConfigException;
+import dev.kiln.search.SearchMode;
+import dev.kiln.search.SearchRequest;
+import dev.kiln.search.filter.MetadataFilter;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Turns a query string or a JSON body into a validated {@link SearchRequest}. */
+final class QueryParams {
+  static final int DEFAULT_K = 10;
+  static final int DEFAULT_BUDGET = 1024;
+  static final int MAX_BUDGET = 128 * 1024;
+
+  private QueryParams() {}
+
+  /** {@code q=…&k=…&mode=…&filter=key:value&filter=…} */
+  static Map<String, List<String>> parseQueryString(String raw) {
+    Map<String, List<String>> params = new LinkedHashMap<>();
+    if (raw == null || raw.isEmpty()) {
+      return params;
+    }
+    for (String pair : raw.split("&")) {
+      if (pair.isEmpty()) {
+        continue;
+      }
+      int eq = pair.indexOf('=');
+      String key = decode(eq < 0 ? pair : pair.substring(0, eq));
+      String value = eq < 0 ? "" : decode(pair.substring(eq + 1));
+      params.computeIfAbsent(key, x -> new ArrayList<>()).add(value);
+    }
+    return params;
+  }
+
+  private static String decode(String s) {
+    try {
+      return URLDecoder.decode(s, StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      throw new BadRequest("malformed URL encoding: " + e.getMessage());
+    }
+  }
+
+  static SearchRequest fromParams(Map<String, List<String>> p) {
+    return request(first(p, "q"), first(p, "k"), first(p, "mode"), p.getOrDefault("filter", List.of()));
+  }
+
+  static SearchRequest fromJson(JsonNode body) {
+    if (body == null || !body.isObject()) {
+      throw new BadRequest("the body must be a JSON object");
+    }
+    JsonNode q = body.has("q") ? body.get("q") : body.get("query");
+    JsonNode k = body.get("k");
+    JsonNode mode = body.get("mode");
+    if (k != null && !k.isIntegralNumber()) {
+      throw new BadRequest("k must be an integer in 1.." + SearchRequest.MAX_K);
+    }
+    List<String> filters = new ArrayList<>();
+    JsonNode f = body.get("filter");
+    if (f != null && !f.isNull()) {
+      if (f.isObject()) {
+        f.properties().forEach(e -> {
+          if (e.getValue().isArray()) {
+            e.getValue().forEach(v -> filters.add(e.getKey() + "=" + text(v, "filter." + e.getKey())));
+          } else {
+            filters.add(e.getKey() + "=" + text(e.getValue(), "filter." + e.getKey()));
+          }
+        });
+      } else if (f.isArray()) {
+        f.forEach(v -> filters.add(text(v, "filter")));
+      } else {
+        throw new BadRequest("filter must be an object {\"key\": \"value\"} or a list of \"key:value\"");
+      }
+    }
+    return request(q == null || q.isNull() ? null : text(q, "q"), k == null ? null : k.asText(),
+        mode == null || mode.isNull() ? null : text(mode, "mode"), filters);
+  }
+
+  static int budget(String raw) {
+    if (raw == null) {
+      return DEFAULT_BUDGET;
+    }
+    try {
+      int b = Integer.parseInt(raw.trim());
+      if (b >= 1 && b <= MAX_BUDGET) {
+        return b;
+      }
+    } catch (NumberFormatException ignored) {
+      // reported below
+    }
+    throw new BadRequest("budget must be an integer in 1.." + MAX_BUDGET + ", was '" + raw + "'");
+  }
+
+  private static String text(JsonNode v, String name) {
+    if (!v.isTextual()) {
+      throw new BadRequest(name + " must be a string");
+    }
+    return v.asText();
+  }
+
+  private static String first(Map<String, List<String>> p, String key) {
+    List<String> v = p.get(key);
+    return v == null || v.isEmpty() ? null : v.get(0);
+  }
+
+  private static SearchRequest request(String q, String k, String mode, List<String> filters) {
+    if (q == null || q.isBlank()) {
+      throw new BadRequest("missing query: pass q");
+    }
+    if (q.getBytes(StandardCharsets.UTF_8).length > SearchRequest.MAX_QUERY_BYTES) {
+      throw new BadRequest("query is longer than " + SearchRequest.MAX_QUERY_BYTES + " bytes");
+    }
+    int kv = DEFAULT_K;
+    if (k != null) {
+      try {
+        kv = Integer.parseInt(k.trim());
+      } catch (NumberFormatException e) {
+        kv = -1;
+      }
+      if (kv < 1 || kv > SearchRequest.MAX_K) {
+        throw new BadRequest("k must be an integer in 1.." + SearchRequest.MAX_K + ", was '" + k + "'");
+      }
+    }
+    try {
+      SearchMode m = mode == null ? SearchMode.HYBRID : SearchMode.parse(mode);
+      return new SearchRequest(q, m, kv, MetadataFilter.parse(filters));
+    } catch (ConfigException e) {
+      throw new BadRequest(e.getMessage().replace("--filter", "filter"));
+    }
+  }
+}

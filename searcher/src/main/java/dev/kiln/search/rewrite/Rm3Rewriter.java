@@ -1,0 +1,81 @@
+package dev.kiln.search.rewrite;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Pseudo-relevance feedback in the RM3 style (Lavrenko and Croft's relevance model, interpolated with
+ * the original query as in Anserini): the top {@code fbDocs} first-pass chunks are assumed relevant,
+ * a term distribution is estimated from them (each document's term frequencies normalised by its
+ * length, weighted by a rank prior), its {@code fbTerms} heaviest terms are kept, and the expanded
+ * query is {@code origWeight · P(t|query) + (1 - origWeight) · P(t|feedback)}.
+ *
+ * <p>Only the BM25 side is expanded: the dense side keeps the user's text, because appending terms
+ * to the embedded text drifts the vector more than it helps. Anserini's defaults are
+ * fbDocs=10, fbTerms=10, origWeight=0.5.
+ */
+public final class Rm3Rewriter implements QueryRewriter {
+  public static final int DEFAULT_FB_DOCS = 10;
+  public static final int DEFAULT_FB_TERMS = 10;
+  public static final float DEFAULT_ORIG_WEIGHT = 0.5f;
+
+  private final int fbDocs;
+  private final int fbTerms;
+  private final float origWeight;
+
+  public Rm3Rewriter() {
+    this(DEFAULT_FB_DOCS, DEFAULT_FB_TERMS, DEFAULT_ORIG_WEIGHT);
+  }
+
+  public Rm3Rewriter(int fbDocs, int fbTerms, float origWeight) {
+    if (fbDocs < 1 || fbTerms < 1 || !(origWeight >= 0 && origWeight <= 1)) {
+      throw new IllegalArgumentException("need fbDocs >= 1, fbTerms >= 1, origWeight in [0, 1]");
+    }
+    this.fbDocs = fbDocs;
+    this.fbTerms = fbTerms;
+    this.origWeight = origWeight;
+  }
+
+  @Override
+  public RewrittenQuery rewrite(String query, RewriteContext context) {
+    Map<String, Integer> original = context.analyze(query);
+    if (original.isEmpty()) {
+      return RewrittenQuery.of(query, original);
+    }
+    List<String> feedback = context.firstPassTexts(query, fbDocs);
+    if (feedback.isEmpty()) {
+      return RewrittenQuery.of(query, original);
+    }
+    Map<String, Double> model = new HashMap<>();
+    for (int rank = 0; rank < feedback.size(); rank++) {
+      Map<String, Integer> tf = context.analyze(feedback.get(rank));
+      int length = tf.values().stream().mapToInt(Integer::intValue).sum();
+      if (length == 0) {
+        continue;
+      }
+      // A rank prior instead of the document's query likelihood: BM25 scores are not
+      // probabilities, and a smooth decay keeps the top chunk from dominating.
+      double prior = 1.0 / (rank + 1);
+      tf.forEach((t, c) -> model.merge(t, prior * c / length, Double::sum));
+    }
+    List<Map.Entry<String, Double>> ranked = new ArrayList<>(model.entrySet());
+    ranked.sort(Map.Entry.<String, Double>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()));
+    double fbMass = 0;
+    int kept = Math.min(fbTerms, ranked.size());
+    for (int i = 0; i < kept; i++) {
+      fbMass += ranked.get(i).getValue();
+    }
+    int qLength = original.values().stream().mapToInt(Integer::intValue).sum();
+    Map<String, Float> weights = new LinkedHashMap<>();
+    original.forEach((t, c) -> weights.put(t, origWeight * c / qLength));
+    for (int i = 0; i < kept; i++) {
+      Map.Entry<String, Double> e = ranked.get(i);
+      float w = (float) ((1 - origWeight) * e.getValue() / fbMass);
+      weights.merge(e.getKey(), w, Float::sum);
+    }
+    return new RewrittenQuery(query, weights);
+  }
+}

@@ -1,0 +1,57 @@
+package dev.kiln.search.rewrite;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class Rm3RewriterTest {
+  private static final RewriteContext CONTEXT = new RewriteContext() {
+    @Override
+    public Map<String, Integer> analyze(String text) {
+      Map<String, Integer> counts = new LinkedHashMap<>();
+      for (String t : text.toLowerCase().split("\\W+")) {
+        if (!t.isEmpty()) {
+          counts.merge(t, 1, Integer::sum);
+        }
+      }
+      return counts;
+    }
+
+    @Override
+    public List<String> firstPassTexts(String query, int n) {
+      return List.of("lava magma eruption lava", "magma chamber lava", "unrelated words here").subList(0, Math.min(n, 3));
+    }
+  };
+
+  @Test
+  void expandsWithFeedbackTermsAndKeepsTheOriginalWeight() {
+    RewrittenQuery q = new Rm3Rewriter(2, 3, 0.5f).rewrite("volcano", CONTEXT);
+    assertEquals("volcano", q.denseText());
+    Map<String, Float> w = q.bm25Terms();
+    assertEquals(0.5f, w.get("volcano"), 1e-6);
+    // lava: 0.5 (doc 1, rank prior 1) + 1/3 · 0.5 (doc 2) dominates; magma next; chamber or eruption third.
+    assertTrue(w.get("lava") > w.get("magma"), w.toString());
+    assertEquals(4, w.size(), w.toString());
+    assertEquals(1.0, w.values().stream().mapToDouble(Float::doubleValue).sum(), 1e-5);
+  }
+
+  @Test
+  void aQueryWithoutFeedbackStaysAsItIs() {
+    RewriteContext empty = new RewriteContext() {
+      @Override
+      public Map<String, Integer> analyze(String text) {
+        return CONTEXT.analyze(text);
+      }
+
+      @Override
+      public List<String> firstPassTexts(String query, int n) {
+        return List.of();
+      }
+    };
+    assertEquals(Map.of("volcano", 2f), new Rm3Rewriter().rewrite("volcano volcano", empty).bm25Terms());
+  }
+}
