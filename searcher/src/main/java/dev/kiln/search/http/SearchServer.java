@@ -94,8 +94,9 @@ public final class SearchServer implements Closeable {
       reply = error(400, e.getMessage());
     } catch (MethodNotAllowed e) {
       reply = error(405, e.getMessage());
-    } catch (RuntimeException | IOException e) {
-      LOG.warn("{} failed: {}", endpoint, e.toString());
+    } catch (RuntimeException | IOException | Error e) {
+      // Errors too (a native library, an exhausted heap): a client must always get an answer.
+      LOG.warn("{} failed: {}", endpoint, e.toString(), e);
       reply = error(500, endpoint + " failed: " + e.getMessage());
     }
     try {

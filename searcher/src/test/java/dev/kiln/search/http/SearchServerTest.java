@@ -38,7 +38,9 @@ class SearchServerTest {
   private static TextEmbedder embedder;
   private static ReloadingSearcher searchers;
   private static SearchServer server;
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+  private static final HttpClient HTTP = HttpClient.newBuilder()
+      .version(HttpClient.Version.HTTP_1_1) // the JDK server speaks HTTP/1.1 only: no h2c upgrade attempts
+      .connectTimeout(Duration.ofSeconds(10)).build();
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @BeforeAll
