@@ -6,7 +6,8 @@ import java.util.Locale;
 public enum InputFormat {
   AUTO,
   JSONL,
-  MARKDOWN;
+  MARKDOWN,
+  HTML;
 
   /** Format of one file under {@code auto}, or {@code null} when the extension is not a corpus file. */
   public static InputFormat forFileName(String name) {
@@ -17,6 +18,9 @@ public enum InputFormat {
     if (n.endsWith(".md") || n.endsWith(".markdown")) {
       return MARKDOWN;
     }
+    if (n.endsWith(".html") || n.endsWith(".htm")) {
+      return HTML;
+    }
     return null;
   }
 
@@ -25,7 +29,7 @@ public enum InputFormat {
       return valueOf(value.trim().toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
-          "unknown format '" + value + "': expected one of auto, jsonl, markdown");
+          "unknown format '" + value + "': expected one of auto, jsonl, markdown, html");
     }
   }
 }

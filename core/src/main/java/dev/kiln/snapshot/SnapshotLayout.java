@@ -54,6 +54,14 @@ public final class SnapshotLayout {
     return snapshotDir(id).resolve(shardDirName(shard));
   }
 
+  /** Directory of a snapshot's parents docstore (parent-child chunking only). */
+  public static final String PARENTS = "parents";
+
+  /** The parents docstore of one shard: {@code snapshots/<id>/parents/shard-00000/}. */
+  public Path parentsDir(String id, int shard) {
+    return snapshotDir(id).resolve(PARENTS).resolve(shardDirName(shard));
+  }
+
   public static String shardDirName(int shard) {
     return String.format(Locale.ROOT, "shard-%05d", shard);
   }

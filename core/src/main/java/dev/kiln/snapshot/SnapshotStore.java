@@ -96,27 +96,38 @@ public final class SnapshotStore {
   public List<String> verify(Manifest manifest) {
     List<String> problems = new ArrayList<>();
     for (Manifest.ShardEntry shard : manifest.shards()) {
-      Path dir = layout.snapshotDir(manifest.id()).resolve(shard.directory());
-      for (Manifest.FileEntry f : shard.files()) {
-        Path file = dir.resolve(f.name());
-        try {
-          long size = Files.size(file);
-          if (size != f.size()) {
-            problems.add(shard.directory() + "/" + f.name() + ": size " + size + ", manifest says " + f.size());
-            continue;
-          }
-          String sha = Checksums.sha256(file);
-          if (!sha.equals(f.sha256())) {
-            problems.add(shard.directory() + "/" + f.name() + ": sha256 " + sha + ", manifest says " + f.sha256());
-          }
-        } catch (NoSuchFileException e) {
-          problems.add(shard.directory() + "/" + f.name() + ": missing");
-        } catch (IOException e) {
-          problems.add(shard.directory() + "/" + f.name() + ": unreadable (" + e.getMessage() + ")");
-        }
-      }
+      verifyFiles(layout.snapshotDir(manifest.id()).resolve(shard.directory()), shard.directory(),
+          shard.files(), problems);
+    }
+    Manifest.DocstoreEntry docstore = manifest.docstore();
+    if (docstore != null) {
+      verifyFiles(layout.snapshotDir(manifest.id()).resolve(docstore.directory()), docstore.directory(),
+          docstore.files(), problems);
     }
     return problems;
+  }
+
+  private static void verifyFiles(Path dir, String dirName, List<Manifest.FileEntry> files,
+      List<String> problems) {
+    for (Manifest.FileEntry f : files) {
+      Path file = dir.resolve(f.name());
+      String where = dirName + "/" + f.name();
+      try {
+        long size = Files.size(file);
+        if (size != f.size()) {
+          problems.add(where + ": size " + size + ", manifest says " + f.size());
+          continue;
+        }
+        String sha = Checksums.sha256(file);
+        if (!sha.equals(f.sha256())) {
+          problems.add(where + ": sha256 " + sha + ", manifest says " + f.sha256());
+        }
+      } catch (NoSuchFileException e) {
+        problems.add(where + ": missing");
+      } catch (IOException e) {
+        problems.add(where + ": unreadable (" + e.getMessage() + ")");
+      }
+    }
   }
 
   /** Loads and verifies a snapshot, throwing a {@link SnapshotException} that lists what is wrong. */

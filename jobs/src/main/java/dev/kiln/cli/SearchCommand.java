@@ -35,6 +35,10 @@ final class SearchCommand implements Callable<Integer> {
   @Option(names = "--json", description = "print JSON")
   boolean json;
 
+  @Option(names = "--expand", defaultValue = "none", paramLabel = "none|parents",
+      description = "parents: return the deduplicated parents of the retrieved chunks (default: ${DEFAULT-VALUE})")
+  String expand;
+
   @Parameters(arity = "1..*", paramLabel = "QUERY")
   List<String> query;
 
@@ -45,6 +49,12 @@ final class SearchCommand implements Callable<Integer> {
       throw new dev.kiln.config.ConfigException("--k must be in 1..1000, was " + k);
     }
     String q = String.join(" ", query);
+    if (!"none".equals(expand) && !"parents".equals(expand)) {
+      throw new dev.kiln.config.ConfigException("--expand must be 'none' or 'parents', was '" + expand + "'");
+    }
+    if ("parents".equals(expand)) {
+      return ParentsOutput.search(snapshots, snapshot, q, searchMode, k, json);
+    }
     try (Searcher searcher = Searcher.open(snapshots, snapshot)) {
       SearchResponse response = searcher.search(q, searchMode, k);
       if (json) {

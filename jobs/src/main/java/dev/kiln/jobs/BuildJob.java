@@ -9,10 +9,12 @@ import dev.kiln.ingest.RecordParser;
 import dev.kiln.model.Chunk;
 import dev.kiln.model.Document;
 import dev.kiln.model.EmbeddedChunk;
+import dev.kiln.model.ParentChunk;
 import dev.kiln.model.RawRecord;
 import dev.kiln.model.ShardResult;
 import dev.kiln.operators.ChunkFunction;
 import dev.kiln.operators.EmbedFunction;
+import dev.kiln.operators.ParentWriterFunction;
 import dev.kiln.operators.ParseFunction;
 import dev.kiln.operators.ShardWriterFunction;
 import dev.kiln.route.ShardPartitioner;
@@ -134,15 +136,15 @@ public final class BuildJob {
         .process(new ParseFunction(new RecordParser(rootNames)))
         .name("parse");
 
-    DataStream<Chunk> chunks = documents
-        .flatMap(new ChunkFunction(config.chunker, config.embed.model))
+    SingleOutputStreamOperator<Chunk> chunks = documents
+        .process(new ChunkFunction(config.chunker, config.embed.model))
         .name("chunk");
 
     int threads = config.embed.threads > 0 ? config.embed.threads
         : Math.max(1, Runtime.getRuntime().availableProcessors() / config.parallelism);
     DataStream<EmbeddedChunk> embedded = chunks
         .fullWindowPartition()
-        .mapPartition(new EmbedFunction(config.embed, threads))
+        .mapPartition(new EmbedFunction(config.embed, threads, config.chunker.breadcrumbPrefix))
         .name("embed");
 
     int writers = Math.min(config.shards, config.parallelism);
@@ -157,6 +159,16 @@ public final class BuildJob {
         // every shard would be written by one subtask.
         .setParallelism(writers);
     written.sinkTo(new DiscardingSink<>()).name("shard-results").setParallelism(writers);
+    if (config.chunker.parents.enabled) {
+      // Parents are routed like their children and written once into the snapshot's docstore.
+      chunks.getSideOutput(ChunkFunction.PARENTS)
+          .partitionCustom(new ShardPartitioner(), new ParentShardKey(shards))
+          .fullWindowPartition()
+          .mapPartition(new ParentWriterFunction(layout.root().toString(), snapshotId, shards))
+          .name("write-parents")
+          .setParallelism(writers)
+          .sinkTo(new DiscardingSink<>()).name("parent-results").setParallelism(writers);
+    }
 
     LOG.info("submitting build of snapshot {} ({} shards, parallelism {})", snapshotId, shards, config.parallelism);
     JobExecutionResult result = env.execute("kiln build " + snapshotId);
@@ -169,6 +181,20 @@ public final class BuildJob {
     public long counter(String name) {
       Object v = result.getAccumulatorResult(name);
       return v instanceof Number n ? n.longValue() : 0L;
+    }
+  }
+
+  static final class ParentShardKey implements KeySelector<ParentChunk, Integer> {
+    private static final long serialVersionUID = 1L;
+    private final int shards;
+
+    ParentShardKey(int shards) {
+      this.shards = shards;
+    }
+
+    @Override
+    public Integer getKey(ParentChunk p) {
+      return ShardRouter.shardOf(p.docId(), shards);
     }
   }
 

@@ -1,8 +1,11 @@
 package dev.kiln.jobs;
 
 import dev.kiln.config.BuildConfig;
+import dev.kiln.config.ChunkerConfig;
 import dev.kiln.config.Counters;
 import dev.kiln.embed.ModelSpec;
+import dev.kiln.index.Analyzers;
+import dev.kiln.model.ContentType;
 import dev.kiln.model.ShardResult;
 import dev.kiln.operators.JobCounters;
 import dev.kiln.publish.ManifestFiles;
@@ -20,6 +23,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -72,7 +76,9 @@ public final class SnapshotBuilder {
             + outcome.counter(JobCounters.QUARANTINED) + " quarantined): nothing to publish");
       }
       List<ShardResult> shards = ShardVerifier.verify(layout, id, config.shards, outcome.shards(), embedded);
-      manifest = manifest(id, job.model(), shards, layout, outcome);
+      Manifest.DocstoreEntry docstore = config.chunker.parents.enabled ? ParentsDocstore.verify(layout, id,
+          config.shards, outcome.counter(JobCounters.PARENTS), outcome.counter(JobCounters.PARENTS_WRITTEN)) : null;
+      manifest = manifest(id, job.model(), shards, layout, outcome, docstore);
       new SnapshotPublisher(layout).writeManifest(manifest);
       if (config.publish) {
         new SnapshotPublisher(layout).publish(id);
@@ -92,6 +98,8 @@ public final class SnapshotBuilder {
         .put("chunks embedded", embedded)
         .put("chunks truncated", outcome.counter(JobCounters.CHUNKS_TRUNCATED))
         .put("chunks written", outcome.counter(JobCounters.CHUNKS_WRITTEN))
+        .put("chunks oversize (kept whole)", outcome.counter(JobCounters.CHUNKS_OVERSIZE))
+        .put("parents written", outcome.counter(JobCounters.PARENTS_WRITTEN))
         .put("shards", config.shards)
         .putSeconds("parse busy", outcome.counter(JobCounters.TIME_PARSE) / 1_000_000)
         .putSeconds("chunk busy", outcome.counter(JobCounters.TIME_CHUNK) / 1_000_000)
@@ -105,7 +113,7 @@ public final class SnapshotBuilder {
   }
 
   private Manifest manifest(String id, ModelSpec model, List<ShardResult> shards, SnapshotLayout layout,
-      BuildJob.JobOutcome outcome) throws IOException {
+      BuildJob.JobOutcome outcome, Manifest.DocstoreEntry docstore) throws IOException {
     List<Manifest.ShardEntry> entries = new ArrayList<>();
     for (ShardResult r : shards) {
       Path dir = layout.shardDir(id, r.shard());
@@ -114,7 +122,8 @@ public final class SnapshotBuilder {
     }
     Map<String, Long> counters = new LinkedHashMap<>();
     for (String name : List.of(JobCounters.RECORDS_READ, JobCounters.DOCUMENTS, JobCounters.QUARANTINED,
-        JobCounters.CHUNKS, JobCounters.CHUNKS_EMBEDDED, JobCounters.CHUNKS_TRUNCATED)) {
+        JobCounters.CHUNKS, JobCounters.CHUNKS_EMBEDDED, JobCounters.CHUNKS_TRUNCATED,
+        JobCounters.CHUNKS_OVERSIZE, JobCounters.PARENTS)) {
       counters.put(name, outcome.counter(name));
     }
     String parent = null;
@@ -124,10 +133,20 @@ public final class SnapshotBuilder {
     return new Manifest(Manifest.FORMAT_VERSION, id, Instant.now().toString(), parent,
         new Manifest.ModelInfo(model.name(), model.dimension(), model.pooling().name().toLowerCase(),
             model.normalize(), model.maxTokens()),
-        new Manifest.ChunkerInfo(config.chunker.strategy, config.chunker.size, config.chunker.overlap, model.name()),
+        chunkerInfo(model),
         new Manifest.IndexInfo(config.index.analyzer, config.index.bm25K1, config.index.bm25B, "dot_product",
-            config.index.hnswM, config.index.hnswBeamWidth),
-        counters, entries);
+            config.index.hnswM, config.index.hnswBeamWidth, Analyzers.CHINESE),
+        counters, entries, docstore);
+  }
+
+  private Manifest.ChunkerInfo chunkerInfo(ModelSpec model) {
+    ChunkerConfig c = config.chunker;
+    Map<String, String> strategies = new LinkedHashMap<>();
+    for (ContentType type : ContentType.values()) {
+      strategies.put(type.name().toLowerCase(Locale.ROOT), c.strategyFor(type));
+    }
+    return new Manifest.ChunkerInfo(c.strategy, c.size, c.overlap, model.name(), c.fingerprint(model.name()),
+        strategies, c.hardCap, c.breadcrumbPrefix, c.parents.enabled ? c.parents.size : null);
   }
 
   /** Removes an unpublished snapshot's directory; it was never visible, so nothing else can use it. */

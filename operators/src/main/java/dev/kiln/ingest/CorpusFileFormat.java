@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Reads corpus files of any Flink file system into {@link RawRecord}s: one per JSON line, one per
- * Markdown file. A {@link BulkFormat} because the reader needs the file's path (Markdown document ids
+ * Markdown or HTML file. A {@link BulkFormat} because the reader needs the file's path (Markdown document ids
  * are paths relative to the corpus root). Decoding problems become records with a {@code problem}, so
  * the parse stage can quarantine them instead of failing the read.
  */
@@ -50,7 +50,7 @@ public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceS
     InputStream in = new BufferedInputStream(FileSystem.get(path.toUri()).open(path), 1 << 16);
     return switch (fileFormat) {
       case JSONL -> new LineReader(path.toString(), in);
-      case MARKDOWN -> new WholeFileReader(path.toString(), fileFormat, in);
+      case MARKDOWN, HTML -> new WholeFileReader(path.toString(), fileFormat, in);
       default -> throw new IllegalStateException("no reader for " + fileFormat);
     };
   }

@@ -3,6 +3,7 @@ package dev.kiln.ingest;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kiln.chunk.HtmlStructure;
 import dev.kiln.model.ContentType;
 import dev.kiln.model.Document;
 import dev.kiln.model.RawRecord;
@@ -16,7 +17,8 @@ import java.util.Map;
 /**
  * Decodes raw records into documents. JSON lines follow the BEIR layout ({@code _id}, {@code title},
  * {@code text}, optional {@code metadata} object of scalars); a Markdown file becomes one document
- * whose id is its path relative to the corpus root and whose title is its first heading.
+ * whose id is its path relative to the corpus root and whose title is its first heading; an HTML file
+ * likewise, titled by its {@code <title>} or first {@code <h1>}.
  */
 public final class RecordParser implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -37,6 +39,7 @@ public final class RecordParser implements Serializable {
     return switch (raw.format()) {
       case JSONL -> parseJsonLine(raw);
       case MARKDOWN -> parseMarkdown(raw);
+      case HTML -> parseHtml(raw);
       default -> throw new MalformedRecordException("unsupported format " + raw.format());
     };
   }
@@ -80,6 +83,16 @@ public final class RecordParser implements Serializable {
     }
     String id = relativeId(raw.sourceUri());
     return new Document(id, firstHeading(text, id), text, Map.of(), raw.sourceUri(), ContentType.MARKDOWN);
+  }
+
+  /** An HTML file stays raw (the HTML chunker reads its structure); title from title or h1. */
+  private Document parseHtml(RawRecord raw) throws MalformedRecordException {
+    String html = raw.payload();
+    if (html.isBlank()) {
+      throw new MalformedRecordException("empty text");
+    }
+    String id = relativeId(raw.sourceUri());
+    return new Document(id, HtmlStructure.title(html, id), html, Map.of(), raw.sourceUri(), ContentType.HTML);
   }
 
   /** The path of a file relative to the corpus root it was found under. */

@@ -1,5 +1,6 @@
 package dev.kiln.operators;
 
+import dev.kiln.chunk.EmbeddingInput;
 import dev.kiln.config.EmbedConfig;
 import dev.kiln.embed.ModelRegistry;
 import dev.kiln.embed.TextEmbedder;
@@ -23,6 +24,7 @@ public final class EmbedFunction extends RichMapPartitionFunction<Chunk, Embedde
 
   private final EmbedConfig config;
   private final int threads;
+  private final boolean breadcrumbPrefix;
   private transient TextEmbedder embedder;
   private transient LongCounter embedded;
   private transient LongCounter truncated;
@@ -30,8 +32,14 @@ public final class EmbedFunction extends RichMapPartitionFunction<Chunk, Embedde
 
   /** @param threads inference threads for this slot */
   public EmbedFunction(EmbedConfig config, int threads) {
+    this(config, threads, true);
+  }
+
+  /** @param breadcrumbPrefix embed structured chunks under their breadcrumb instead of the title */
+  public EmbedFunction(EmbedConfig config, int threads, boolean breadcrumbPrefix) {
     this.config = config;
     this.threads = threads;
+    this.breadcrumbPrefix = breadcrumbPrefix;
   }
 
   @Override
@@ -63,7 +71,7 @@ public final class EmbedFunction extends RichMapPartitionFunction<Chunk, Embedde
     long truncatedBefore = embedder.truncatedCount();
     List<String> texts = new ArrayList<>(pending.size());
     for (Chunk c : pending) {
-      texts.add(embeddingInput(c));
+      texts.add(EmbeddingInput.of(c, breadcrumbPrefix));
     }
     float[][] vectors = embedder.embedPassages(texts);
     timer.add(start);
@@ -75,9 +83,9 @@ public final class EmbedFunction extends RichMapPartitionFunction<Chunk, Embedde
     pending.clear();
   }
 
-  /** The title gives every chunk of a document its context; it is short, so it costs few tokens. */
+  /** The title (or breadcrumb) gives every chunk its context; it is short, so it costs few tokens. */
   static String embeddingInput(Chunk c) {
-    return c.title().isEmpty() ? c.text() : c.title() + "\n" + c.text();
+    return EmbeddingInput.of(c, true);
   }
 
   @Override

@@ -47,6 +47,7 @@ public final class Searcher implements Closeable {
   private final ShardReaders shards;
   private final IndexSearcher searcher;
   private final Analyzer analyzer;
+  private final Analyzer chinese;
   private final Bm25QueryBuilder bm25Queries;
   private final QueryEmbedder embedder;
   private final Fusion fusion;
@@ -61,7 +62,9 @@ public final class Searcher implements Closeable {
     this.searcher = new IndexSearcher(shards.reader());
     this.searcher.setSimilarity(
         new BM25Similarity(manifest.index().bm25K1(), manifest.index().bm25B()));
-    this.bm25Queries = new Bm25QueryBuilder(analyzer, ShardSchema.TEXT);
+    String cn = manifest.index().chineseAnalyzer();
+    this.chinese = cn == null ? null : Analyzers.forName(cn);
+    this.bm25Queries = new Bm25QueryBuilder(analyzer, chinese, ShardSchema.TEXT);
     this.embedder = new QueryEmbedder(manifest.model(), snapshotId);
     this.fusion = new ReciprocalRankFusion(options.rrfK());
   }
@@ -192,7 +195,7 @@ public final class Searcher implements Closeable {
   @Override
   public void close() throws IOException {
     if (closed.compareAndSet(false, true)) {
-      IOUtils.close(embedder, shards, analyzer);
+      IOUtils.close(embedder, shards, analyzer, chinese);
     }
   }
 }

@@ -1,0 +1,87 @@
+package dev.kiln.operators;
+
+import dev.kiln.index.ParentStoreWriter;
+import dev.kiln.model.ParentChunk;
+import dev.kiln.route.ShardRouter;
+import dev.kiln.snapshot.SnapshotLayout;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.flink.api.common.accumulators.LongCounter;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.functions.RichMapPartitionFunction;
+import org.apache.flink.util.Collector;
+
+/**
+ * Parents docstore write stage (parent-child chunking). Routed like chunks, so subtask {@code i} of
+ * {@code p} owns shards {@code s mod p == i} and writes {@code parents/shard-<s>/} for each, empty
+ * ones included. Emits the number of parents it wrote.
+ */
+public final class ParentWriterFunction extends RichMapPartitionFunction<ParentChunk, Long> {
+  private static final long serialVersionUID = 1L;
+
+  private final String snapshotsRoot;
+  private final String snapshotId;
+  private final int shards;
+  private transient LongCounter written;
+  private transient StageTimer timer;
+
+  public ParentWriterFunction(String snapshotsRoot, String snapshotId, int shards) {
+    this.snapshotsRoot = snapshotsRoot;
+    this.snapshotId = snapshotId;
+    this.shards = shards;
+  }
+
+  @Override
+  public void open(OpenContext ctx) {
+    written = getRuntimeContext().getLongCounter(JobCounters.PARENTS_WRITTEN);
+    timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_WRITE);
+  }
+
+  @Override
+  public void mapPartition(Iterable<ParentChunk> parents, Collector<Long> out) throws IOException {
+    int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+    int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+    SnapshotLayout layout = new SnapshotLayout(Path.of(snapshotsRoot));
+    Map<Integer, ParentStoreWriter> writers = new TreeMap<>();
+    long count = 0;
+    try {
+      for (ParentChunk p : parents) {
+        long start = System.nanoTime();
+        int shard = ShardRouter.shardOf(p.docId(), shards);
+        if (shard % parallelism != subtask) {
+          throw new IllegalStateException("parent " + p.parentId() + " of shard " + shard
+              + " reached docstore writer " + subtask + "/" + parallelism + ": routing is broken");
+        }
+        ParentStoreWriter w = writers.get(shard);
+        if (w == null) {
+          w = new ParentStoreWriter(layout.parentsDir(snapshotId, shard));
+          writers.put(shard, w);
+        }
+        w.add(p);
+        written.add(1);
+        count++;
+        timer.add(start);
+      }
+      for (int shard = subtask; shard < shards; shard += parallelism) {
+        if (!writers.containsKey(shard)) {
+          writers.put(shard, new ParentStoreWriter(layout.parentsDir(snapshotId, shard)));
+        }
+      }
+    } finally {
+      IOException failure = null;
+      for (ParentStoreWriter w : writers.values()) {
+        try {
+          w.close();
+        } catch (IOException e) {
+          failure = e;
+        }
+      }
+      if (failure != null) {
+        throw failure;
+      }
+    }
+    out.collect(count);
+  }
+}
