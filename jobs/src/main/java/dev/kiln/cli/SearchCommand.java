@@ -92,7 +92,9 @@ final class SearchCommand implements Callable<Integer> {
       if (text.length() > 160) {
         text = text.substring(0, 157) + "...";
       }
-      System.out.printf(Locale.ROOT, "%2d. %.4f  %s%n    %s%n", rank++, h.score(), h.chunkId(), text);
+      String crumb = h.metadata().getOrDefault("breadcrumb", "");
+      System.out.printf(Locale.ROOT, "%2d. %.4f  %s%s%n    %s%n", rank++, h.score(), h.chunkId(),
+          crumb.isEmpty() ? "" : "  [" + crumb + "]", text);
     }
     if (response.results().isEmpty()) {
       System.out.println("(no results)");
