@@ -36,6 +36,13 @@ public class BuildConfig implements Serializable {
   /** Publish the snapshot (flip {@code CURRENT}) when the build succeeds. */
   public boolean publish = true;
 
+  /**
+   * Flink file system settings for {@code s3://} and {@code hdfs://} corpora and snapshots roots, as
+   * Flink keys: {@code s3.endpoint}, {@code s3.path.style.access}, {@code s3.access-key},
+   * {@code s3.secret-key}. Unset S3 keys fall back to the AWS environment variables.
+   */
+  public java.util.Map<String, String> filesystem = new java.util.LinkedHashMap<>();
+  public IngestConfig ingest = new IngestConfig();
   public ChunkerConfig chunker = new ChunkerConfig();
   public EmbedConfig embed = new EmbedConfig();
   public IndexConfig index = new IndexConfig();
@@ -86,6 +93,7 @@ public class BuildConfig implements Serializable {
     if (parallelism < 1 || parallelism > 1024) {
       throw new ConfigException("parallelism must be in 1..1024, was " + parallelism);
     }
+    ingest.validate();
     chunker.validate();
     embed.validate();
     index.validate();

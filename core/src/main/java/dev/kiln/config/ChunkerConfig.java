@@ -1,10 +1,8 @@
 package dev.kiln.config;
 
+import dev.kiln.model.ContentKey;
 import dev.kiln.model.ContentType;
-import dev.kiln.snapshot.Checksums;
 import java.io.Serializable;
-import java.nio.charset.StandardCharsets;
-import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Set;
 
@@ -70,15 +68,11 @@ public class ChunkerConfig implements Serializable {
 
   /**
    * A short hash of every setting that changes what a chunk is, plus the tokenizer that counted its
-   * tokens. Two builds with one fingerprint cut a document into the same chunks.
+   * tokens. Two builds with one fingerprint cut a document into the same chunks. It is the settings
+   * part of every content key ({@link ContentKey#settingsFingerprint}: every public field takes part).
    */
   public String fingerprint(String tokenizer) {
-    String canonical = String.join("|", "v1", tokenizer, strategy, textStrategy, markdownStrategy,
-        htmlStrategy, "size=" + size, "overlap=" + overlap, "hardCap=" + hardCap,
-        "breadcrumbPrefix=" + breadcrumbPrefix, "parents=" + parents.enabled,
-        "parentSize=" + (parents.enabled ? parents.size : 0));
-    byte[] digest = Checksums.newDigest().digest(canonical.getBytes(StandardCharsets.UTF_8));
-    return HexFormat.of().formatHex(digest, 0, 8);
+    return ContentKey.settingsFingerprint(this, tokenizer);
   }
 
   void validate() {

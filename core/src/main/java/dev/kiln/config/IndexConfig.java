@@ -20,6 +20,12 @@ public class IndexConfig implements Serializable {
   public int maxSegments = 1;
   /** Writer RAM buffer per shard, in MiB. */
   public int ramBufferMb = 64;
+  /** Recall probe before publishing: chunk vectors sampled per shard as queries (0 = off). */
+  public int recallProbeSamples = 0;
+  /** Recall probe depth: recall@k of HNSW against an exact scan. */
+  public int recallProbeK = 10;
+  /** The mean recall@k every shard must reach, or the snapshot is not published. */
+  public float recallFloor = 0.9f;
 
   void validate() {
     if (hnswM < 2 || hnswM > 512) {
@@ -36,6 +42,12 @@ public class IndexConfig implements Serializable {
     }
     if (maxSegments < 1) {
       throw new ConfigException("index.max-segments must be >= 1, was " + maxSegments);
+    }
+    if (recallProbeSamples < 0 || recallProbeK < 1) {
+      throw new ConfigException("index.recall-probe-samples must be >= 0 and index.recall-probe-k >= 1");
+    }
+    if (recallFloor < 0 || recallFloor > 1) {
+      throw new ConfigException("index.recall-floor must be in 0..1, was " + recallFloor);
     }
     if (ramBufferMb < 1) {
       throw new ConfigException("index.ram-buffer-mb must be >= 1, was " + ramBufferMb);

@@ -2,21 +2,35 @@ package dev.kiln.model;
 
 import java.util.Locale;
 
-/** Corpus formats Kiln reads. {@link #AUTO} chooses per file by extension. */
+/**
+ * Corpus formats Kiln reads. {@link #AUTO} chooses per file by extension; a trailing {@code .gz} is
+ * looked through (the reader decompresses it).
+ */
 public enum InputFormat {
   AUTO,
   JSONL,
   MARKDOWN,
+  TEXT,
+  PARQUET,
   HTML;
 
   /** Format of one file under {@code auto}, or {@code null} when the extension is not a corpus file. */
   public static InputFormat forFileName(String name) {
     String n = name.toLowerCase(Locale.ROOT);
+    if (isGzip(n)) {
+      n = n.substring(0, n.length() - 3);
+    }
     if (n.endsWith(".jsonl") || n.endsWith(".ndjson") || n.endsWith(".json")) {
       return JSONL;
     }
     if (n.endsWith(".md") || n.endsWith(".markdown")) {
       return MARKDOWN;
+    }
+    if (n.endsWith(".txt") || n.endsWith(".text")) {
+      return TEXT;
+    }
+    if (n.endsWith(".parquet")) {
+      return PARQUET;
     }
     if (n.endsWith(".html") || n.endsWith(".htm")) {
       return HTML;
@@ -24,12 +38,17 @@ public enum InputFormat {
     return null;
   }
 
+  /** Whether a file is gzip-compressed, judged by its name. */
+  public static boolean isGzip(String name) {
+    return name.toLowerCase(Locale.ROOT).endsWith(".gz");
+  }
+
   public static InputFormat parse(String value) {
     try {
       return valueOf(value.trim().toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
-          "unknown format '" + value + "': expected one of auto, jsonl, markdown, html");
+          "unknown format '" + value + "': expected one of auto, jsonl, markdown, text, parquet, html");
     }
   }
 }

@@ -1,19 +1,26 @@
 package dev.kiln.model;
 
 /**
- * One undecoded record as a source read it: a JSON line, or a whole Markdown file. Parsing is a
- * separate stage so that a malformed record can be quarantined with its origin instead of failing the
- * reader.
+ * One undecoded record as a source read it: a JSON line, a whole Markdown or text file, or a Parquet
+ * row rendered as a JSON object. Parsing is a separate stage so that a malformed record can be
+ * quarantined with its origin instead of failing the reader.
  *
  * @param sourceUri the file the record came from
- * @param offset byte offset of the record in that file (0 for whole-file formats)
+ * @param offset byte offset of the record in that file (0 for whole-file formats; the row group's
+ *     offset for Parquet)
  * @param format the input format that produced it
  * @param payload the record's text, or {@code null} when it could not be decoded
- * @param problem why the record could not be decoded, or {@code null}
+ * @param problem the quarantine reason code when the record could not be decoded, or {@code null}
+ * @param bytes how many bytes of the source the record took (for the bytes-read metric)
+ * @param modified the source file's modification time in epoch milliseconds, or 0 when unknown
  */
 public record RawRecord(
-    String sourceUri, long offset, InputFormat format, String payload, String problem)
-    implements java.io.Serializable {
+    String sourceUri, long offset, InputFormat format, String payload, String problem, long bytes,
+    long modified) implements java.io.Serializable {
+
+  public RawRecord(String sourceUri, long offset, InputFormat format, String payload, String problem) {
+    this(sourceUri, offset, format, payload, problem, payload == null ? 0 : payload.length(), 0L);
+  }
 
   public static RawRecord of(String sourceUri, long offset, InputFormat format, String payload) {
     return new RawRecord(sourceUri, offset, format, payload, null);
@@ -21,5 +28,10 @@ public record RawRecord(
 
   public static RawRecord undecodable(String sourceUri, long offset, InputFormat format, String problem) {
     return new RawRecord(sourceUri, offset, format, null, problem);
+  }
+
+  /** This record with its size in the source and its file's modification time. */
+  public RawRecord withSource(long bytes, long modified) {
+    return new RawRecord(sourceUri, offset, format, payload, problem, bytes, modified);
   }
 }

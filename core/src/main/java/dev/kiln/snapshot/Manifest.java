@@ -23,15 +23,59 @@ public record Manifest(
     @JsonProperty("index") IndexInfo index,
     @JsonProperty("counters") Map<String, Long> counters,
     @JsonProperty("shards") List<ShardEntry> shards,
+    @JsonProperty("quarantine") QuarantineInfo quarantine,
+    @JsonProperty("embeddings") EmbeddingsInfo embeddings,
     @JsonProperty("docstore") DocstoreEntry docstore) {
 
   public static final int FORMAT_VERSION = 1;
 
-  /** A snapshot without a docstore (no parent-child chunking). */
+  /** A manifest with a quarantine summary and stored embeddings, without a docstore. */
+  public Manifest(int formatVersion, String id, String created, String parent, ModelInfo model,
+      ChunkerInfo chunker, IndexInfo index, Map<String, Long> counters, List<ShardEntry> shards,
+      QuarantineInfo quarantine, EmbeddingsInfo embeddings) {
+    this(formatVersion, id, created, parent, model, chunker, index, counters, shards, quarantine,
+        embeddings, null);
+  }
+
+  /** A manifest with a quarantine summary and no stored-embeddings section. */
+  public Manifest(int formatVersion, String id, String created, String parent, ModelInfo model,
+      ChunkerInfo chunker, IndexInfo index, Map<String, Long> counters, List<ShardEntry> shards,
+      QuarantineInfo quarantine) {
+    this(formatVersion, id, created, parent, model, chunker, index, counters, shards, quarantine, null,
+        null);
+  }
+
+  /** A manifest with stored embeddings and no quarantine summary. */
+  public Manifest(int formatVersion, String id, String created, String parent, ModelInfo model,
+      ChunkerInfo chunker, IndexInfo index, Map<String, Long> counters, List<ShardEntry> shards,
+      EmbeddingsInfo embeddings) {
+    this(formatVersion, id, created, parent, model, chunker, index, counters, shards, null, embeddings,
+        null);
+  }
+
+  /** A snapshot with a parents docstore and neither a quarantine summary nor stored embeddings. */
+  public Manifest(int formatVersion, String id, String created, String parent, ModelInfo model,
+      ChunkerInfo chunker, IndexInfo index, Map<String, Long> counters, List<ShardEntry> shards,
+      DocstoreEntry docstore) {
+    this(formatVersion, id, created, parent, model, chunker, index, counters, shards, null, null,
+        docstore);
+  }
+
+  /** A manifest without a quarantine summary, stored embeddings or docstore (older snapshots). */
   public Manifest(int formatVersion, String id, String created, String parent, ModelInfo model,
       ChunkerInfo chunker, IndexInfo index, Map<String, Long> counters, List<ShardEntry> shards) {
-    this(formatVersion, id, created, parent, model, chunker, index, counters, shards, null);
+    this(formatVersion, id, created, parent, model, chunker, index, counters, shards, null, null, null);
   }
+
+  /**
+   * Records the build set aside instead of indexing: how many, and how many for each reason. The
+   * records themselves are in the quarantine output named by {@code location}.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record QuarantineInfo(
+      @JsonProperty("total") long total,
+      @JsonProperty("by_reason") Map<String, Long> byReason,
+      @JsonProperty("location") String location) {}
 
   /** The embedding model the vectors were made with. */
   public record ModelInfo(
@@ -39,7 +83,35 @@ public record Manifest(
       @JsonProperty("dimension") int dimension,
       @JsonProperty("pooling") String pooling,
       @JsonProperty("normalized") boolean normalized,
-      @JsonProperty("max_tokens") int maxTokens) {}
+      @JsonProperty("max_tokens") int maxTokens,
+      @JsonProperty("fingerprint") String fingerprint,
+      @JsonProperty("location") String location) {
+
+    public ModelInfo(String name, int dimension, String pooling, boolean normalized, int maxTokens) {
+      this(name, dimension, pooling, normalized, maxTokens, null, null);
+    }
+
+    /** What {@code --model} resolves to: the model directory for a custom model, else the name. */
+    public String source() {
+      return location != null ? location : name;
+    }
+  }
+
+  /**
+   * The snapshot's stored chunk vectors ({@code embeddings/part-*.parquet}), keyed by content key,
+   * made with the model whose fingerprint is {@code model_fingerprint}; the next build reuses them.
+   *
+   * @param embedded chunks this build ran through the model
+   * @param reused chunks whose vectors were copied from {@code reused_from}
+   */
+  public record EmbeddingsInfo(
+      @JsonProperty("directory") String directory,
+      @JsonProperty("model_fingerprint") String modelFingerprint,
+      @JsonProperty("dimension") int dimension,
+      @JsonProperty("embedded") long embedded,
+      @JsonProperty("reused") long reused,
+      @JsonProperty("reused_from") String reusedFrom,
+      @JsonProperty("files") List<FileEntry> files) {}
 
   /**
    * The chunker settings; {@code tokenizer} names the model whose tokenizer counted the tokens.

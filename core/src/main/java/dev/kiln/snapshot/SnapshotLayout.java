@@ -15,11 +15,22 @@ import java.util.regex.Pattern;
  * ROOT/CURRENT                              one line: the published snapshot id
  * ROOT/snapshots/ID/manifest.json           written after every shard file, before CURRENT
  * ROOT/snapshots/ID/shard-00000/...         one Lucene index per shard
+ * ROOT/snapshots/ID/parents/shard-00000/... parents docstore per shard (parent-child chunking only)
+ * ROOT/snapshots/ID/STAGING                 present while the snapshot is being built or deleted
  * </pre>
+ *
+ * <p>Paths are for code that writes or memory-maps shard files locally; keys ({@code ...Key}) address
+ * the same objects through a {@link SnapshotStorage}.
  */
 public final class SnapshotLayout {
   public static final String CURRENT = "CURRENT";
   public static final String MANIFEST = "manifest.json";
+  public static final String STAGING = "STAGING";
+  public static final String SNAPSHOTS = "snapshots";
+  /** Directory of a snapshot's parents docstore (parent-child chunking only). */
+  public static final String PARENTS = "parents";
+  /** Directory under the root that holds one directory per snapshot. */
+  public static final String SNAPSHOTS_DIR = SNAPSHOTS;
   private static final Pattern ID = Pattern.compile("[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}");
   private static final DateTimeFormatter STAMP =
       DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'", Locale.ROOT);
@@ -39,7 +50,7 @@ public final class SnapshotLayout {
   }
 
   public Path snapshotsDir() {
-    return root.resolve("snapshots");
+    return root.resolve(SNAPSHOTS_DIR);
   }
 
   public Path snapshotDir(String id) {
@@ -54,12 +65,30 @@ public final class SnapshotLayout {
     return snapshotDir(id).resolve(shardDirName(shard));
   }
 
-  /** Directory of a snapshot's parents docstore (parent-child chunking only). */
-  public static final String PARENTS = "parents";
-
   /** The parents docstore of one shard: {@code snapshots/<id>/parents/shard-00000/}. */
   public Path parentsDir(String id, int shard) {
     return snapshotDir(id).resolve(PARENTS).resolve(shardDirName(shard));
+  }
+
+  /** Key of a snapshot's "directory", ending in {@code /}. */
+  public static String snapshotKey(String id) {
+    return SNAPSHOTS + "/" + checkId(id) + "/";
+  }
+
+  public static String manifestKey(String id) {
+    return snapshotKey(id) + MANIFEST;
+  }
+
+  public static String stagingKey(String id) {
+    return snapshotKey(id) + STAGING;
+  }
+
+  public static String shardKey(String id, int shard) {
+    return snapshotKey(id) + shardDirName(shard) + "/";
+  }
+
+  public static String parentsKey(String id, int shard) {
+    return snapshotKey(id) + PARENTS + "/" + shardDirName(shard) + "/";
   }
 
   public static String shardDirName(int shard) {
@@ -77,7 +106,7 @@ public final class SnapshotLayout {
   }
 
   /** Ids come from files a user can edit: never let one escape the root. */
-  static String checkId(String id) {
+  public static String checkId(String id) {
     if (!isSnapshotId(id)) {
       throw new IllegalArgumentException("not a snapshot id: '" + id + "'");
     }

@@ -3,30 +3,44 @@ package dev.kiln.snapshot;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
-import java.util.stream.Stream;
+import java.util.Optional;
 
 /**
  * Read side of a snapshots root. Readers follow only {@code CURRENT → manifest → files} and check
- * every file's size and SHA-256 before trusting a snapshot.
+ * every file's size and SHA-256 before trusting a snapshot. A snapshot exists for readers once its
+ * manifest does; anything else under {@code snapshots/} is unfinished data that no reader looks at.
  */
 public final class SnapshotStore {
   static final ObjectMapper JSON =
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
   private final SnapshotLayout layout;
+  private final SnapshotStorage storage;
 
   public SnapshotStore(Path root) {
-    this.layout = new SnapshotLayout(root);
+    this(new SnapshotLayout(root), new LocalSnapshotStorage(root));
+  }
+
+  public SnapshotStore(SnapshotLayout layout, SnapshotStorage storage) {
+    this.layout = layout;
+    this.storage = storage;
   }
 
   public SnapshotLayout layout() {
     return layout;
+  }
+
+  public SnapshotStorage storage() {
+    return storage;
   }
 
   public static ObjectMapper json() {
@@ -35,99 +49,163 @@ public final class SnapshotStore {
 
   /** The published snapshot id; throws when nothing has been published yet. */
   public String currentId() {
-    Path current = layout.current();
+    return current().orElseThrow(() -> new SnapshotException(
+        "no published snapshot under " + layout.root() + " (" + SnapshotLayout.CURRENT
+            + " is missing): run 'scripts/kiln build' first or pass --snapshots"));
+  }
+
+  /** The published snapshot id, or empty when nothing has been published yet. */
+  public Optional<String> current() {
     try {
-      String id = Files.readString(current, StandardCharsets.UTF_8).trim();
-      if (!SnapshotLayout.isSnapshotId(id)) {
-        throw new SnapshotException(current + " does not hold a snapshot id (found '" + id + "')");
+      Optional<byte[]> bytes = storage.read(SnapshotLayout.CURRENT);
+      if (bytes.isEmpty()) {
+        return Optional.empty();
       }
-      return id;
-    } catch (NoSuchFileException e) {
-      throw new SnapshotException(
-          "no published snapshot under " + layout.root() + " (" + current.getFileName()
-              + " is missing): run 'scripts/kiln build' first or pass --snapshots");
+      String id = new String(bytes.get(), StandardCharsets.UTF_8).trim();
+      if (!SnapshotLayout.isSnapshotId(id)) {
+        throw new SnapshotException(layout.current() + " does not hold a snapshot id (found '" + id + "')");
+      }
+      return Optional.of(id);
     } catch (IOException e) {
-      throw new SnapshotException("cannot read " + current + ": " + e.getMessage(), e);
+      throw new SnapshotException("cannot read " + layout.current() + ": " + e.getMessage(), e);
     }
   }
 
   public Manifest manifest(String id) {
-    Path file = layout.manifest(id);
+    String key = SnapshotLayout.manifestKey(id);
     try {
-      Manifest m = JSON.readValue(file.toFile(), Manifest.class);
+      byte[] bytes = storage.read(key).orElseThrow(() -> new NoSuchFileException(key));
+      Manifest m = JSON.readValue(bytes, Manifest.class);
       if (m.formatVersion() > Manifest.FORMAT_VERSION) {
         throw new SnapshotException("snapshot " + id + " has format version " + m.formatVersion()
             + "; this Kiln reads up to " + Manifest.FORMAT_VERSION + ": upgrade Kiln");
       }
       if (!id.equals(m.id())) {
-        throw new SnapshotException("manifest " + file + " names snapshot '" + m.id() + "', not " + id);
+        throw new SnapshotException("manifest " + key + " names snapshot '" + m.id() + "', not " + id);
       }
       return m;
     } catch (IOException e) {
-      throw new SnapshotException("snapshot " + id + " has no readable manifest (" + file + "): "
+      throw new SnapshotException("snapshot " + id + " has no readable manifest (" + layout.manifest(id) + "): "
           + e.getMessage(), e);
     }
   }
 
-  /** Ids of every snapshot directory that has a manifest, oldest first. */
+  /** Ids of every complete snapshot (one with a manifest), oldest first. */
   public List<String> list() {
     List<String> ids = new ArrayList<>();
-    if (!Files.isDirectory(layout.snapshotsDir())) {
-      return ids;
-    }
-    try (Stream<Path> dirs = Files.list(layout.snapshotsDir())) {
-      dirs.map(p -> p.getFileName().toString())
-          .filter(SnapshotLayout::isSnapshotId)
-          .filter(id -> Files.isRegularFile(layout.manifest(id)))
-          .sorted()
-          .forEach(ids::add);
-    } catch (IOException e) {
-      throw new SnapshotException("cannot list " + layout.snapshotsDir() + ": " + e.getMessage(), e);
+    for (String id : allIds()) {
+      if (hasManifest(id)) {
+        ids.add(id);
+      }
     }
     return ids;
   }
 
+  /** Ids of everything under {@code snapshots/}, complete or not, oldest first. */
+  public List<String> allIds() {
+    try {
+      return storage.list(SnapshotLayout.SNAPSHOTS + "/").stream()
+          .filter(SnapshotLayout::isSnapshotId).sorted().toList();
+    } catch (IOException e) {
+      throw new SnapshotException("cannot list " + layout.snapshotsDir() + ": " + e.getMessage(), e);
+    }
+  }
+
+  public boolean hasManifest(String id) {
+    try {
+      return storage.exists(SnapshotLayout.manifestKey(id));
+    } catch (IOException e) {
+      throw new SnapshotException("cannot read " + layout.manifest(id) + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The staging marker of an unfinished snapshot, if it has one (and it is readable). */
+  public Optional<StagingMarker> stagingMarker(String id) {
+    try {
+      Optional<byte[]> bytes = storage.read(SnapshotLayout.stagingKey(id));
+      return bytes.isEmpty() ? Optional.empty() : Optional.of(JSON.readValue(bytes.get(), StagingMarker.class));
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
   /**
-   * Checks that every file the manifest lists exists with the recorded size and SHA-256, and that a
-   * shard directory holds no file the manifest does not list.
+   * Checks that every file the manifest lists exists with the recorded size and SHA-256.
    *
    * @return the problems found; empty when the snapshot verifies
    */
   public List<String> verify(Manifest manifest) {
     List<String> problems = new ArrayList<>();
+    String prefix = SnapshotLayout.snapshotKey(manifest.id());
     for (Manifest.ShardEntry shard : manifest.shards()) {
-      verifyFiles(layout.snapshotDir(manifest.id()).resolve(shard.directory()), shard.directory(),
-          shard.files(), problems);
+      verifyFiles(prefix, shard.directory(), shard.files(), problems);
+    }
+    if (manifest.embeddings() != null) {
+      Manifest.EmbeddingsInfo e = manifest.embeddings();
+      verifyFiles(prefix, e.directory(), e.files(), problems);
     }
     Manifest.DocstoreEntry docstore = manifest.docstore();
     if (docstore != null) {
-      verifyFiles(layout.snapshotDir(manifest.id()).resolve(docstore.directory()), docstore.directory(),
-          docstore.files(), problems);
+      verifyFiles(prefix, docstore.directory(), docstore.files(), problems);
     }
     return problems;
   }
 
-  private static void verifyFiles(Path dir, String dirName, List<Manifest.FileEntry> files,
-      List<String> problems) {
+  /** Size and SHA-256 of each listed file under {@code prefix + dir}; problems are named {@code dir/file}. */
+  private void verifyFiles(String prefix, String dir, List<Manifest.FileEntry> files, List<String> problems) {
+    for (Manifest.FileEntry f : files) {
+      String name = dir + "/" + f.name();
+      String key = prefix + name;
+      try {
+        long size = storage.size(key);
+        if (size != f.size()) {
+          problems.add(name + ": size " + size + ", manifest says " + f.size());
+          continue;
+        }
+        String sha = sha256(key);
+        if (!sha.equals(f.sha256())) {
+          problems.add(name + ": sha256 " + sha + ", manifest says " + f.sha256());
+        }
+      } catch (NoSuchFileException e) {
+        problems.add(name + ": missing");
+      } catch (IOException | IllegalArgumentException e) {
+        problems.add(name + ": unreadable (" + e.getMessage() + ")");
+      }
+    }
+  }
+
+  /** Size and SHA-256 of each listed file in a local directory; problems are named {@code label/file}. */
+  public static void verifyFiles(Path dir, String label, List<Manifest.FileEntry> files, List<String> problems) {
     for (Manifest.FileEntry f : files) {
       Path file = dir.resolve(f.name());
-      String where = dirName + "/" + f.name();
       try {
         long size = Files.size(file);
         if (size != f.size()) {
-          problems.add(where + ": size " + size + ", manifest says " + f.size());
+          problems.add(label + "/" + f.name() + ": size " + size + ", manifest says " + f.size());
           continue;
         }
         String sha = Checksums.sha256(file);
         if (!sha.equals(f.sha256())) {
-          problems.add(where + ": sha256 " + sha + ", manifest says " + f.sha256());
+          problems.add(label + "/" + f.name() + ": sha256 " + sha + ", manifest says " + f.sha256());
         }
       } catch (NoSuchFileException e) {
-        problems.add(where + ": missing");
+        problems.add(label + "/" + f.name() + ": missing");
       } catch (IOException e) {
-        problems.add(where + ": unreadable (" + e.getMessage() + ")");
+        problems.add(label + "/" + f.name() + ": unreadable (" + e.getMessage() + ")");
       }
     }
+  }
+
+  private String sha256(String key) throws IOException {
+    MessageDigest digest = Checksums.newDigest();
+    byte[] buf = new byte[1 << 16];
+    try (InputStream in = storage.open(key)) {
+      int n;
+      while ((n = in.read(buf)) > 0) {
+        digest.update(buf, 0, n);
+      }
+    }
+    return HexFormat.of().formatHex(digest.digest());
   }
 
   /** Loads and verifies a snapshot, throwing a {@link SnapshotException} that lists what is wrong. */

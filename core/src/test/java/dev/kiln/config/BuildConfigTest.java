@@ -68,5 +68,22 @@ class BuildConfigTest {
     Path repoConfig = Path.of("..", "configs", "build.yaml");
     BuildConfig c = BuildConfig.load(repoConfig).validate();
     assertEquals(List.of("docs"), c.corpus);
+    IngestConfig defaults = new IngestConfig();
+    assertEquals(defaults.maxRecordBytes, c.ingest.maxRecordBytes);
+    assertEquals(defaults.maxBadFraction, c.ingest.maxBadFraction);
+    assertEquals(defaults.splitBytes, c.ingest.splitBytes);
+    assertEquals(defaults.metadataFields, c.ingest.metadataFields);
+  }
+
+  @Test
+  void ingestSettingsAreCheckedByName() throws Exception {
+    BuildConfig c = BuildConfig.load(yaml("ingest:\n  max-bad-fraction: 0.2\n  path-patterns: ['^(?<tenant>[^/]+)/']\n"));
+    assertEquals(0.2, c.ingest.maxBadFraction);
+    c.validate();
+    c.ingest.maxBadFraction = 1.5;
+    assertTrue(assertThrows(ConfigException.class, c::validate).getMessage().contains("ingest.max-bad-fraction"));
+    c.ingest.maxBadFraction = 0.1;
+    c.ingest.pathPatterns = List.of("(?<broken");
+    assertTrue(assertThrows(ConfigException.class, c::validate).getMessage().contains("ingest.path-patterns"));
   }
 }

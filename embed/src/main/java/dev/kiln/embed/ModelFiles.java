@@ -2,16 +2,26 @@ package dev.kiln.embed;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Copies a bundled model's files out of their carrier jar into a local cache directory, because
- * ONNX Runtime and the tokenizer load from paths. Copies are written to a temporary name and moved
- * into place, so concurrent slots never read a half-written model.
+ * Where a model's files are on disk. Bundled models are copied out of their carrier jar into a local
+ * cache directory, because ONNX Runtime, PyTorch and the tokenizer load from paths; copies are written
+ * to a temporary name and moved into place, so concurrent slots never read a half-written model.
+ * Custom models are used where they are.
  */
 public final class ModelFiles {
+  private static final Map<String, String> FINGERPRINTS = new ConcurrentHashMap<>();
+
   private ModelFiles() {}
 
   /** Kiln's cache directory: {@code -Dkiln.cache.dir}, else {@code kiln-data/cache} under the working dir. */
@@ -20,6 +30,13 @@ public final class ModelFiles {
   }
 
   public static synchronized Path materialize(ModelSpec spec, String resource) throws IOException {
+    if (spec.isCustom()) {
+      Path file = Path.of(spec.directory()).resolve(resource);
+      if (!Files.isRegularFile(file)) {
+        throw new IOException("model file " + file + " of " + spec.name() + " is missing");
+      }
+      return file;
+    }
     Path dir = cacheDir().resolve("models").resolve(spec.name());
     Path target = dir.resolve(resource);
     ClassLoader cl = ModelFiles.class.getClassLoader();
@@ -41,5 +58,52 @@ public final class ModelFiles {
       Files.deleteIfExists(tmp);
     }
     return target;
+  }
+
+  /**
+   * The model's fingerprint: SHA-256 over the model file, the tokenizer and every setting that changes
+   * a passage vector (engine, pooling, normalisation, maximum length, passage prefix). Two models with
+   * one fingerprint make the same vectors; stored vectors are reused only under an equal fingerprint.
+   * Computed once per model file per JVM.
+   */
+  public static String fingerprint(ModelSpec spec) {
+    try {
+      Path model = materialize(spec, spec.modelResource());
+      Path tokenizer = materialize(spec, spec.tokenizerResource());
+      String cacheKey = model + "|" + Files.size(model) + "|" + Files.getLastModifiedTime(model) + "|"
+          + tokenizer + "|" + Files.getLastModifiedTime(tokenizer) + "|" + spec;
+      return FINGERPRINTS.computeIfAbsent(cacheKey, k -> {
+        MessageDigest md = sha256();
+        md.update(fileSha256(model));
+        md.update(fileSha256(tokenizer));
+        String settings = spec.engine() + "|" + spec.pooling() + "|" + spec.normalize() + "|" + spec.maxTokens()
+            + "|" + spec.passagePrefix() + "|" + spec.dimension();
+        md.update(settings.getBytes(StandardCharsets.UTF_8));
+        return "sha256:" + HexFormat.of().formatHex(md.digest());
+      });
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot fingerprint model " + spec.name(), e);
+    }
+  }
+
+  private static byte[] fileSha256(Path file) {
+    MessageDigest md = sha256();
+    byte[] buf = new byte[1 << 16];
+    try (InputStream in = Files.newInputStream(file)) {
+      for (int n; (n = in.read(buf)) > 0; ) {
+        md.update(buf, 0, n);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + file, e);
+    }
+    return md.digest();
+  }
+
+  private static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 }

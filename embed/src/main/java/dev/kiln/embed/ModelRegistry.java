@@ -1,10 +1,15 @@
 package dev.kiln.embed;
 
 import dev.kiln.config.ConfigException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** The bundled models, by the names {@code --model} accepts. */
+/**
+ * The models {@code --model} accepts: a bundled model by name, or a directory holding a model file,
+ * {@code tokenizer.json} and {@code model.yaml} ({@link ModelDirectory}).
+ */
 public final class ModelRegistry {
   public static final String DEFAULT_MODEL = "all-minilm-l6-v2-q";
 
@@ -13,6 +18,9 @@ public final class ModelRegistry {
   static {
     register(new ModelSpec("all-minilm-l6-v2-q", "all-minilm-l6-v2-q.onnx",
         "all-minilm-l6-v2-q-tokenizer.json", 384, Pooling.MEAN, true, 256, "", ""));
+    // fp32 reference of the default (quantized) model; same weights as ../shared/models' TorchScript copy.
+    register(new ModelSpec("all-minilm-l6-v2", "all-minilm-l6-v2.onnx",
+        "all-minilm-l6-v2-tokenizer.json", 384, Pooling.MEAN, true, 256, "", ""));
     register(new ModelSpec("bge-small-en-v15-q", "bge-small-en-v1.5-q.onnx",
         "bge-small-en-v1.5-q-tokenizer.json", 384, Pooling.CLS, true, 512,
         "Represent this sentence for searching relevant passages: ", ""));
@@ -33,12 +41,17 @@ public final class ModelRegistry {
     return Map.copyOf(BUNDLED);
   }
 
-  public static ModelSpec resolve(String name) {
-    ModelSpec spec = BUNDLED.get(name);
-    if (spec == null) {
-      throw new ConfigException("unknown model '" + name + "': bundled models are "
-          + String.join(", ", BUNDLED.keySet()));
+  /** A bundled model by name, or a custom model directory by path. */
+  public static ModelSpec resolve(String nameOrDir) {
+    ModelSpec spec = BUNDLED.get(nameOrDir);
+    if (spec != null) {
+      return spec;
     }
-    return spec;
+    if (nameOrDir != null && !nameOrDir.isBlank() && Files.isDirectory(Path.of(nameOrDir))) {
+      return ModelDirectory.load(Path.of(nameOrDir));
+    }
+    throw new ConfigException("unknown model '" + nameOrDir + "' (--model / embed.model): bundled models are "
+        + String.join(", ", BUNDLED.keySet()) + "; a custom model is a directory path holding "
+        + ModelDirectory.DESCRIPTOR + ", the model file and tokenizer.json");
   }
 }

@@ -6,6 +6,7 @@ import ai.djl.inference.Predictor;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.repository.zoo.Criteria;
 import ai.djl.repository.zoo.ModelNotFoundException;
@@ -24,7 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns texts into vectors with DJL + ONNX Runtime. One instance per slot: the predictor is created
+ * Turns texts into vectors with DJL (ONNX Runtime or PyTorch). One instance per slot: the predictor is created
  * once and reused for every batch. Texts are grouped by token length before padding, so a batch of
  * short chunks is not padded to the length of one long chunk. Not thread-safe.
  */
@@ -47,36 +48,84 @@ public final class TextEmbedder implements AutoCloseable {
     this.model = model;
     this.predictor = model.newPredictor();
     this.batchSize = batchSize;
-    PairList<String, Shape> inputs = model.describeInput();
-    this.inputNames = inputs == null ? List.of("input_ids", "attention_mask") : inputs.keys();
+    this.inputNames = inputNames(spec, model);
   }
 
   /**
-   * Loads a model for one slot.
+   * Loads a model for one slot, on the CPU.
    *
-   * @param threads ONNX Runtime intra-op threads (size it to the cores this slot may use)
+   * @param threads engine intra-op threads (size it to the cores this slot may use)
    */
   public static TextEmbedder open(ModelSpec spec, int batchSize, int threads) {
+    return open(spec, batchSize, threads, EmbedDevice.CPU);
+  }
+
+  /**
+   * Loads a model for one slot on {@code device}.
+   *
+   * @param threads engine intra-op threads (size it to the cores this slot may use). ONNX Runtime
+   *     takes them per session; PyTorch has one process-wide pool, sized by the first slot to load
+   */
+  public static TextEmbedder open(ModelSpec spec, int batchSize, int threads, EmbedDevice device) {
     DjlEnvironment.ensureOffline();
+    int t = Math.max(1, threads);
+    if ("fp16".equals(spec.precision()) && !device.isGpu()) {
+      throw new IllegalStateException("model " + spec.name() + " is a half-precision (fp16) file, which needs a"
+          + " GPU, but this slot runs on the CPU (" + device.reason() + ")");
+    }
     ModelTokenizer tokenizer = ModelTokenizer.open(spec);
     try {
-      Path onnx = ModelFiles.materialize(spec, spec.onnxResource());
-      Criteria<NDList, NDList> criteria = Criteria.builder()
+      Path file = ModelFiles.materialize(spec, spec.modelResource());
+      Criteria.Builder<NDList, NDList> builder = Criteria.builder()
           .setTypes(NDList.class, NDList.class)
-          .optModelPath(onnx)
-          .optEngine("OnnxRuntime")
-          .optTranslator(new NoopTranslator())
-          .optOption("interOpNumThreads", "1")
-          .optOption("intraOpNumThreads", Integer.toString(Math.max(1, threads)))
-          .build();
-      ZooModel<NDList, NDList> model = criteria.loadModel();
-      LOG.info("loaded embedding model {} ({}-d, {} pooling, max {} tokens) with {} ONNX Runtime thread(s)",
-          spec.name(), spec.dimension(), spec.pooling(), spec.maxTokens(), threads);
+          .optEngine(spec.engine().djlName())
+          .optDevice(device.djlDevice())
+          .optTranslator(new NoopTranslator());
+      if (spec.engine() == ModelEngine.PYTORCH) {
+        // DJL reads these once, when the PyTorch engine starts.
+        setIfAbsent("ai.djl.pytorch.num_threads", Integer.toString(t));
+        setIfAbsent("ai.djl.pytorch.num_interop_threads", "1");
+        String fileName = file.getFileName().toString();
+        builder.optModelPath(file.getParent())
+            .optModelName(fileName.substring(0, fileName.lastIndexOf('.')))
+            .optOption("mapLocation", "true");
+      } else {
+        builder.optModelPath(file)
+            .optOption("interOpNumThreads", "1")
+            .optOption("intraOpNumThreads", Integer.toString(t));
+      }
+      ZooModel<NDList, NDList> model = builder.build().loadModel();
+      String threadNote = spec.engine() == ModelEngine.PYTORCH
+          ? System.getProperty("ai.djl.pytorch.num_threads") + " PyTorch intra-op thread(s), process-wide"
+          : t + " ONNX Runtime intra-op thread(s)";
+      LOG.info("loaded embedding model {} ({}, {}, {}-d, {} pooling, max {} tokens) on {} with {}, batch {}",
+          spec.name(), spec.engine(), spec.precision(), spec.dimension(), spec.pooling(), spec.maxTokens(),
+          device, threadNote, batchSize);
       return new TextEmbedder(spec, tokenizer, model, batchSize);
     } catch (IOException | ModelNotFoundException | MalformedModelException e) {
       tokenizer.close();
       throw new IllegalStateException("cannot load embedding model " + spec.name() + ": " + e.getMessage(), e);
     }
+  }
+
+  private static void setIfAbsent(String key, String value) {
+    if (System.getProperty(key) == null) {
+      System.setProperty(key, value);
+    }
+  }
+
+  /** The model's inputs in call order: declared by the spec, else by the model, else the BERT three. */
+  private static List<String> inputNames(ModelSpec spec, ZooModel<NDList, NDList> model) {
+    if (spec.inputs() != null) {
+      return spec.inputs();
+    }
+    PairList<String, Shape> inputs = spec.engine() == ModelEngine.ONNX ? model.describeInput() : null;
+    if (inputs == null || inputs.isEmpty()) {
+      return spec.engine() == ModelEngine.PYTORCH
+          ? List.of("input_ids", "attention_mask", "token_type_ids")
+          : List.of("input_ids", "attention_mask");
+    }
+    return inputs.keys();
   }
 
   public ModelSpec spec() {
@@ -179,6 +228,9 @@ public final class TextEmbedder implements AutoCloseable {
       }
       NDList output = predictor.predict(input);
       NDArray hidden = output.get(0);
+      if (hidden.getDataType() != DataType.FLOAT32) {
+        hidden = hidden.toType(DataType.FLOAT32, false); // half-precision models
+      }
       return pool(hidden.toFloatArray(), hidden.getShape(), mask, b, len);
     } catch (TranslateException e) {
       throw new IllegalStateException("inference failed in model " + spec.name() + ": " + e.getMessage(), e);

@@ -58,7 +58,7 @@ public final class ShardIndexWriter implements Closeable {
   }
 
   /** The default codec with Kiln's HNSW parameters; it keeps the default codec's name, so any reader opens it. */
-  static Lucene104Codec codec(IndexConfig config) {
+  public static Lucene104Codec codec(IndexConfig config) {
     KnnVectorsFormat hnsw = new Lucene99HnswVectorsFormat(config.hnswM, config.hnswBeamWidth);
     return new Lucene104Codec() {
       @Override

@@ -3,6 +3,7 @@ package dev.kiln.cli;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.jobs.BuildJob;
 import dev.kiln.jobs.SnapshotBuilder;
+import dev.kiln.snapshot.io.FlinkFileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -24,7 +25,7 @@ final class BuildCommand implements Callable<Integer> {
   @Option(names = "--corpus", paramLabel = "URI", description = "corpus file or directory; repeatable")
   List<String> corpus;
 
-  @Option(names = "--format", description = "auto|jsonl|markdown|html")
+  @Option(names = "--format", description = "auto|jsonl|markdown|text|parquet|html (auto: by extension, .gz looked through)")
   String format;
 
   @Option(names = "--snapshots", paramLabel = "URI", description = "snapshots root")
@@ -36,7 +37,7 @@ final class BuildCommand implements Callable<Integer> {
   @Option(names = "--parallelism", paramLabel = "N")
   Integer parallelism;
 
-  @Option(names = "--model", paramLabel = "NAME", description = "embedding model")
+  @Option(names = "--model", paramLabel = "NAME|DIR", description = "bundled model name or custom model directory")
   String model;
 
   @Option(names = "--chunk-size", paramLabel = "TOKENS")
@@ -56,8 +57,21 @@ final class BuildCommand implements Callable<Integer> {
   @Option(names = "--batch-size", paramLabel = "N", description = "chunks per inference call")
   Integer batchSize;
 
+  @Option(names = "--device", paramLabel = "auto|cpu|gpu|gpu:N", description = "device of each embedding slot")
+  String device;
+
+  @Option(names = "--no-reuse", description = "embed every chunk; reuse no stored vectors")
+  boolean noReuse;
+
+  @Option(names = "--reuse-from", paramLabel = "ID", description = "reuse stored vectors of this snapshot (default: CURRENT)")
+  String reuseFrom;
+
   @Option(names = "--no-publish", description = "build and verify, but leave CURRENT as it is")
   boolean noPublish;
+
+  @Option(names = "--force",
+      description = "publish even if CURRENT no longer names the snapshot this build started from")
+  boolean force;
 
   @Option(names = "--cluster", hidden = true, description = "use the cluster's environment (flink run)")
   boolean cluster;
@@ -99,21 +113,32 @@ final class BuildCommand implements Callable<Integer> {
     if (batchSize != null) {
       config.embed.batchSize = batchSize;
     }
+    if (device != null) {
+      config.embed.device = device;
+    }
+    if (noReuse) {
+      config.embed.reuse = false;
+    }
+    if (reuseFrom != null) {
+      config.embed.reuseFrom = reuseFrom;
+    }
     if (noPublish) {
       config.publish = false;
     }
     config.validate();
     StreamExecutionEnvironment env = cluster
         ? StreamExecutionEnvironment.getExecutionEnvironment()
-        : BuildJob.localEnvironment(config.parallelism);
-    new SnapshotBuilder(config, System.out).build(env);
+        : BuildJob.localEnvironment(config.parallelism, FlinkFileSystems.initialize(config.filesystem));
+    new SnapshotBuilder(config, System.out).force(force).build(env);
     return Kiln.OK;
   }
 
   private Path resolveConfig() {
-    if (configFile != null) {
-      return configFile;
-    }
+    return configFile != null ? configFile : defaultConfig();
+  }
+
+  /** {@code configs/build.yaml} of the working directory, else of the Kiln installation. */
+  static Path defaultConfig() {
     Path local = Path.of(DEFAULT_CONFIG);
     if (Files.isRegularFile(local)) {
       return local;

@@ -18,9 +18,9 @@ import picocli.CommandLine.Option;
 @Command(name = "eval", mixinStandardHelpOptions = true,
     description = "Compute nDCG@10, Recall@100 and MRR@10 of the published snapshot.")
 final class EvalCommand implements Callable<Integer> {
-  @Option(names = "--snapshots", paramLabel = "DIR", defaultValue = "kiln-data/snapshots",
+  @Option(names = "--snapshots", paramLabel = "URI", defaultValue = "kiln-data/snapshots",
       description = "snapshots root (default: ${DEFAULT-VALUE})")
-  Path snapshots;
+  String snapshots;
 
   @Option(names = "--snapshot", paramLabel = "ID", description = "a snapshot id instead of CURRENT")
   String snapshot;
@@ -45,7 +45,7 @@ final class EvalCommand implements Callable<Integer> {
         throw new ConfigException("file not found: " + p);
       }
     }
-    try (Searcher searcher = Searcher.open(snapshots, snapshot)) {
+    try (Searcher searcher = Searcher.open(SnapshotRoots.local(snapshots, snapshot), snapshot)) {
       EvalReport report = new Evaluator(searcher).evaluate(Queries.read(queries), Qrels.read(qrels), searchMode);
       if (json) {
         System.out.println(report.toJson());

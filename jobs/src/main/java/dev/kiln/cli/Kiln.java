@@ -11,7 +11,8 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "kiln 0.1.0",
     description = "Bakes hybrid (HNSW + BM25) search snapshots offline with Flink and searches them.",
-    subcommands = {BuildCommand.class, SearchCommand.class, EvalCommand.class})
+    subcommands = {BuildCommand.class, SearchCommand.class, EvalCommand.class, SnapshotsCommand.class,
+        RegressCommand.class})
 public final class Kiln implements Runnable {
   /** Success. */
   public static final int OK = 0;
@@ -67,6 +68,6 @@ public final class Kiln implements Runnable {
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "missing command: build, search or eval");
+    throw new CommandLine.ParameterException(spec.commandLine(), "missing command: build, search, eval or snapshots");
   }
 }

@@ -19,9 +19,9 @@ import java.util.Locale;
 final class ParentsOutput {
   private ParentsOutput() {}
 
-  static int search(Path root, String snapshot, String q, SearchMode mode, int k, boolean json) throws Exception {
-    try (Searcher searcher = Searcher.open(root, snapshot);
-        ParentStore store = ParentStore.open(root, searcher.manifest())) {
+  /** @param root the local snapshots root {@code searcher} was opened from */
+  static int search(Searcher searcher, Path root, String q, SearchMode mode, int k, boolean json) throws Exception {
+    try (ParentStore store = ParentStore.open(root, searcher.manifest())) {
       int depth = Math.min(1000, k * ParentExpander.CHILDREN_PER_PARENT);
       List<ParentHit> parents = ParentExpander.expand(searcher.search(q, mode, depth).results(), store, k);
       String modeName = mode.name().toLowerCase(Locale.ROOT);

@@ -12,6 +12,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import dev.kiln.config.ConfigException;
+import dev.kiln.embed.ModelRegistry;
+import dev.kiln.search.ModelCheck;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -19,9 +22,9 @@ import picocli.CommandLine.Parameters;
 @Command(name = "search", mixinStandardHelpOptions = true,
     description = "Search the published snapshot (or --snapshot ID).")
 final class SearchCommand implements Callable<Integer> {
-  @Option(names = "--snapshots", paramLabel = "DIR", defaultValue = "kiln-data/snapshots",
+  @Option(names = "--snapshots", paramLabel = "URI", defaultValue = "kiln-data/snapshots",
       description = "snapshots root (default: ${DEFAULT-VALUE})")
-  Path snapshots;
+  String snapshots;
 
   @Option(names = "--snapshot", paramLabel = "ID", description = "a snapshot id instead of CURRENT")
   String snapshot;
@@ -31,6 +34,10 @@ final class SearchCommand implements Callable<Integer> {
 
   @Option(names = "--k", defaultValue = "10", description = "results (default: ${DEFAULT-VALUE})")
   int k;
+
+  @Option(names = "--model", paramLabel = "NAME|DIR",
+      description = "fail unless the snapshot was embedded with this model (default: the manifest's model)")
+  String model;
 
   @Option(names = "--json", description = "print JSON")
   boolean json;
@@ -46,16 +53,23 @@ final class SearchCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     SearchMode searchMode = SearchMode.parse(mode);
     if (k < 1 || k > 1000) {
-      throw new dev.kiln.config.ConfigException("--k must be in 1..1000, was " + k);
+      throw new ConfigException("--k must be in 1..1000, was " + k);
     }
     String q = String.join(" ", query);
     if (!"none".equals(expand) && !"parents".equals(expand)) {
-      throw new dev.kiln.config.ConfigException("--expand must be 'none' or 'parents', was '" + expand + "'");
+      throw new ConfigException("--expand must be 'none' or 'parents', was '" + expand + "'");
     }
-    if ("parents".equals(expand)) {
-      return ParentsOutput.search(snapshots, snapshot, q, searchMode, k, json);
-    }
-    try (Searcher searcher = Searcher.open(snapshots, snapshot)) {
+    Path root = SnapshotRoots.local(snapshots, snapshot);
+    try (Searcher searcher = Searcher.open(root, snapshot)) {
+      if (model != null) {
+        ModelCheck.mismatch(searcher.manifest(), ModelRegistry.resolve(model)).ifPresent(msg -> {
+          throw new ConfigException("--model " + model + " does not match: " + msg
+              + "; search without --model or with --model " + searcher.manifest().model().source());
+        });
+      }
+      if ("parents".equals(expand)) {
+        return ParentsOutput.search(searcher, root, q, searchMode, k, json);
+      }
       SearchResponse response = searcher.search(q, searchMode, k);
       if (json) {
         System.out.println(toJson(response));

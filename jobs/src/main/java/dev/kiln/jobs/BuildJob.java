@@ -2,11 +2,14 @@ package dev.kiln.jobs;
 
 import dev.kiln.config.BuildConfig;
 import dev.kiln.config.ConfigException;
+import dev.kiln.embed.ModelFiles;
 import dev.kiln.embed.ModelRegistry;
 import dev.kiln.embed.ModelSpec;
+import dev.kiln.ingest.CorpusFileEnumerator;
 import dev.kiln.ingest.CorpusFileFormat;
 import dev.kiln.ingest.RecordParser;
 import dev.kiln.model.Chunk;
+import dev.kiln.model.ContentKey;
 import dev.kiln.model.Document;
 import dev.kiln.model.EmbeddedChunk;
 import dev.kiln.model.ParentChunk;
@@ -14,18 +17,29 @@ import dev.kiln.model.RawRecord;
 import dev.kiln.model.ShardResult;
 import dev.kiln.operators.ChunkFunction;
 import dev.kiln.operators.EmbedFunction;
+import dev.kiln.operators.DeduplicateFunction;
+import dev.kiln.operators.EmbedOperator;
 import dev.kiln.operators.ParentWriterFunction;
 import dev.kiln.operators.ParseFunction;
+import dev.kiln.operators.QuarantineSummary;
+import dev.kiln.operators.QuarantineWriterFunction;
+import dev.kiln.operators.SourcedDocument;
 import dev.kiln.operators.ShardWriterFunction;
 import dev.kiln.route.ShardPartitioner;
 import dev.kiln.route.ShardRouter;
 import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.snapshot.io.FlinkFileSystems;
+import dev.kiln.snapshot.io.RemoteRoots;
+import dev.kiln.snapshot.io.SnapshotMirror;
+import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.vectors.VectorFiles;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.api.common.functions.Partitioner;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.configuration.Configuration;
@@ -52,11 +66,26 @@ public final class BuildJob {
   private final BuildConfig config;
   private final ModelSpec model;
   private final SnapshotLayout layout;
+  private final boolean remote;
+  private final String fingerprint;
 
   public BuildJob(BuildConfig config) {
     this.config = config.validate();
     this.model = ModelRegistry.resolve(config.embed.model);
-    this.layout = new SnapshotLayout(Path.of(config.snapshots));
+    this.remote = FlinkFileSystems.isRemote(config.snapshots);
+    // A remote root is verified and described from a local mirror; the job uploads to the remote root.
+    this.layout = new SnapshotLayout(remote ? RemoteRoots.localMirror(config.snapshots) : Path.of(config.snapshots));
+    this.fingerprint = ModelFiles.fingerprint(model);
+  }
+
+  /** The model's fingerprint: recorded in the manifest and on every stored vector. */
+  public String modelFingerprint() {
+    return fingerprint;
+  }
+
+  /** What goes into every content key besides the chunk: the chunker settings and tokenizer. */
+  public String keySettings() {
+    return ContentKey.settingsFingerprint(config.chunker, model.source());
   }
 
   /** Entry point for {@code flink run}: the cluster provides the execution environment. */
@@ -77,7 +106,12 @@ public final class BuildJob {
 
   /** A Flink mini-cluster in this JVM with every endpoint on the loopback interface. */
   public static StreamExecutionEnvironment localEnvironment(int parallelism) {
-    Configuration conf = new Configuration();
+    return localEnvironment(parallelism, new Configuration());
+  }
+
+  /** As {@link #localEnvironment(int)}, with further settings (a metrics reporter, file systems). */
+  public static StreamExecutionEnvironment localEnvironment(int parallelism, Configuration extra) {
+    Configuration conf = new Configuration(extra);
     conf.set(JobManagerOptions.BIND_HOST, "127.0.0.1");
     conf.set(JobManagerOptions.ADDRESS, "127.0.0.1");
     conf.set(TaskManagerOptions.BIND_HOST, "127.0.0.1");
@@ -88,8 +122,18 @@ public final class BuildJob {
     return StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
   }
 
+  /** The local snapshots root: the root itself, or the local mirror of a remote one. */
   public SnapshotLayout layout() {
     return layout;
+  }
+
+  /** Whether the snapshots root is on a remote file system (then {@link #mirror()} publishes). */
+  public boolean remote() {
+    return remote;
+  }
+
+  public SnapshotMirror mirror() {
+    return new SnapshotMirror(config.snapshots, layout.root());
   }
 
   public ModelSpec model() {
@@ -125,34 +169,54 @@ public final class BuildJob {
     env.setRuntimeMode(RuntimeExecutionMode.BATCH);
     env.setParallelism(config.parallelism);
 
+    CorpusFileFormat format = new CorpusFileFormat(config.inputFormat(), config.ingest.maxRecordBytes);
+    long splitBytes = config.ingest.splitBytes;
     FileSource<RawRecord> source = FileSource
-        .forBulkFileFormat(new CorpusFileFormat(config.inputFormat()),
-            roots.toArray(new org.apache.flink.core.fs.Path[0]))
+        .forBulkFileFormat(format, roots.toArray(new org.apache.flink.core.fs.Path[0]))
+        .setFileEnumerator(() -> new CorpusFileEnumerator(format, splitBytes))
         .build();
     DataStream<RawRecord> raw = env.fromSource(source, WatermarkStrategy.noWatermarks(), "read-corpus");
 
     List<String> rootNames = roots.stream().map(org.apache.flink.core.fs.Path::toString).toList();
-    SingleOutputStreamOperator<Document> documents = raw
-        .process(new ParseFunction(new RecordParser(rootNames)))
+    SingleOutputStreamOperator<SourcedDocument> parsed = raw
+        .process(new ParseFunction(new RecordParser(rootNames, config.ingest)))
         .name("parse");
+    SingleOutputStreamOperator<Document> documents = parsed
+        .keyBy(new DocumentId())
+        .process(new DeduplicateFunction())
+        .name("deduplicate");
+    parsed.getSideOutput(ParseFunction.QUARANTINE)
+        .union(documents.getSideOutput(ParseFunction.QUARANTINE))
+        .fullWindowPartition()
+        .mapPartition(new QuarantineWriterFunction(quarantineDir(snapshotId)))
+        .name("write-quarantine")
+        .sinkTo(new DiscardingSink<>()).name("quarantine-done");
 
     SingleOutputStreamOperator<Chunk> chunks = documents
         .process(new ChunkFunction(config.chunker, config.embed.model))
         .name("chunk");
 
-    int threads = config.embed.threads > 0 ? config.embed.threads
-        : Math.max(1, Runtime.getRuntime().availableProcessors() / config.parallelism);
-    DataStream<EmbeddedChunk> embedded = chunks
-        .fullWindowPartition()
-        .mapPartition(new EmbedFunction(config.embed, threads, config.chunker.breadcrumbPrefix))
-        .name("embed");
+    int threads = embedThreads(config.embed.threads, Runtime.getRuntime().availableProcessors(), config.parallelism);
+    EmbeddingReuse.Plan reuse = EmbeddingReuse.plan(config.embed, new SnapshotStore(layout.root()),
+        fingerprint, model.dimension());
+    LOG.info("embed: {} slot(s) x {} engine thread(s) ({}), device {}, model {} {}; reuse: {}",
+        config.parallelism, threads, config.embed.threads > 0 ? "embed.threads" : "cores / parallelism",
+        config.embed.device, model.name(), fingerprint, reuse.reason());
+    String keySettings = keySettings();
+    String vectorsDir = layout.snapshotDir(snapshotId).resolve(VectorFiles.DIRECTORY).toString();
+    // By content key, so each subtask needs only its own partition of the stored vectors.
+    DataStream<Chunk> byKey = chunks.partitionCustom(new ContentKeyPartitioner(), new ContentKeySelector(keySettings));
+    DataStream<EmbeddedChunk> embedded = EmbedOperator.embed(byKey,
+            new EmbedFunction(config.embed, threads, fingerprint, keySettings,
+                config.chunker.breadcrumbPrefix, vectorsDir, reuse.source()))
+        .setParallelism(config.parallelism);
 
     int writers = Math.min(config.shards, config.parallelism);
     int shards = config.shards;
     DataStream<ShardResult> written = embedded
         .partitionCustom(new ShardPartitioner(), new ShardKey(shards))
         .fullWindowPartition()
-        .mapPartition(new ShardWriterFunction(layout.root().toString(), snapshotId, shards,
+        .mapPartition(new ShardWriterFunction(remote ? config.snapshots : layout.root().toString(), snapshotId, shards,
             model.dimension(), config.index))
         .name("write-shards")
         // partitionCustom + mapPartition does not inherit the routing's parallelism: set it, or
@@ -164,7 +228,8 @@ public final class BuildJob {
       chunks.getSideOutput(ChunkFunction.PARENTS)
           .partitionCustom(new ShardPartitioner(), new ParentShardKey(shards))
           .fullWindowPartition()
-          .mapPartition(new ParentWriterFunction(layout.root().toString(), snapshotId, shards))
+          .mapPartition(new ParentWriterFunction(remote ? config.snapshots : layout.root().toString(),
+              snapshotId, shards))
           .name("write-parents")
           .setParallelism(writers)
           .sinkTo(new DiscardingSink<>()).name("parent-results").setParallelism(writers);
@@ -173,11 +238,35 @@ public final class BuildJob {
     LOG.info("submitting build of snapshot {} ({} shards, parallelism {})", snapshotId, shards, config.parallelism);
     JobExecutionResult result = env.execute("kiln build " + snapshotId);
     List<ShardResult> results = result.getAccumulatorResult(ShardWriterFunction.RESULTS);
-    return new JobOutcome(result, results == null ? List.of() : results);
+    List<QuarantineSummary> quarantine = result.getAccumulatorResult(QuarantineWriterFunction.SUMMARIES);
+    return new JobOutcome(result, results == null ? List.of() : results,
+        QuarantineSummary.merge(quarantine == null ? List.of() : quarantine), quarantineDir(snapshotId), reuse);
+  }
+
+  /**
+   * Where this build's quarantined records go: {@code <ingest.quarantine-dir>/<snapshot id>/},
+   * by default under the snapshots root but outside the snapshot, so it survives a failed build.
+   */
+  public String quarantineDir(String snapshotId) {
+    String base = config.ingest.quarantineDir;
+    if (base == null || base.isBlank()) {
+      base = remote ? new org.apache.flink.core.fs.Path(config.snapshots, "quarantine").toString()
+          : layout.root().resolve("quarantine").toAbsolutePath().toUri().toString();
+    }
+    return new org.apache.flink.core.fs.Path(base, snapshotId).toString();
+  }
+
+  /**
+   * Engine threads per embedding slot: {@code embed.threads} when set, else the cores divided
+   * evenly among the slots of this machine, never less than one.
+   */
+  static int embedThreads(int configured, int cores, int parallelism) {
+    return configured > 0 ? configured : Math.max(1, cores / parallelism);
   }
 
   /** The job's output as seen by the client. */
-  public record JobOutcome(JobExecutionResult result, List<ShardResult> shards) {
+  public record JobOutcome(JobExecutionResult result, List<ShardResult> shards, QuarantineSummary quarantine,
+      String quarantineDir, EmbeddingReuse.Plan reuse) {
     public long counter(String name) {
       Object v = result.getAccumulatorResult(name);
       return v instanceof Number n ? n.longValue() : 0L;
@@ -195,6 +284,38 @@ public final class BuildJob {
     @Override
     public Integer getKey(ParentChunk p) {
       return ShardRouter.shardOf(p.docId(), shards);
+    }
+  }
+
+  static final class DocumentId implements KeySelector<SourcedDocument, String> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public String getKey(SourcedDocument d) {
+      return d.document().id();
+    }
+  }
+
+  static final class ContentKeySelector implements KeySelector<Chunk, String> {
+    private static final long serialVersionUID = 1L;
+    private final String settings;
+
+    ContentKeySelector(String settings) {
+      this.settings = settings;
+    }
+
+    @Override
+    public String getKey(Chunk c) {
+      return ContentKey.forChunk(settings, c);
+    }
+  }
+
+  static final class ContentKeyPartitioner implements Partitioner<String> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public int partition(String key, int partitions) {
+      return ContentKey.partition(key, partitions);
     }
   }
 

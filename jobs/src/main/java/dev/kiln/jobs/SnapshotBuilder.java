@@ -8,24 +8,31 @@ import dev.kiln.index.Analyzers;
 import dev.kiln.model.ContentType;
 import dev.kiln.model.ShardResult;
 import dev.kiln.operators.JobCounters;
+import dev.kiln.internal.PausePoint;
 import dev.kiln.publish.ManifestFiles;
+import dev.kiln.publish.PublishConflictException;
+import dev.kiln.publish.RecallProbe;
+import dev.kiln.publish.ShardMerger;
 import dev.kiln.publish.ShardVerifier;
 import dev.kiln.publish.SnapshotPublisher;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.snapshot.io.FlinkFileSystems;
+import dev.kiln.snapshot.io.RemoteFiles;
+import dev.kiln.snapshot.io.SnapshotMirror;
+import dev.kiln.vectors.VectorFiles;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,17 +40,25 @@ import org.slf4j.LoggerFactory;
 /**
  * One whole build, as the user sees it: log the effective configuration, run the job, verify the
  * shards, write the manifest, publish, and end with the counters table. A failure at any step leaves
- * {@code CURRENT} untouched and removes the unpublished snapshot's files.
+ * {@code CURRENT} untouched and removes the unpublished snapshot's files; a build that loses the
+ * compare-and-set on {@code CURRENT} keeps its complete snapshot and fails with a clear message.
  */
 public final class SnapshotBuilder {
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotBuilder.class);
 
   private final BuildConfig config;
   private final PrintStream out;
+  private boolean force;
 
   public SnapshotBuilder(BuildConfig config, PrintStream out) {
     this.config = config;
     this.out = out;
+  }
+
+  /** Publish even if {@code CURRENT} no longer names the snapshot this build started from. */
+  public SnapshotBuilder force(boolean force) {
+    this.force = force;
+    return this;
   }
 
   /** What a finished build produced. */
@@ -51,41 +66,88 @@ public final class SnapshotBuilder {
 
   public BuildReport build(StreamExecutionEnvironment env) throws Exception {
     long t0 = System.currentTimeMillis();
+    FlinkFileSystems.initialize(config.filesystem);
     BuildJob job = new BuildJob(config);
     out.println("Kiln build: effective configuration");
     config.describe().forEach(out::println);
 
     SnapshotLayout layout = job.layout();
+    SnapshotStore store = new SnapshotStore(layout.root());
+    SnapshotPublisher publisher = new SnapshotPublisher(store);
+    // The base of the compare-and-set: this build publishes only over the snapshot it started from.
+    // A remote root (s3://...) is published through its mirror, which has no compare-and-set yet.
+    String base = job.remote() ? job.mirror().remoteCurrent() : store.current().orElse(null);
     String id = SnapshotLayout.newSnapshotId();
+    out.println("+ snapshot: " + id + " (CURRENT at start: " + (base == null ? "none" : base) + ")");
+    publisher.begin(id, base);
     BuildJob.JobOutcome outcome;
     try {
       outcome = job.execute(env, id);
     } catch (Exception e) {
-      discard(layout, id);
+      discard(job, store, id);
       throw e;
     }
     long tJob = System.currentTimeMillis();
 
     long documents = outcome.counter(JobCounters.DOCUMENTS);
     long embedded = outcome.counter(JobCounters.CHUNKS_EMBEDDED);
+    long reused = outcome.counter(JobCounters.CHUNKS_REUSED);
     Manifest manifest;
+    int segmentsBefore = 0;
+    int segmentsAfter = 0;
+    double minRecall = Double.NaN;
     try {
+      BadInputCheck.check(outcome.counter(JobCounters.RECORDS_READ), outcome.counter(JobCounters.QUARANTINED),
+          config.ingest.maxBadFraction, outcome.quarantine(), outcome.quarantineDir());
       if (documents == 0) {
         throw new SnapshotException("no documents were read from " + config.corpus
             + " (" + outcome.counter(JobCounters.RECORDS_READ) + " records, "
             + outcome.counter(JobCounters.QUARANTINED) + " quarantined): nothing to publish");
       }
-      List<ShardResult> shards = ShardVerifier.verify(layout, id, config.shards, outcome.shards(), embedded);
+      List<ShardResult> written = outcome.shards();
+      if (job.remote()) {
+        // Remote root: the writers uploaded their shards; verify and describe local copies of them.
+        job.mirror().downloadShards(id);
+        written = localized(written, job, id);
+      }
+      List<ShardResult> shards = ShardVerifier.verify(layout, id, config.shards, written, embedded + reused);
+      // Parents are checked (and, for a remote root, were downloaded with the shards) like the shards.
       Manifest.DocstoreEntry docstore = config.chunker.parents.enabled ? ParentsDocstore.verify(layout, id,
           config.shards, outcome.counter(JobCounters.PARENTS), outcome.counter(JobCounters.PARENTS_WRITTEN)) : null;
-      manifest = manifest(id, job.model(), shards, layout, outcome, docstore);
-      new SnapshotPublisher(layout).writeManifest(manifest);
-      if (config.publish) {
-        new SnapshotPublisher(layout).publish(id);
+      for (ShardResult r : shards) {
+        if (job.remote()) {
+          break; // writers already merged to index.max-segments; a merge here would need a re-upload
+        }
+        ShardMerger.MergeResult m = ShardMerger.merge(r.shard(), layout.shardDir(id, r.shard()), config.index);
+        segmentsBefore += m.segmentsBefore();
+        segmentsAfter += m.segmentsAfter();
       }
+      if (config.index.recallProbeSamples > 0) {
+        minRecall = probeRecall(layout, id, shards);
+      }
+      manifest = manifest(id, job, shards, layout, outcome, base, docstore);
+      publisher.writeManifest(manifest);
     } catch (RuntimeException | IOException e) {
-      discard(layout, id);
+      discard(job, store, id);
       throw e;
+    }
+    PausePoint.reached("before-current");
+    if (job.remote()) {
+      try {
+        job.mirror().publish(id, config.publish);
+      } catch (IOException | RuntimeException e) {
+        discard(job, store, id);
+        throw e;
+      }
+    } else if (config.publish) {
+      try {
+        publisher.publish(id, base, force);
+      } catch (PublishConflictException e) {
+        throw e; // the snapshot is complete and verified: keep it, so it can still be published by hand
+      } catch (RuntimeException e) {
+        discard(job, store, id);
+        throw e;
+      }
     }
     long tEnd = System.currentTimeMillis();
 
@@ -93,14 +155,23 @@ public final class SnapshotBuilder {
         .put("snapshot", id + (config.publish ? " (published)" : " (not published)"))
         .put("records read", outcome.counter(JobCounters.RECORDS_READ))
         .put("documents", documents)
-        .put("quarantined", outcome.counter(JobCounters.QUARANTINED))
+        .put("quarantined", outcome.counter(JobCounters.QUARANTINED));
+    outcome.quarantine().byReason().forEach((reason, n) -> c.put("  quarantined: " + reason, n));
+    c
         .put("chunks", outcome.counter(JobCounters.CHUNKS))
         .put("chunks embedded", embedded)
+        .put("chunks reused", reused)
+        .put("reused from", outcome.reuse().source().isEmpty() ? "none: " + outcome.reuse().reason()
+            : outcome.reuse().source().snapshotId())
         .put("chunks truncated", outcome.counter(JobCounters.CHUNKS_TRUNCATED))
         .put("chunks written", outcome.counter(JobCounters.CHUNKS_WRITTEN))
         .put("chunks oversize (kept whole)", outcome.counter(JobCounters.CHUNKS_OVERSIZE))
         .put("parents written", outcome.counter(JobCounters.PARENTS_WRITTEN))
         .put("shards", config.shards)
+        .put("segments (before merge → after)", segmentsBefore + " → " + segmentsAfter)
+        .put("recall probe (min over shards)", Double.isNaN(minRecall) ? "off"
+            : String.format(Locale.ROOT, "%.3f (floor %.2f, recall@%d, %d samples/shard)", minRecall,
+                config.index.recallFloor, config.index.recallProbeK, config.index.recallProbeSamples))
         .putSeconds("parse busy", outcome.counter(JobCounters.TIME_PARSE) / 1_000_000)
         .putSeconds("chunk busy", outcome.counter(JobCounters.TIME_CHUNK) / 1_000_000)
         .putSeconds("embed busy", outcome.counter(JobCounters.TIME_EMBED) / 1_000_000)
@@ -112,8 +183,43 @@ public final class SnapshotBuilder {
     return new BuildReport(id, manifest, c, config.publish);
   }
 
-  private Manifest manifest(String id, ModelSpec model, List<ShardResult> shards, SnapshotLayout layout,
-      BuildJob.JobOutcome outcome, Manifest.DocstoreEntry docstore) throws IOException {
+  /** HNSW vs exact top-k on each shard's own vectors; a shard below the floor fails the build. */
+  private double probeRecall(SnapshotLayout layout, String id, List<ShardResult> shards) throws IOException {
+    double min = 1.0;
+    List<String> low = new ArrayList<>();
+    for (ShardResult r : shards) {
+      double recall = RecallProbe.recall(layout.shardDir(id, r.shard()), config.index.recallProbeSamples,
+          config.index.recallProbeK, 17L * r.shard() + 1);
+      min = Math.min(min, recall);
+      if (recall < config.index.recallFloor) {
+        low.add(String.format(Locale.ROOT, "shard %d recall@%d %.3f", r.shard(), config.index.recallProbeK, recall));
+      }
+    }
+    if (!low.isEmpty()) {
+      throw new SnapshotException("snapshot " + id + " will not be published: the recall probe is below index.recall-floor "
+          + config.index.recallFloor + " (" + String.join(", ", low) + "); raise index.hnsw-beam-width / index.hnsw-m"
+          + " or lower the floor");
+    }
+    return min;
+  }
+
+  /** Shard results of a remote root, pointed at the local mirror after checking where they were uploaded. */
+  private static List<ShardResult> localized(List<ShardResult> results, BuildJob job, String id) {
+    List<ShardResult> local = new ArrayList<>();
+    for (ShardResult r : results) {
+      String expected = job.mirror().remoteSnapshotDir(id) + "/" + SnapshotLayout.shardDirName(r.shard());
+      if (!expected.equals(r.directory())) {
+        throw new SnapshotException("shard " + r.shard() + " was uploaded to " + r.directory() + ", expected " + expected);
+      }
+      local.add(new ShardResult(r.shard(), job.layout().shardDir(id, r.shard()).toString(), r.chunks(),
+          r.documents(), r.writerSubtask()));
+    }
+    return local;
+  }
+
+  private Manifest manifest(String id, BuildJob job, List<ShardResult> shards, SnapshotLayout layout,
+      BuildJob.JobOutcome outcome, String parent, Manifest.DocstoreEntry docstore) throws IOException {
+    ModelSpec model = job.model();
     List<Manifest.ShardEntry> entries = new ArrayList<>();
     for (ShardResult r : shards) {
       Path dir = layout.shardDir(id, r.shard());
@@ -122,21 +228,21 @@ public final class SnapshotBuilder {
     }
     Map<String, Long> counters = new LinkedHashMap<>();
     for (String name : List.of(JobCounters.RECORDS_READ, JobCounters.DOCUMENTS, JobCounters.QUARANTINED,
-        JobCounters.CHUNKS, JobCounters.CHUNKS_EMBEDDED, JobCounters.CHUNKS_TRUNCATED,
+        JobCounters.CHUNKS, JobCounters.CHUNKS_EMBEDDED, JobCounters.CHUNKS_REUSED, JobCounters.CHUNKS_TRUNCATED,
         JobCounters.CHUNKS_OVERSIZE, JobCounters.PARENTS)) {
       counters.put(name, outcome.counter(name));
     }
-    String parent = null;
-    if (Files.isRegularFile(layout.current())) {
-      parent = Files.readString(layout.current()).trim();
-    }
     return new Manifest(Manifest.FORMAT_VERSION, id, Instant.now().toString(), parent,
         new Manifest.ModelInfo(model.name(), model.dimension(), model.pooling().name().toLowerCase(),
-            model.normalize(), model.maxTokens()),
+            model.normalize(), model.maxTokens(), job.modelFingerprint(), model.directory()),
         chunkerInfo(model),
         new Manifest.IndexInfo(config.index.analyzer, config.index.bm25K1, config.index.bm25B, "dot_product",
             config.index.hnswM, config.index.hnswBeamWidth, Analyzers.CHINESE),
-        counters, entries, docstore);
+        counters, entries,
+        new Manifest.QuarantineInfo(outcome.counter(JobCounters.QUARANTINED), outcome.quarantine().byReason(),
+            outcome.counter(JobCounters.QUARANTINED) > 0 ? outcome.quarantineDir() : null),
+        embeddings(id, job, layout, outcome),
+        docstore);
   }
 
   private Manifest.ChunkerInfo chunkerInfo(ModelSpec model) {
@@ -145,23 +251,37 @@ public final class SnapshotBuilder {
     for (ContentType type : ContentType.values()) {
       strategies.put(type.name().toLowerCase(Locale.ROOT), c.strategyFor(type));
     }
-    return new Manifest.ChunkerInfo(c.strategy, c.size, c.overlap, model.name(), c.fingerprint(model.name()),
+    // The fingerprint is the settings part of every content key: tokenizer named as the key names it.
+    return new Manifest.ChunkerInfo(c.strategy, c.size, c.overlap, model.name(), c.fingerprint(model.source()),
         strategies, c.hardCap, c.breadcrumbPrefix, c.parents.enabled ? c.parents.size : null);
   }
 
+  /** The stored vectors this build leaves for the next one. */
+  private static Manifest.EmbeddingsInfo embeddings(String id, BuildJob job, SnapshotLayout layout,
+      BuildJob.JobOutcome outcome) throws IOException {
+    Path dir = layout.snapshotDir(id).resolve(VectorFiles.DIRECTORY);
+    List<Manifest.FileEntry> files = Files.isDirectory(dir) ? ManifestFiles.describe(dir) : List.of();
+    return new Manifest.EmbeddingsInfo(VectorFiles.DIRECTORY, job.modelFingerprint(), job.model().dimension(),
+        outcome.counter(JobCounters.CHUNKS_EMBEDDED), outcome.counter(JobCounters.CHUNKS_REUSED),
+        outcome.reuse().source().snapshotId(), files);
+  }
+
   /** Removes an unpublished snapshot's directory; it was never visible, so nothing else can use it. */
-  static void discard(SnapshotLayout layout, String id) {
-    Path dir = layout.snapshotDir(id);
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> walk = Files.walk(dir)) {
-      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
+  static void discard(BuildJob job, SnapshotStore store, String id) {
+    if (job.remote()) {
+      try {
+        RemoteFiles.deleteRecursively(job.mirror().remoteSnapshotDir(id));
+      } catch (IOException e) {
+        LOG.warn("could not remove unpublished remote snapshot {}: {}", id, e.getMessage());
       }
-      LOG.info("removed unpublished snapshot {}", dir);
+    }
+    try {
+      store.storage().delete(SnapshotLayout.manifestKey(id));
+      store.storage().deleteTree(SnapshotLayout.snapshotKey(id));
+      LOG.info("removed unpublished snapshot {}", store.layout().snapshotDir(id));
     } catch (IOException e) {
-      LOG.warn("could not remove unpublished snapshot {}: {}", dir, e.getMessage());
+      // Its staging marker (or missing manifest) still marks it as unfinished: 'kiln snapshots gc' removes it.
+      LOG.warn("could not remove unpublished snapshot {}: {}", id, e.getMessage());
     }
   }
 }

@@ -44,6 +44,7 @@ class BuildJobITCase {
     config.parallelism = 2;
     config.chunker.size = 48;
     config.chunker.overlap = 8;
+    config.ingest.maxBadFraction = 0.5;   // the fixture holds 2 bad lines among 11 records on purpose
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
     report = new SnapshotBuilder(config, new PrintStream(buf, true, StandardCharsets.UTF_8))
         .build(BuildJob.localEnvironment(2));
@@ -61,6 +62,8 @@ class BuildJobITCase {
     // 7 valid JSON documents + 2 Markdown files; 2 bad lines quarantined.
     assertEquals(9L, m.counters().get("documents"));
     assertEquals(2L, m.counters().get("quarantined"));
+    assertEquals(2L, m.quarantine().total());
+    assertEquals(java.util.Map.of("malformed_json", 1L, "missing_id", 1L), m.quarantine().byReason());
     assertEquals(m.counters().get("chunks"), m.totalChunks());
     assertTrue(m.totalChunks() > 9, "the 48-token window must split some documents: " + m.totalChunks());
     for (Manifest.ShardEntry s : m.shards()) {

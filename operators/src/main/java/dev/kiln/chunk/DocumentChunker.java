@@ -4,6 +4,7 @@ import dev.kiln.config.ChunkerConfig;
 import dev.kiln.embed.ModelTokenizer;
 import dev.kiln.index.Languages;
 import dev.kiln.model.Chunk;
+import dev.kiln.model.ContentKey;
 import dev.kiln.model.ContentType;
 import dev.kiln.model.Document;
 import dev.kiln.model.ParentChunk;
@@ -32,7 +33,8 @@ public final class DocumentChunker {
   public DocumentChunker(ModelTokenizer tokenizer, ChunkerConfig config) {
     this.tokenizer = tokenizer;
     this.config = config;
-    this.fingerprint = config.fingerprint(tokenizer.spec().name());
+    // source(), as the build job's key settings: a custom model is named by its directory
+    this.fingerprint = config.fingerprint(tokenizer.spec().source());
   }
 
   public String fingerprint() {
@@ -71,7 +73,7 @@ public final class DocumentChunker {
     }
     List<Chunk> chunks = new ArrayList<>(raw.size());
     for (Chunk c : raw) {
-      String key = ContentKeys.of(fingerprint, EmbeddingInput.of(c, config.breadcrumbPrefix));
+      String key = ContentKey.of(fingerprint, c);
       chunks.add(c.with(chunks.size(), c.breadcrumb(), key, c.parentId(), c.language()));
     }
     return new Result(chunks, parents);

@@ -2,67 +2,98 @@ package dev.kiln.ingest;
 
 import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
-import java.io.BufferedInputStream;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.file.src.FileSourceSplit;
 import org.apache.flink.connector.file.src.reader.BulkFormat;
-import org.apache.flink.connector.file.src.util.ArrayResultIterator;
-import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
+import org.apache.parquet.hadoop.ParquetFileReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads corpus files of any Flink file system into {@link RawRecord}s: one per JSON line, one per
- * Markdown or HTML file. A {@link BulkFormat} because the reader needs the file's path (Markdown document ids
- * are paths relative to the corpus root). Decoding problems become records with a {@code problem}, so
- * the parse stage can quarantine them instead of failing the read.
+ * Reads corpus files of any Flink file system into {@link RawRecord}s, choosing one reader per format:
+ * {@link JsonLinesReader} (one record per line), {@link WholeFileReader} (Markdown, plain text, HTML:
+ * one per file), {@link ParquetRowReader} (one per row). A {@link BulkFormat} because readers need the file's
+ * path (document ids of file-per-document formats are paths relative to the corpus root). Uncompressed
+ * JSON lines and Parquet files arrive split by {@link CorpusFileEnumerator}; every other file whole.
+ * Decoding problems become records with a {@code problem}, so the parse stage can quarantine them
+ * instead of failing the read.
  */
 public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceSplit> {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(CorpusFileFormat.class);
-  private static final int BATCH = 256;
 
   private final InputFormat format;
+  private final int maxRecordBytes;
 
   public CorpusFileFormat(InputFormat format) {
+    this(format, 16 << 20);
+  }
+
+  /** @param maxRecordBytes records larger than this are quarantined as {@code too_large} unread */
+  public CorpusFileFormat(InputFormat format, long maxRecordBytes) {
     this.format = format;
+    this.maxRecordBytes = (int) Math.min(Integer.MAX_VALUE - 16, maxRecordBytes);
+  }
+
+  /** The format a file is read as, or {@code null} to skip it. */
+  InputFormat formatOf(Path path) {
+    return format == InputFormat.AUTO ? InputFormat.forFileName(path.getName()) : format;
+  }
+
+  /** Whether a file may be cut into byte ranges read by different readers. */
+  boolean isSplittable(Path path) {
+    InputFormat f = formatOf(path);
+    return (f == InputFormat.JSONL || f == InputFormat.PARQUET) && !InputFormat.isGzip(path.getName());
   }
 
   @Override
   public Reader<RawRecord> createReader(Configuration config, FileSourceSplit split) throws IOException {
     Path path = split.path();
-    InputFormat fileFormat = format == InputFormat.AUTO ? InputFormat.forFileName(path.getName()) : format;
+    InputFormat fileFormat = formatOf(path);
     if (fileFormat == null) {
       LOG.info("skipping {}: not a corpus file extension (use --format to force one)", path);
-      return new EmptyReader();
+      return new RecordBatches.Empty();
     }
-    InputStream in = new BufferedInputStream(FileSystem.get(path.toUri()).open(path), 1 << 16);
+    String uri = path.toString();
+    long start = split.offset();
+    long end = start + split.length();
+    long modified = split.fileModificationTime();
     return switch (fileFormat) {
-      case JSONL -> new LineReader(path.toString(), in);
-      case MARKDOWN, HTML -> new WholeFileReader(path.toString(), fileFormat, in);
+      case JSONL -> new JsonLinesReader(uri, SourceStreams.open(path, Math.max(0, start - 1)),
+          start, InputFormat.isGzip(path.getName()) ? Long.MAX_VALUE : end, modified, maxRecordBytes);
+      case MARKDOWN, TEXT, HTML -> new WholeFileReader(uri, fileFormat, SourceStreams.open(path, 0), modified,
+          split.fileSize(), maxRecordBytes);
+      case PARQUET -> parquet(uri, path, split, start, end, modified);
       default -> throw new IllegalStateException("no reader for " + fileFormat);
     };
   }
 
+  private Reader<RawRecord> parquet(String uri, Path path, FileSourceSplit split, long start, long end,
+      long modified) throws IOException {
+    ParquetFileReader reader;
+    try {
+      reader = ParquetFileReader.open(new FlinkInputFile(path, split.fileSize()));
+    } catch (IOException | RuntimeException e) {
+      // A broken footer makes the whole file unreadable; report it once, from the split at offset 0.
+      RawRecord bad = new RawRecord(uri, 0, InputFormat.PARQUET, String.valueOf(e.getMessage()),
+          QuarantineReason.UNREADABLE_FILE).withSource(split.fileSize(), modified);
+      return start == 0 ? new SingleRecordReader(bad) : new RecordBatches.Empty();
+    }
+    return new ParquetRowReader(uri, reader, start, end, modified);
+  }
+
   @Override
   public Reader<RawRecord> restoreReader(Configuration config, FileSourceSplit split) throws IOException {
-    // Kiln builds are batch jobs: a failed region re-reads its whole file, so there is no position to restore.
+    // Kiln builds are batch jobs: a failed region re-reads its whole split, so there is no position to restore.
     return createReader(config, split);
   }
 
   @Override
   public boolean isSplittable() {
+    // Splitting is decided per file by CorpusFileEnumerator; Flink's block splitter must not cut files.
     return false;
   }
 
@@ -71,123 +102,21 @@ public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceS
     return TypeInformation.of(RawRecord.class);
   }
 
-  static String decodeStrict(byte[] bytes, int len) throws CharacterCodingException {
-    return StandardCharsets.UTF_8.newDecoder()
-        .onMalformedInput(CodingErrorAction.REPORT)
-        .onUnmappableCharacter(CodingErrorAction.REPORT)
-        .decode(ByteBuffer.wrap(bytes, 0, len))
-        .toString();
-  }
+  private static final class SingleRecordReader implements Reader<RawRecord> {
+    private RawRecord record;
 
-  private static final class EmptyReader implements Reader<RawRecord> {
+    SingleRecordReader(RawRecord record) {
+      this.record = record;
+    }
+
     @Override
     public RecordIterator<RawRecord> readBatch() {
-      return null;
+      RecordIterator<RawRecord> it = record == null ? null : RecordBatches.of(java.util.List.of(record));
+      record = null;
+      return it;
     }
 
     @Override
     public void close() {}
-  }
-
-  /** One record per line; offsets are byte offsets so a quarantined line can be found again. */
-  private static final class LineReader implements Reader<RawRecord> {
-    private final String uri;
-    private final InputStream in;
-    private final ByteArrayOutputStream line = new ByteArrayOutputStream(4096);
-    private long offset;
-    private boolean eof;
-
-    LineReader(String uri, InputStream in) {
-      this.uri = uri;
-      this.in = in;
-    }
-
-    @Override
-    public RecordIterator<RawRecord> readBatch() throws IOException {
-      if (eof) {
-        return null;
-      }
-      List<RawRecord> batch = new ArrayList<>(BATCH);
-      while (batch.size() < BATCH && !eof) {
-        long start = offset;
-        line.reset();
-        int b;
-        while ((b = in.read()) != -1 && b != '\n') {
-          line.write(b);
-        }
-        offset += line.size() + (b == '\n' ? 1 : 0);
-        eof = b == -1;
-        int len = line.size();
-        byte[] bytes = line.toByteArray();
-        if (len > 0 && bytes[len - 1] == '\r') {
-          len--;
-        }
-        if (len == 0 || isBlank(bytes, len)) {
-          continue;
-        }
-        try {
-          batch.add(RawRecord.of(uri, start, InputFormat.JSONL, decodeStrict(bytes, len)));
-        } catch (CharacterCodingException e) {
-          batch.add(RawRecord.undecodable(uri, start, InputFormat.JSONL, "invalid UTF-8"));
-        }
-      }
-      if (batch.isEmpty()) {
-        return null;
-      }
-      ArrayResultIterator<RawRecord> it = new ArrayResultIterator<>();
-      it.set(batch.toArray(new RawRecord[0]), batch.size(), 0L, 0L);
-      return it;
-    }
-
-    private static boolean isBlank(byte[] bytes, int len) {
-      for (int i = 0; i < len; i++) {
-        if (bytes[i] != ' ' && bytes[i] != '\t') {
-          return false;
-        }
-      }
-      return true;
-    }
-
-    @Override
-    public void close() throws IOException {
-      in.close();
-    }
-  }
-
-  /** The whole file is one record (Markdown and other document-per-file formats). */
-  private static final class WholeFileReader implements Reader<RawRecord> {
-    private final String uri;
-    private final InputFormat format;
-    private final InputStream in;
-    private boolean done;
-
-    WholeFileReader(String uri, InputFormat format, InputStream in) {
-      this.uri = uri;
-      this.format = format;
-      this.in = in;
-    }
-
-    @Override
-    public RecordIterator<RawRecord> readBatch() throws IOException {
-      if (done) {
-        return null;
-      }
-      done = true;
-      byte[] bytes = in.readAllBytes();
-      RawRecord record;
-      try {
-        record = RawRecord.of(uri, 0, format, decodeStrict(bytes, bytes.length));
-      } catch (CharacterCodingException e) {
-        record = RawRecord.undecodable(uri, 0, format, "invalid UTF-8");
-      }
-      ArrayResultIterator<RawRecord> it = new ArrayResultIterator<>();
-      it.set(new RawRecord[] {record}, 1, 0L, 0L);
-      return it;
-    }
-
-    @Override
-    public void close() throws IOException {
-      in.close();
-    }
   }
 }

@@ -1,8 +1,18 @@
 package dev.kiln.ingest;
 
-/** A record that cannot become a {@link dev.kiln.model.Document}; the message is the quarantine reason. */
+/**
+ * A record that cannot become a {@link dev.kiln.model.Document}: {@link #reason()} is the stable
+ * {@link QuarantineReason} code, the message says what exactly was wrong.
+ */
 public class MalformedRecordException extends Exception {
-  public MalformedRecordException(String reason) {
-    super(reason);
+  private final String reason;
+
+  public MalformedRecordException(String reason, String detail) {
+    super(detail);
+    this.reason = reason;
+  }
+
+  public String reason() {
+    return reason;
   }
 }

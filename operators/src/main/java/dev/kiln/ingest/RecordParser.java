@@ -4,95 +4,115 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.chunk.HtmlStructure;
+import dev.kiln.config.IngestConfig;
 import dev.kiln.model.ContentType;
 import dev.kiln.model.Document;
+import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
 import java.io.Serializable;
 import java.util.Comparator;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Decodes raw records into documents. JSON lines follow the BEIR layout ({@code _id}, {@code title},
- * {@code text}, optional {@code metadata} object of scalars); a Markdown file becomes one document
- * whose id is its path relative to the corpus root and whose title is its first heading; an HTML file
- * likewise, titled by its {@code <title>} or first {@code <h1>}.
+ * Decodes raw records into documents. JSON lines and Parquet rows (rendered as JSON objects by their
+ * reader) follow the BEIR layout with configurable field names ({@code _id}, {@code title},
+ * {@code text}, optional {@code metadata} object of scalars); a Markdown or text file becomes one
+ * document whose id is its path relative to the corpus root; an HTML file likewise, kept raw for the
+ * HTML chunker and titled by its {@code <title>} or first {@code <h1>}. Every document gets metadata
+ * from {@link MetadataExtractor}.
  */
 public final class RecordParser implements Serializable {
   private static final long serialVersionUID = 1L;
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final List<String> roots;
+  private final IngestConfig config;
+  private final MetadataExtractor metadata;
 
   /** @param roots qualified corpus roots, used to turn file paths into document ids */
   public RecordParser(List<String> roots) {
+    this(roots, new IngestConfig());
+  }
+
+  public RecordParser(List<String> roots, IngestConfig config) {
     // Longest first, so a nested root wins over its parent.
     this.roots = roots.stream().sorted(Comparator.comparingInt(String::length).reversed()).toList();
+    this.config = config;
+    this.metadata = new MetadataExtractor(config);
   }
 
   public Document parse(RawRecord raw) throws MalformedRecordException {
     if (raw.problem() != null) {
-      throw new MalformedRecordException(raw.problem());
+      throw new MalformedRecordException(raw.problem(), describe(raw.problem()));
+    }
+    if (raw.payload().length() > config.maxRecordBytes) {
+      throw new MalformedRecordException(QuarantineReason.TOO_LARGE,
+          "record of " + raw.payload().length() + " characters exceeds ingest.max-record-bytes");
     }
     return switch (raw.format()) {
-      case JSONL -> parseJsonLine(raw);
-      case MARKDOWN -> parseMarkdown(raw);
-      case HTML -> parseHtml(raw);
-      default -> throw new MalformedRecordException("unsupported format " + raw.format());
+      case JSONL, PARQUET -> parseObject(raw);
+      case MARKDOWN -> parseFile(raw, ContentType.MARKDOWN);
+      case TEXT -> parseFile(raw, ContentType.TEXT);
+      case HTML -> parseFile(raw, ContentType.HTML);
+      default -> throw new MalformedRecordException(QuarantineReason.UNSUPPORTED_FORMAT,
+          "unsupported format " + raw.format());
     };
   }
 
-  private Document parseJsonLine(RawRecord raw) throws MalformedRecordException {
+  private static String describe(String reason) {
+    return switch (reason) {
+      case QuarantineReason.INVALID_UTF8 -> "invalid UTF-8";
+      case QuarantineReason.BINARY_FILE -> "binary content (NUL bytes) in a text input";
+      case QuarantineReason.TOO_LARGE -> "record exceeds ingest.max-record-bytes";
+      default -> reason;
+    };
+  }
+
+  private Document parseObject(RawRecord raw) throws MalformedRecordException {
     JsonNode node;
     try {
       node = JSON.readTree(raw.payload());
     } catch (JsonProcessingException e) {
-      throw new MalformedRecordException("malformed JSON: " + e.getOriginalMessage());
+      throw new MalformedRecordException(QuarantineReason.MALFORMED_JSON, "malformed JSON: " + e.getOriginalMessage());
     }
     if (node == null || !node.isObject()) {
-      throw new MalformedRecordException("not a JSON object");
+      throw new MalformedRecordException(QuarantineReason.NOT_AN_OBJECT, "not a JSON object");
     }
-    JsonNode id = node.has("_id") ? node.get("_id") : node.get("id");
-    if (id == null || !id.isValueNode() || id.asText().isBlank()) {
-      throw new MalformedRecordException("missing _id");
+    JsonNode id = node.get(config.idField);
+    if (id == null && config.idField.equals("_id")) {
+      id = node.get("id");
     }
-    String title = textOf(node.get("title"));
-    String text = textOf(node.get("text"));
+    if (id == null || !id.isValueNode() || id.isNull() || id.asText().isBlank()) {
+      throw new MalformedRecordException(QuarantineReason.MISSING_ID, "missing " + config.idField);
+    }
+    String title = textOf(node.get(config.titleField));
+    String text = textOf(node.get(config.textField));
     if (title.isBlank() && text.isBlank()) {
-      throw new MalformedRecordException("empty text");
+      throw new MalformedRecordException(QuarantineReason.EMPTY_TEXT, "empty text");
     }
-    Map<String, String> metadata = new LinkedHashMap<>();
-    JsonNode meta = node.get("metadata");
-    if (meta != null && meta.isObject()) {
-      for (Iterator<Map.Entry<String, JsonNode>> it = meta.fields(); it.hasNext(); ) {
-        Map.Entry<String, JsonNode> e = it.next();
-        if (e.getValue().isValueNode() && !e.getValue().isNull()) {
-          metadata.put(e.getKey(), e.getValue().asText());
-        }
-      }
-    }
-    return new Document(id.asText(), title, text, metadata, raw.sourceUri());
+    Map<String, String> meta = new LinkedHashMap<>();
+    metadata.addSource(raw, relativeId(raw.sourceUri()), meta);
+    metadata.addRecord(node, meta);
+    return new Document(id.asText(), title, text, meta, raw.sourceUri());
   }
 
-  private Document parseMarkdown(RawRecord raw) throws MalformedRecordException {
+  private Document parseFile(RawRecord raw, ContentType type) throws MalformedRecordException {
     String text = raw.payload();
     if (text.isBlank()) {
-      throw new MalformedRecordException("empty text");
+      throw new MalformedRecordException(QuarantineReason.EMPTY_TEXT, "empty text");
     }
     String id = relativeId(raw.sourceUri());
-    return new Document(id, firstHeading(text, id), text, Map.of(), raw.sourceUri(), ContentType.MARKDOWN);
-  }
-
-  /** An HTML file stays raw (the HTML chunker reads its structure); title from title or h1. */
-  private Document parseHtml(RawRecord raw) throws MalformedRecordException {
-    String html = raw.payload();
-    if (html.isBlank()) {
-      throw new MalformedRecordException("empty text");
-    }
-    String id = relativeId(raw.sourceUri());
-    return new Document(id, HtmlStructure.title(html, id), html, Map.of(), raw.sourceUri(), ContentType.HTML);
+    Map<String, String> meta = new LinkedHashMap<>();
+    metadata.addSource(raw, id, meta);
+    String title = switch (type) {
+      case MARKDOWN -> firstHeading(text, id);
+      // raw HTML stays the text: the HTML chunker reads its structure
+      case HTML -> HtmlStructure.title(text, id);
+      default -> fileName(id);
+    };
+    return new Document(id, title, text, meta, raw.sourceUri(), type);
   }
 
   /** The path of a file relative to the corpus root it was found under. */
@@ -107,6 +127,29 @@ public final class RecordParser implements Serializable {
       }
     }
     return uri.substring(uri.lastIndexOf('/') + 1);
+  }
+
+  /** The corpus root a file was found under (for per-source metrics), or the file itself. */
+  public String rootOf(String uri) {
+    for (String root : roots) {
+      if (uri.equals(root) || uri.startsWith(root.endsWith("/") ? root : root + "/")) {
+        return root;
+      }
+    }
+    return uri;
+  }
+
+  public List<String> roots() {
+    return roots;
+  }
+
+  static String fileName(String path) {
+    String name = path.substring(path.lastIndexOf('/') + 1);
+    if (InputFormat.isGzip(name)) {
+      name = name.substring(0, name.length() - 3);
+    }
+    int dot = name.lastIndexOf('.');
+    return dot > 0 ? name.substring(0, dot) : name;
   }
 
   static String firstHeading(String markdown, String fallback) {

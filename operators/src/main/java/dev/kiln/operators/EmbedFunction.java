@@ -2,96 +2,214 @@ package dev.kiln.operators;
 
 import dev.kiln.chunk.EmbeddingInput;
 import dev.kiln.config.EmbedConfig;
+import dev.kiln.embed.DeviceSelector;
+import dev.kiln.embed.EmbedDevice;
 import dev.kiln.embed.ModelRegistry;
+import dev.kiln.embed.ModelSpec;
 import dev.kiln.embed.TextEmbedder;
 import dev.kiln.model.Chunk;
+import dev.kiln.model.ContentKey;
 import dev.kiln.model.EmbeddedChunk;
+import dev.kiln.vectors.ReuseSource;
+import dev.kiln.vectors.VectorFiles;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.functions.RichMapPartitionFunction;
+import org.apache.flink.api.common.functions.AbstractRichFunction;
 import org.apache.flink.util.Collector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Embed stage. One predictor per slot, loaded once and reused for every batch. Chunks are gathered
- * into windows of several batches so the embedder can bucket them by token length before padding.
+ * Embed stage. Chunks arrive partitioned by content key ({@link ContentKey#partition}); each subtask
+ * loads the stored vectors of its own key partition from the reuse source, passes chunks whose key it
+ * knows straight through, and runs the model only on the rest. One predictor per slot, loaded on the
+ * first chunk that needs it and reused for every batch; chunks are gathered into windows of several
+ * batches so the embedder can bucket them by token length before padding. Every vector the subtask
+ * emits is also stored in this snapshot's {@code embeddings/part-NNNNN.parquet} for the next build.
+ *
+ * <p>Driven by {@link EmbedOperator} in the task thread: Flink's {@code mapPartition} runs its function
+ * in a second thread whose output races the task thread's end-of-input watermark on the shuffle
+ * writer (seen as a NullPointerException in {@code HashBasedDataBuffer} when reused chunks stream out
+ * quickly).
  */
-public final class EmbedFunction extends RichMapPartitionFunction<Chunk, EmbeddedChunk> {
+public final class EmbedFunction extends AbstractRichFunction {
   private static final long serialVersionUID = 1L;
+  private static final Logger LOG = LoggerFactory.getLogger(EmbedFunction.class);
   /** Batches per length-bucketing window: wider windows pad less but hold more chunks in memory. */
   private static final int BATCHES_PER_WINDOW = 8;
 
   private final EmbedConfig config;
   private final int threads;
+  private final String modelFingerprint;
+  private final String keySettings;
   private final boolean breadcrumbPrefix;
+  private final String vectorsDir;
+  private final ReuseSource reuse;
+  private transient ModelSpec spec;
+  private transient int subtask;
   private transient TextEmbedder embedder;
+  private transient Map<String, float[]> known;
+  private transient Set<String> stored;
+  private transient VectorFiles.Writer store;
   private transient LongCounter embedded;
+  private transient LongCounter reused;
   private transient LongCounter truncated;
   private transient StageTimer timer;
 
-  /** @param threads inference threads for this slot */
-  public EmbedFunction(EmbedConfig config, int threads) {
-    this(config, threads, true);
-  }
-
-  /** @param breadcrumbPrefix embed structured chunks under their breadcrumb instead of the title */
-  public EmbedFunction(EmbedConfig config, int threads, boolean breadcrumbPrefix) {
+  /**
+   * @param threads inference threads for this slot
+   * @param modelFingerprint the model's fingerprint; stored vectors are tagged with it
+   * @param keySettings the chunker settings fingerprint that goes into every content key
+   * @param breadcrumbPrefix embed structured chunks under their breadcrumb instead of the title
+   * @param vectorsDir where this snapshot's part files go, or {@code null} to store nothing
+   * @param reuse stored vectors to take instead of running the model
+   */
+  public EmbedFunction(EmbedConfig config, int threads, String modelFingerprint, String keySettings,
+      boolean breadcrumbPrefix, String vectorsDir, ReuseSource reuse) {
     this.config = config;
     this.threads = threads;
+    this.modelFingerprint = modelFingerprint;
+    this.keySettings = keySettings;
     this.breadcrumbPrefix = breadcrumbPrefix;
+    this.vectorsDir = vectorsDir;
+    this.reuse = reuse;
+  }
+
+  /** A stage that embeds everything and stores nothing (benchmarks, tests). */
+  public EmbedFunction(EmbedConfig config, int threads) {
+    this(config, threads, "", "", true, null, ReuseSource.NONE);
   }
 
   @Override
   public void open(OpenContext ctx) {
-    embedder = TextEmbedder.open(ModelRegistry.resolve(config.model), config.batchSize, threads);
+    spec = ModelRegistry.resolve(config.model);
+    subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+    int subtasks = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
     embedded = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_EMBEDDED);
+    reused = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_REUSED);
     truncated = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_TRUNCATED);
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_EMBED);
-  }
-
-  @Override
-  public void mapPartition(Iterable<Chunk> chunks, Collector<EmbeddedChunk> out) {
-    int window = config.batchSize * BATCHES_PER_WINDOW;
-    List<Chunk> pending = new ArrayList<>(window);
-    for (Chunk c : chunks) {
-      pending.add(c);
-      if (pending.size() == window) {
-        flush(pending, out);
+    known = new HashMap<>();
+    stored = new HashSet<>();
+    long start = System.nanoTime();
+    for (String file : reuse.files()) {
+      try {
+        VectorFiles.read(Path.of(file), modelFingerprint, spec.dimension(), (key, v) -> {
+          if (ContentKey.partition(key, subtasks) == subtask) {
+            known.put(key, v);
+          }
+        });
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read stored vectors " + file, e);
       }
     }
-    flush(pending, out);
+    if (!reuse.isEmpty()) {
+      LOG.info("embed subtask {}/{}: {} stored vectors of key partition {} from snapshot {} loaded in {} ms",
+          subtask, subtasks, known.size(), subtask, reuse.snapshotId(), (System.nanoTime() - start) / 1_000_000);
+    }
   }
 
-  private void flush(List<Chunk> pending, Collector<EmbeddedChunk> out) {
+  private TextEmbedder embedder() {
+    if (embedder == null) {
+      EmbedDevice device = DeviceSelector.select(config.device, subtask, spec.engine());
+      embedder = TextEmbedder.open(spec, config.batchSize, threads, device);
+    }
+    return embedder;
+  }
+
+  private transient List<Chunk> pending;
+  private transient List<String> pendingKeys;
+
+  /** One chunk: passed through with its stored vector, or queued for the model. */
+  public void add(Chunk c, Collector<EmbeddedChunk> out) {
+    // Crash tests kill the process here: the embed stage is running, whether it reuses or embeds, and
+    // (a kill on the first chunk) has written nothing yet.
+    dev.kiln.internal.PausePoint.reached("embed");
+    if (pending == null) {
+      pending = new ArrayList<>();
+      pendingKeys = new ArrayList<>();
+    }
+    String key = ContentKey.forChunk(keySettings, c);
+    float[] v = known.get(key);
+    if (v != null) {
+      reused.add(1);
+      store(key, v);
+      out.collect(new EmbeddedChunk(c, v));
+    } else {
+      pending.add(c);
+      pendingKeys.add(key);
+      if (pending.size() == config.batchSize * BATCHES_PER_WINDOW) {
+        flush(pending, pendingKeys, out);
+      }
+    }
+  }
+
+  /** End of input: embeds what is still queued. */
+  public void finish(Collector<EmbeddedChunk> out) {
+    if (pending != null) {
+      flush(pending, pendingKeys, out);
+    }
+  }
+
+  private void flush(List<Chunk> pending, List<String> keys, Collector<EmbeddedChunk> out) {
     if (pending.isEmpty()) {
       return;
     }
+    TextEmbedder e = embedder();
     long start = System.nanoTime();
-    long truncatedBefore = embedder.truncatedCount();
+    long truncatedBefore = e.truncatedCount();
     List<String> texts = new ArrayList<>(pending.size());
     for (Chunk c : pending) {
+      // The title (or breadcrumb) gives every chunk its context; it is short, so it costs few tokens.
       texts.add(EmbeddingInput.of(c, breadcrumbPrefix));
     }
-    float[][] vectors = embedder.embedPassages(texts);
+    float[][] vectors = e.embedPassages(texts);
     timer.add(start);
     embedded.add(pending.size());
-    truncated.add(embedder.truncatedCount() - truncatedBefore);
+    truncated.add(e.truncatedCount() - truncatedBefore);
     for (int i = 0; i < vectors.length; i++) {
+      store(keys.get(i), vectors[i]);
       out.collect(new EmbeddedChunk(pending.get(i), vectors[i]));
     }
     pending.clear();
+    keys.clear();
   }
 
-  /** The title (or breadcrumb) gives every chunk its context; it is short, so it costs few tokens. */
-  static String embeddingInput(Chunk c) {
-    return EmbeddingInput.of(c, true);
+  /** Each key is stored once per subtask; equal keys always land in the same subtask. */
+  private void store(String key, float[] vector) {
+    if (vectorsDir == null || !stored.add(key)) {
+      return;
+    }
+    try {
+      if (store == null) {
+        store = new VectorFiles.Writer(Path.of(vectorsDir).resolve(VectorFiles.partName(subtask)),
+            modelFingerprint, spec.dimension());
+      }
+      store.write(key, vector);
+    } catch (IOException ex) {
+      throw new UncheckedIOException("cannot store vectors in " + vectorsDir, ex);
+    }
   }
 
   @Override
-  public void close() {
-    if (embedder != null) {
-      embedder.close();
+  public void close() throws Exception {
+    try {
+      if (store != null) {
+        store.close();
+      }
+    } finally {
+      if (embedder != null) {
+        embedder.close();
+      }
     }
   }
 }

@@ -9,9 +9,13 @@ public final class JobCounters {
   public static final String QUARANTINED = "quarantined";
   public static final String CHUNKS = "chunks";
   public static final String CHUNKS_EMBEDDED = "chunks.embedded";
+  /** Chunks whose vector came from an earlier snapshot instead of the model. */
+  public static final String CHUNKS_REUSED = "chunks.reused";
   public static final String CHUNKS_TRUNCATED = "chunks.truncated";
   public static final String CHUNKS_WRITTEN = "chunks.written";
   public static final String SHARDS = "shards";
+  /** Followed by a corpus root: records read from that root (for the bad-fraction report). */
+  public static final String SOURCE_RECORDS_READ_PREFIX = "records.read@";
   /** Indivisible blocks kept whole over the chunk size (within the hard cap). */
   public static final String CHUNKS_OVERSIZE = "chunks.oversize";
   /** Parents cut (parent-child chunking) and parents written into the docstore. */

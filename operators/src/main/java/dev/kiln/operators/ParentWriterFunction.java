@@ -4,7 +4,10 @@ import dev.kiln.index.ParentStoreWriter;
 import dev.kiln.model.ParentChunk;
 import dev.kiln.route.ShardRouter;
 import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.snapshot.io.FlinkFileSystems;
+import dev.kiln.snapshot.io.RemoteFiles;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
@@ -16,7 +19,8 @@ import org.apache.flink.util.Collector;
 /**
  * Parents docstore write stage (parent-child chunking). Routed like chunks, so subtask {@code i} of
  * {@code p} owns shards {@code s mod p == i} and writes {@code parents/shard-<s>/} for each, empty
- * ones included. Emits the number of parents it wrote.
+ * ones included. Emits the number of parents it wrote. A remote snapshots root gets the parts written
+ * on local disk first and uploaded, as {@link ShardWriterFunction} does with shards.
  */
 public final class ParentWriterFunction extends RichMapPartitionFunction<ParentChunk, Long> {
   private static final long serialVersionUID = 1L;
@@ -43,7 +47,9 @@ public final class ParentWriterFunction extends RichMapPartitionFunction<ParentC
   public void mapPartition(Iterable<ParentChunk> parents, Collector<Long> out) throws IOException {
     int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
-    SnapshotLayout layout = new SnapshotLayout(Path.of(snapshotsRoot));
+    boolean remote = FlinkFileSystems.isRemote(snapshotsRoot);
+    Path staging = remote ? Files.createTempDirectory("kiln-parents-" + snapshotId + "-" + subtask + "-") : null;
+    SnapshotLayout layout = new SnapshotLayout(remote ? staging : Path.of(snapshotsRoot));
     Map<Integer, ParentStoreWriter> writers = new TreeMap<>();
     long count = 0;
     try {
@@ -79,9 +85,34 @@ public final class ParentWriterFunction extends RichMapPartitionFunction<ParentC
         }
       }
       if (failure != null) {
+        deleteQuietly(staging);
         throw failure;
       }
     }
+    if (remote) {
+      try {
+        for (int shard : writers.keySet()) {
+          RemoteFiles.uploadDir(layout.parentsDir(snapshotId, shard), new org.apache.flink.core.fs.Path(
+              snapshotsRoot, SnapshotLayout.SNAPSHOTS_DIR + "/" + snapshotId + "/" + SnapshotLayout.PARENTS + "/"
+              + SnapshotLayout.shardDirName(shard)).toString());
+        }
+      } finally {
+        deleteQuietly(staging);
+      }
+    }
     out.collect(count);
+  }
+
+  private static void deleteQuietly(Path dir) {
+    if (dir == null) {
+      return;
+    }
+    try (var walk = Files.walk(dir)) {
+      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      // A temporary directory left behind is harmless.
+    }
   }
 }

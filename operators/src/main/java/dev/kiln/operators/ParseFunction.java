@@ -4,8 +4,12 @@ import dev.kiln.ingest.MalformedRecordException;
 import dev.kiln.ingest.RecordParser;
 import dev.kiln.model.Document;
 import dev.kiln.model.RawRecord;
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -14,9 +18,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Parse stage: raw records to documents. A record that cannot be parsed goes to the
- * {@link #QUARANTINE} side output with its reason and is counted; it never fails the job.
+ * {@link #QUARANTINE} side output with its reason and is counted; it never fails the job (the build
+ * fails afterwards only if the bad fraction exceeds {@code ingest.max-bad-fraction}). Reports Flink
+ * metrics per corpus root under the group {@code source=<root>}: {@code recordsRead},
+ * {@code recordsParsed}, {@code recordsQuarantined}, {@code bytesRead}.
  */
-public final class ParseFunction extends ProcessFunction<RawRecord, Document> {
+public final class ParseFunction extends ProcessFunction<RawRecord, SourcedDocument> {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(ParseFunction.class);
 
@@ -28,10 +35,15 @@ public final class ParseFunction extends ProcessFunction<RawRecord, Document> {
   private transient LongCounter parsed;
   private transient LongCounter quarantined;
   private transient StageTimer timer;
+  private transient Map<String, SourceMetrics> sources;
 
   public ParseFunction(RecordParser parser) {
     this.parser = parser;
   }
+
+  /** Per-source Flink metrics and accumulators (records read per root, for the bad-fraction report). */
+  private record SourceMetrics(Counter read, Counter parsed, Counter quarantined, Counter bytes,
+      LongCounter readTotal) {}
 
   @Override
   public void open(OpenContext ctx) {
@@ -39,24 +51,43 @@ public final class ParseFunction extends ProcessFunction<RawRecord, Document> {
     parsed = getRuntimeContext().getLongCounter(JobCounters.DOCUMENTS);
     quarantined = getRuntimeContext().getLongCounter(JobCounters.QUARANTINED);
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_PARSE);
+    sources = new HashMap<>();
+    for (String root : parser.roots()) {
+      MetricGroup g = getRuntimeContext().getMetricGroup().addGroup("source", root);
+      sources.put(root, new SourceMetrics(g.counter("recordsRead"), g.counter("recordsParsed"),
+          g.counter("recordsQuarantined"), g.counter("bytesRead"),
+          getRuntimeContext().getLongCounter(JobCounters.SOURCE_RECORDS_READ_PREFIX + root)));
+    }
   }
 
   @Override
-  public void processElement(RawRecord raw, Context ctx, Collector<Document> out) {
+  public void processElement(RawRecord raw, Context ctx, Collector<SourcedDocument> out) {
     long start = System.nanoTime();
     read.add(1);
+    SourceMetrics source = sources.get(parser.rootOf(raw.sourceUri()));
+    if (source != null) {
+      source.read().inc();
+      source.bytes().inc(raw.bytes());
+      source.readTotal().add(1);
+    }
     try {
       Document doc = parser.parse(raw);
       parsed.add(1);
+      if (source != null) {
+        source.parsed().inc();
+      }
       timer.add(start);
-      out.collect(doc);
+      out.collect(new SourcedDocument(doc, raw.offset()));
     } catch (MalformedRecordException e) {
       quarantined.add(1);
+      if (source != null) {
+        source.quarantined().inc();
+      }
       timer.add(start);
       if (quarantined.getLocalValue() <= 20) {
-        LOG.warn("quarantined {} @ {}: {}", raw.sourceUri(), raw.offset(), e.getMessage());
+        LOG.warn("quarantined {} @ {}: {} ({})", raw.sourceUri(), raw.offset(), e.reason(), e.getMessage());
       }
-      ctx.output(QUARANTINE, QuarantinedRecord.of(raw, e.getMessage()));
+      ctx.output(QUARANTINE, QuarantinedRecord.of(raw, e.reason(), e.getMessage()));
     }
   }
 }

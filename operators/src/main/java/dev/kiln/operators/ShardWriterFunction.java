@@ -7,7 +7,12 @@ import dev.kiln.model.ShardResult;
 import dev.kiln.route.ShardRouter;
 import dev.kiln.snapshot.SnapshotLayout;
 import java.io.IOException;
+import dev.kiln.snapshot.io.FlinkFileSystems;
+import dev.kiln.snapshot.io.RemoteFiles;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
 import java.util.ArrayList;
 import java.util.Map;
 import java.util.TreeMap;
@@ -57,7 +62,12 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
   public void mapPartition(Iterable<EmbeddedChunk> chunks, Collector<ShardResult> out) throws IOException {
     int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
-    SnapshotLayout layout = new SnapshotLayout(Path.of(snapshotsRoot));
+    boolean remote = FlinkFileSystems.isRemote(snapshotsRoot);
+    // Lucene writes to a local disk; a remote root gets the finished files uploaded afterwards.
+    Path staging = remote
+        ? Files.createTempDirectory("kiln-shards-" + snapshotId + "-" + subtask + "-")
+        : null;
+    SnapshotLayout layout = new SnapshotLayout(remote ? staging : Path.of(snapshotsRoot));
     Map<Integer, ShardIndexWriter> writers = new TreeMap<>();
     try {
       for (EmbeddedChunk c : chunks) {
@@ -73,6 +83,7 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
           writers.put(shard, w);
         }
         w.add(c);
+        dev.kiln.internal.PausePoint.reached("write");
         written.add(1);
         timer.add(start);
       }
@@ -88,7 +99,15 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
       }
       for (Map.Entry<Integer, ShardIndexWriter> e : writers.entrySet()) {
         ShardIndexWriter w = e.getValue();
-        ShardResult r = new ShardResult(e.getKey(), w.directory().toString(), w.chunks(), w.documents(), subtask);
+        String directory = w.directory().toString();
+        if (remote) {
+          long start = System.nanoTime();
+          directory = new org.apache.flink.core.fs.Path(snapshotsRoot, SnapshotLayout.SNAPSHOTS_DIR + "/"
+              + snapshotId + "/" + SnapshotLayout.shardDirName(e.getKey())).toString();
+          RemoteFiles.uploadDir(w.directory(), directory);
+          timer.add(start);
+        }
+        ShardResult r = new ShardResult(e.getKey(), directory, w.chunks(), w.documents(), subtask);
         results.add(r);
         out.collect(r);
       }
@@ -101,6 +120,20 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
         }
       }
       throw e;
+    } finally {
+      if (staging != null) {
+        deleteQuietly(staging);
+      }
+    }
+  }
+
+  private static void deleteQuietly(Path dir) {
+    try (Stream<Path> walk = Files.walk(dir)) {
+      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      // A temporary directory left behind is harmless.
     }
   }
 }

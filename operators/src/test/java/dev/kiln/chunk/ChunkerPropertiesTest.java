@@ -202,7 +202,7 @@ class ChunkerPropertiesTest {
     }
     for (List<Chunk> chunks : sequential.values()) {
       for (Chunk ch : chunks) {
-        assertEquals(32, ch.contentKey().length(), ch.chunkId());
+        assertEquals(64, ch.contentKey().length(), ch.chunkId()); // ContentKey: full SHA-256 hex
       }
     }
     ChunkerConfig other = new ChunkerConfig();

@@ -2,7 +2,10 @@ package dev.kiln.ingest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kiln.config.IngestConfig;
+import dev.kiln.model.ContentType;
 import dev.kiln.model.Document;
 import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
@@ -18,7 +21,7 @@ class RecordParserTest {
   }
 
   private String reason(String line) {
-    return assertThrows(MalformedRecordException.class, () -> json(line)).getMessage();
+    return assertThrows(MalformedRecordException.class, () -> json(line)).reason();
   }
 
   @Test
@@ -27,18 +30,20 @@ class RecordParserTest {
     assertEquals("17", d.id());
     assertEquals("T", d.title());
     assertEquals("body", d.text());
-    // Scalars become strings; nested objects are not flat metadata and are dropped.
-    assertEquals(Map.of("tenant", "a", "year", "2020"), d.metadata());
+    // Scalars become strings; nested objects are not flat metadata and are dropped; the source is always there.
+    assertEquals(Map.of("tenant", "a", "year", "2020", "source_uri", "file:/corpus/a.jsonl"), d.metadata());
   }
 
   @Test
-  void badLinesHaveReasons() {
-    assertEquals("missing _id", reason("{\"title\": \"x\", \"text\": \"y\"}"));
-    assertEquals("empty text", reason("{\"_id\": \"1\", \"text\": \"  \"}"));
-    assertEquals("not a JSON object", reason("[1, 2]"));
-    assertEquals(true, reason("{\"_id\": ").startsWith("malformed JSON"));
-    assertEquals("invalid UTF-8", assertThrows(MalformedRecordException.class, () -> parser.parse(
-        RawRecord.undecodable("file:/corpus/a.jsonl", 10, InputFormat.JSONL, "invalid UTF-8"))).getMessage());
+  void badLinesHaveReasonCodes() {
+    assertEquals(QuarantineReason.MISSING_ID, reason("{\"title\": \"x\", \"text\": \"y\"}"));
+    assertEquals(QuarantineReason.EMPTY_TEXT, reason("{\"_id\": \"1\", \"text\": \"  \"}"));
+    assertEquals(QuarantineReason.NOT_AN_OBJECT, reason("[1, 2]"));
+    assertEquals(QuarantineReason.MALFORMED_JSON, reason("{\"_id\": "));
+    MalformedRecordException e = assertThrows(MalformedRecordException.class, () -> json("{\"_id\": "));
+    assertTrue(e.getMessage().startsWith("malformed JSON"), e.getMessage());
+    assertEquals(QuarantineReason.INVALID_UTF8, assertThrows(MalformedRecordException.class, () -> parser.parse(
+        RawRecord.undecodable("file:/corpus/a.jsonl", 10, InputFormat.JSONL, QuarantineReason.INVALID_UTF8))).reason());
   }
 
   @Test
@@ -47,10 +52,43 @@ class RecordParserTest {
         "intro line\n\n## Second level first\n# Top\ntext"));
     assertEquals("guide/x.md", d.id());
     assertEquals("Second level first", d.title());
+    assertEquals(ContentType.MARKDOWN, d.contentType());
     Document single = new RecordParser(List.of("file:/one.md"))
         .parse(RawRecord.of("file:/one.md", 0, InputFormat.MARKDOWN, "no heading"));
     assertEquals("one.md", single.id());
     assertEquals("one.md", single.title());
+  }
+
+  @Test
+  void plainTextIsOneDocumentTitledByItsFileName() throws Exception {
+    Document d = parser.parse(RawRecord.of("file:/corpus/notes/ops.txt.gz", 0, InputFormat.TEXT, "line one\nline two"));
+    assertEquals("notes/ops.txt.gz", d.id());
+    assertEquals("ops", d.title());
+    assertEquals(ContentType.TEXT, d.contentType());
+    assertEquals("line one\nline two", d.text());
+  }
+
+  @Test
+  void metadataComesFromPathPatternsThenRecordFieldsThenTheMetadataObject() throws Exception {
+    IngestConfig c = new IngestConfig();
+    c.pathPatterns = List.of("^(?<tenant>[^/]+)/(?<doctype>[^/]+)/", "_v(?<version>\\d+)\\.");
+    c.idField = "doc";
+    c.textField = "body";
+    c.metadataFields.put("language", "lang");
+    RecordParser p = new RecordParser(List.of("s3://bucket/corpus"), c);
+    RawRecord raw = new RawRecord("s3://bucket/corpus/acme/manual/part_v3.jsonl", 0, InputFormat.JSONL,
+        "{\"doc\": \"d1\", \"body\": \"hello\", \"lang\": \"en\", \"doc_type\": \"faq\", \"metadata\": {\"tenant\": \"acme-eu\"}}",
+        null, 10, 1_700_000_000_000L);
+    Document d = p.parse(raw);
+    assertEquals("d1", d.id());
+    assertEquals("hello", d.text());
+    assertEquals("acme-eu", d.metadata().get("tenant"), "the record's metadata object wins over the path");
+    assertEquals("manual", d.metadata().get("doctype"));
+    assertEquals("3", d.metadata().get("version"));
+    assertEquals("en", d.metadata().get("language"));
+    assertEquals("faq", d.metadata().get("doc_type"));
+    assertEquals("s3://bucket/corpus/acme/manual/part_v3.jsonl", d.metadata().get("source_uri"));
+    assertEquals("2023-11-14T22:13:20Z", d.metadata().get("modified"));
   }
 
   @Test
@@ -60,7 +98,7 @@ class RecordParserTest {
     assertEquals("site/a.html", d.id());
     assertEquals("Kiln page", d.title());
     assertEquals(html, d.text());
-    assertEquals(dev.kiln.model.ContentType.HTML, d.contentType());
+    assertEquals(ContentType.HTML, d.contentType());
     Document untitled = parser.parse(RawRecord.of("file:/corpus/b.htm", 0, InputFormat.HTML,
         "<body><h1>First heading</h1></body>"));
     assertEquals("First heading", untitled.title());

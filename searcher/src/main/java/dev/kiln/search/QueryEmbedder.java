@@ -13,14 +13,14 @@ import java.io.Closeable;
  * thread-safe; a query is one short sequence, so one intra-op thread is enough.
  */
 final class QueryEmbedder implements Closeable {
-  private final Manifest.ModelInfo model;
+  private final Manifest manifest;
   private final String snapshotId;
   private TextEmbedder embedder;
   private boolean closed;
 
-  QueryEmbedder(Manifest.ModelInfo model, String snapshotId) {
-    this.model = model;
-    this.snapshotId = snapshotId;
+  QueryEmbedder(Manifest manifest) {
+    this.manifest = manifest;
+    this.snapshotId = manifest.id();
   }
 
   synchronized float[] embed(String query) {
@@ -32,20 +32,13 @@ final class QueryEmbedder implements Closeable {
       throw new IllegalStateException("searcher for snapshot " + snapshotId + " is closed");
     }
     if (embedder == null) {
-      ModelSpec spec = ModelRegistry.resolve(model.name());
-      checkDimension(spec);
+      ModelSpec spec = ModelRegistry.resolve(manifest.model().source());
+      ModelCheck.mismatch(manifest, spec).ifPresent(msg -> {
+        throw new SnapshotException(msg + ": rebuild the snapshot with this model or restore the model it names");
+      });
       embedder = TextEmbedder.open(spec, 1, 1);
     }
     return embedder;
-  }
-
-  /** Vectors of another size would fail deep inside Lucene; say what is wrong instead. */
-  private void checkDimension(ModelSpec spec) {
-    if (spec.dimension() != model.dimension()) {
-      throw new SnapshotException("snapshot " + snapshotId + " records " + model.dimension()
-          + "-d vectors for model " + model.name() + ", but the bundled " + spec.name()
-          + " makes " + spec.dimension() + "-d vectors: the snapshot was built with another model");
-    }
   }
 
   @Override

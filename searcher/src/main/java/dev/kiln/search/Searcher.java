@@ -65,7 +65,7 @@ public final class Searcher implements Closeable {
     String cn = manifest.index().chineseAnalyzer();
     this.chinese = cn == null ? null : Analyzers.forName(cn);
     this.bm25Queries = new Bm25QueryBuilder(analyzer, chinese, ShardSchema.TEXT);
-    this.embedder = new QueryEmbedder(manifest.model(), snapshotId);
+    this.embedder = new QueryEmbedder(manifest);
     this.fusion = new ReciprocalRankFusion(options.rrfK());
   }
 
@@ -143,6 +143,7 @@ public final class Searcher implements Closeable {
       throw new IllegalArgumentException("query vector has " + queryVector.length
           + " dimensions; snapshot " + snapshotId + " holds " + dimension + "-d vectors");
     }
+    ShardReaders.checkVectors(shards.reader(), manifest);
     return run(new KnnFloatVectorQuery(ShardSchema.VECTOR, queryVector, k), k);
   }
 

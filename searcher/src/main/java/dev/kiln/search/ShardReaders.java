@@ -1,5 +1,6 @@
 package dev.kiln.search;
 
+import dev.kiln.index.ShardSchema;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import java.io.Closeable;
@@ -8,6 +9,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.FieldInfo;
+import org.apache.lucene.index.FieldInfos;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.MultiReader;
 import org.apache.lucene.store.Directory;
@@ -41,14 +44,31 @@ final class ShardReaders implements Closeable {
         directories.add(dir);
         readers.add(DirectoryReader.open(dir));
       }
+      current = null;
       MultiReader multi = new MultiReader(readers.toArray(new IndexReader[0]), true);
       return new ShardReaders(directories, multi);
     } catch (IOException | RuntimeException e) {
       List<Closeable> opened = new ArrayList<>(readers);
       opened.addAll(directories);
       IOUtils.closeWhileHandlingException(opened);
+      if (e instanceof SnapshotException se) {
+        throw se;
+      }
       throw new SnapshotException("cannot open shard " + current + " of snapshot " + manifest.id()
           + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The stored vectors must be what the manifest says, or dense search would fail deep in Lucene.
+   * Only dense search depends on them, so BM25 keeps working on such a snapshot.
+   */
+  static void checkVectors(MultiReader reader, Manifest manifest) {
+    FieldInfo f = FieldInfos.getMergedFieldInfos(reader).fieldInfo(ShardSchema.VECTOR);
+    if (f != null && f.getVectorDimension() != manifest.model().dimension()) {
+      throw new SnapshotException("snapshot " + manifest.id() + " stores " + f.getVectorDimension()
+          + "-d vectors but its manifest records " + manifest.model().dimension() + "-d vectors of model "
+          + manifest.model().name() + ": the snapshot is inconsistent; dense search is refused");
     }
   }
 

@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.embed.TextEmbedder;
+import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.snapshot.SnapshotStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -184,6 +186,36 @@ class SearcherTest {
       SnapshotException e = assertThrows(SnapshotException.class,
           () -> s.search("volcano", SearchMode.DENSE, 1));
       assertTrue(e.getMessage().contains("512") && e.getMessage().contains("384"), e.getMessage());
+    }
+  }
+
+  @Test
+  void aSnapshotFromAnotherModelIsRefusedForDenseSearch(@TempDir Path tmp) throws Exception {
+    Path root = tmp.resolve("other-model");
+    String id = new SnapshotFixture(embedder).write(root);
+    // Same name and dimension, other weights: only the fingerprint tells them apart.
+    SnapshotLayout layout = new SnapshotLayout(root);
+    Manifest m = new SnapshotStore(root).manifest(id);
+    Manifest.ModelInfo other = new Manifest.ModelInfo(m.model().name(), m.model().dimension(), m.model().pooling(),
+        m.model().normalized(), m.model().maxTokens(), "sha256:0000", null);
+    SnapshotStore.json().writeValue(layout.manifest(id).toFile(), new Manifest(m.formatVersion(), m.id(),
+        m.created(), m.parent(), other, m.chunker(), m.index(), m.counters(), m.shards(), m.embeddings()));
+    try (Searcher s = Searcher.open(root)) {
+      SnapshotException e = assertThrows(SnapshotException.class, () -> s.search("volcano", SearchMode.DENSE, 1));
+      assertTrue(e.getMessage().contains("sha256:0000") && e.getMessage().contains("fingerprint"), e.getMessage());
+      assertEquals("volcano#1", s.bm25("pyroclastic", 1).get(0).chunkId());
+    }
+    assertTrue(ModelCheck.mismatch(m, embedder.spec()).isEmpty(), "no fingerprint recorded: nothing to compare");
+  }
+
+  @Test
+  void storedVectorsThatDisagreeWithTheManifestAreRefused(@TempDir Path tmp) throws Exception {
+    Path root = tmp.resolve("inconsistent");
+    // 512 in the manifest, 384 in the shards: the stored-vector check names both before any model loads.
+    new SnapshotFixture(embedder).manifestDimension(512).write(root);
+    try (Searcher s = Searcher.open(root)) {
+      SnapshotException e = assertThrows(SnapshotException.class, () -> s.dense(new float[512], 1));
+      assertTrue(e.getMessage().contains("stores 384-d vectors"), e.getMessage());
     }
   }
 

@@ -40,6 +40,27 @@ public final class ShardVerifier {
         problems.add("shard " + s + " is missing");
       }
     }
+    // A shard directory nobody reported is output of an attempt the job did not count (or of a build
+    // with a different shard count): never publish it silently.
+    Path snapshotDir = layout.snapshotDir(snapshotId);
+    if (java.nio.file.Files.isDirectory(snapshotDir)) {
+      try (java.util.stream.Stream<Path> dirs = java.nio.file.Files.list(snapshotDir)) {
+        for (Path d : dirs.sorted().toList()) {
+          String name = d.getFileName().toString();
+          if (name.startsWith("shard-") && java.nio.file.Files.isDirectory(d)) {
+            boolean expected = false;
+            for (int s = 0; s < shards; s++) {
+              expected |= name.equals(SnapshotLayout.shardDirName(s));
+            }
+            if (!expected) {
+              problems.add("unexpected shard directory " + name + " (this build has shards 0.." + (shards - 1) + ")");
+            }
+          }
+        }
+      } catch (IOException e) {
+        problems.add("cannot list " + snapshotDir + ": " + e.getMessage());
+      }
+    }
     long total = 0;
     for (ShardResult r : byShard.values()) {
       Path dir = layout.shardDir(snapshotId, r.shard());

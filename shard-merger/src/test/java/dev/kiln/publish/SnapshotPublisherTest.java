@@ -43,8 +43,9 @@ class SnapshotPublisherTest {
     assertEquals(b, new SnapshotStore(root).currentId());
     assertEquals(manifest(b), new SnapshotStore(root).manifest(b));
     try (var files = Files.list(root)) {
-      assertEquals(List.of("CURRENT", "snapshots"), files.map(p -> p.getFileName().toString()).sorted().toList(),
-          "no temporary files are left behind");
+      // .CURRENT.lock is the compare-and-set lock file: persistent by design, never a temporary.
+      assertEquals(List.of(".CURRENT.lock", "CURRENT", "snapshots"),
+          files.map(p -> p.getFileName().toString()).sorted().toList(), "no temporary files are left behind");
     }
   }
 }

@@ -1,0 +1,40 @@
+package dev.kiln.internal;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Test hook for crash tests: when the system property {@code kiln.test.pause-at} names this point,
+ * the process writes the file named by {@code kiln.test.pause-marker} and blocks until it is killed.
+ * The tests then {@code kill -9} the real process; nothing is simulated. Without the property this
+ * is a no-op.
+ */
+public final class PausePoint {
+  public static final String PROPERTY = "kiln.test.pause-at";
+  public static final String MARKER_PROPERTY = "kiln.test.pause-marker";
+
+  private PausePoint() {}
+
+  public static void reached(String name) {
+    if (!name.equals(System.getProperty(PROPERTY))) {
+      return;
+    }
+    String marker = System.getProperty(MARKER_PROPERTY);
+    try {
+      if (marker != null) {
+        Files.writeString(Path.of(marker), name);
+      }
+      Object forever = new Object();
+      synchronized (forever) {
+        while (true) {
+          forever.wait();
+        }
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot write pause marker " + marker, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

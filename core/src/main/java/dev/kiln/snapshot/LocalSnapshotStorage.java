@@ -1,0 +1,155 @@
+package dev.kiln.snapshot;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * {@link SnapshotStorage} on a local (or POSIX network) file system. Whole-object writes go to a
+ * temporary name, are synced and renamed into place; compare-and-set holds an exclusive file lock on
+ * a sibling {@code .NAME.lock} file, so two processes on one host cannot interleave.
+ */
+public final class LocalSnapshotStorage implements SnapshotStorage {
+  /** FileLock is per process: threads of one JVM must also exclude each other. */
+  private static final Object JVM_LOCK = new Object();
+
+  private final Path root;
+
+  public LocalSnapshotStorage(Path root) {
+    this.root = root.toAbsolutePath().normalize();
+  }
+
+  public Path root() {
+    return root;
+  }
+
+  /** The file behind a key; keys never leave the root. */
+  public Path path(String key) {
+    Path p = root.resolve(key).normalize();
+    if (!p.startsWith(root)) {
+      throw new IllegalArgumentException("key escapes the snapshots root: " + key);
+    }
+    return p;
+  }
+
+  @Override
+  public Optional<byte[]> read(String key) throws IOException {
+    try {
+      return Optional.of(Files.readAllBytes(path(key)));
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    }
+  }
+
+  @Override
+  public InputStream open(String key) throws IOException {
+    return Files.newInputStream(path(key));
+  }
+
+  @Override
+  public long size(String key) throws IOException {
+    return Files.size(path(key));
+  }
+
+  @Override
+  public boolean exists(String key) {
+    return Files.exists(path(key));
+  }
+
+  @Override
+  public void write(String key, byte[] data) throws IOException {
+    Path target = path(key);
+    Files.createDirectories(target.getParent());
+    Path tmp = target.resolveSibling("." + target.getFileName() + ".tmp-" + ProcessHandle.current().pid()
+        + "-" + Thread.currentThread().threadId());
+    try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        StandardOpenOption.TRUNCATE_EXISTING)) {
+      ByteBuffer buf = ByteBuffer.wrap(data);
+      while (buf.hasRemaining()) {
+        ch.write(buf);
+      }
+      ch.force(true);
+    }
+    Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    fsyncDirectory(target.getParent());
+  }
+
+  @Override
+  public boolean compareAndSet(String key, byte[] expected, byte[] update) throws IOException {
+    Path target = path(key);
+    Files.createDirectories(target.getParent());
+    Path lockFile = target.resolveSibling("." + target.getFileName() + ".lock");
+    synchronized (JVM_LOCK) {
+      try (FileChannel ch = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+          FileLock lock = ch.lock()) {
+        byte[] actual = read(key).orElse(null);
+        if (!Arrays.equals(actual, expected)) {
+          return false;
+        }
+        write(key, update);
+        return true;
+      }
+    }
+  }
+
+  @Override
+  public List<String> list(String prefix) throws IOException {
+    Path dir = path(prefix);
+    if (!Files.isDirectory(dir)) {
+      return List.of();
+    }
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+  }
+
+  @Override
+  public void delete(String key) throws IOException {
+    Files.deleteIfExists(path(key));
+  }
+
+  @Override
+  public void deleteTree(String prefix) throws IOException {
+    Path dir = path(prefix);
+    if (!Files.exists(dir)) {
+      return;
+    }
+    List<Path> all = new ArrayList<>();
+    try (Stream<Path> walk = Files.walk(dir)) {
+      walk.sorted(Comparator.reverseOrder()).forEach(all::add);
+    }
+    for (Path p : all) {
+      Files.deleteIfExists(p);
+    }
+  }
+
+  @Override
+  public long lastModified(String key) throws IOException {
+    try {
+      return Files.getLastModifiedTime(path(key)).toMillis();
+    } catch (NoSuchFileException e) {
+      return -1;
+    }
+  }
+
+  private static void fsyncDirectory(Path dir) {
+    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+      ch.force(true);
+    } catch (IOException e) {
+      // Some file systems cannot sync a directory; the rename itself is still atomic there.
+    }
+  }
+}

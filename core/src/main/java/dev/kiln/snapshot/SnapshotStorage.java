@@ -1,0 +1,61 @@
+package dev.kiln.snapshot;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The few object operations the snapshot protocol needs, with object-store semantics so that it can
+ * be implemented on S3 as well as on a local file system. Keys are {@code /}-separated and relative
+ * to the snapshots root ({@code CURRENT}, {@code snapshots/ID/manifest.json}).
+ *
+ * <p>Guarantees an implementation must give:
+ *
+ * <ul>
+ *   <li>{@link #write} is all-or-nothing: a reader sees the old object (or none) or the whole new
+ *       one, never a prefix; it is durable when the call returns. (An S3 PUT is; a local file needs
+ *       a temporary name, fsync and rename.)
+ *   <li>{@link #compareAndSet} replaces an object only if it still holds {@code expected}. Locally
+ *       this is a file lock around read-compare-rename; on S3, a conditional PUT ({@code If-Match} on
+ *       the ETag, {@code If-None-Match: *} for a first write). Where a store offers no conditional
+ *       write, an implementation may re-read and compare just before an unconditional write; the
+ *       protocol re-reads after writing and reports a lost race (docs/FORMATS.md).
+ *   <li>No rename is required: the protocol never moves objects.
+ * </ul>
+ */
+public interface SnapshotStorage {
+  /** The object's bytes, or empty when it does not exist. */
+  Optional<byte[]> read(String key) throws IOException;
+
+  /** A stream over a (possibly large) object; throws {@link java.nio.file.NoSuchFileException} when absent. */
+  InputStream open(String key) throws IOException;
+
+  /** The object's size in bytes; throws {@link java.nio.file.NoSuchFileException} when absent. */
+  long size(String key) throws IOException;
+
+  boolean exists(String key) throws IOException;
+
+  /** Writes a whole object atomically and durably (see the class comment). */
+  void write(String key, byte[] data) throws IOException;
+
+  /**
+   * Replaces {@code key} with {@code update} only if it currently holds {@code expected}
+   * ({@code null}: only if it does not exist).
+   *
+   * @return false, changing nothing, when the object held something else
+   */
+  boolean compareAndSet(String key, byte[] expected, byte[] update) throws IOException;
+
+  /** Names of the entries directly under {@code prefix} (a "directory" key ending in {@code /}), sorted. */
+  List<String> list(String prefix) throws IOException;
+
+  /** Removes one object; absent objects are ignored. */
+  void delete(String key) throws IOException;
+
+  /** Removes every object under {@code prefix} (ending in {@code /}). */
+  void deleteTree(String prefix) throws IOException;
+
+  /** Creation or modification time of the object in epoch milliseconds, or -1 when unknown. */
+  long lastModified(String key) throws IOException;
+}

@@ -1,0 +1,240 @@
+package dev.kiln.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.config.ConfigException;
+import dev.kiln.publish.SnapshotPublisher;
+import dev.kiln.publish.SnapshotRetention;
+import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.SnapshotException;
+import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.snapshot.StagingMarker;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code kiln snapshots list|show|publish|rollback|gc}: inspect and move between snapshots. */
+@Command(name = "snapshots", mixinStandardHelpOptions = true,
+    description = "List, verify, publish, roll back and garbage-collect snapshots.",
+    subcommands = {SnapshotsCommand.ListCmd.class, SnapshotsCommand.ShowCmd.class, SnapshotsCommand.PublishCmd.class,
+        SnapshotsCommand.RollbackCmd.class, SnapshotsCommand.GcCmd.class})
+final class SnapshotsCommand implements Runnable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(spec.commandLine(),
+        "missing subcommand: list, show ID, publish ID, rollback [ID] or gc --keep N");
+  }
+
+  /** Options every subcommand shares. */
+  static class Root {
+    @Option(names = "--snapshots", paramLabel = "DIR", defaultValue = "kiln-data/snapshots",
+        description = "snapshots root (default: ${DEFAULT-VALUE})")
+    Path snapshots;
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    SnapshotStore store() {
+      return new SnapshotStore(snapshots);
+    }
+
+    PrintWriter out() {
+      return spec.commandLine().getOut();
+    }
+
+    static String checkId(String id, String what) {
+      if (!SnapshotLayout.isSnapshotId(id)) {
+        throw new ConfigException(what + " must be a snapshot id like 20261202T131755Z-3fa9c1, was '" + id + "'");
+      }
+      return id;
+    }
+  }
+
+  @Command(name = "list", mixinStandardHelpOptions = true,
+      description = "Snapshots, oldest first: complete ones, and unfinished data of running or dead builds.")
+  static final class ListCmd extends Root implements Callable<Integer> {
+    @Option(names = "--json", description = "print JSON")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+      SnapshotStore store = store();
+      String current = store.current().orElse(null);
+      ArrayNode rows = JSON.createArrayNode();
+      long now = System.currentTimeMillis();
+      for (String id : store.allIds()) {
+        ObjectNode row = rows.addObject();
+        row.put("id", id);
+        if (store.hasManifest(id)) {
+          Manifest m = store.manifest(id);
+          row.put("state", id.equals(current) ? "published" : "complete");
+          row.put("created", m.created());
+          row.put("parent", m.parent());
+          row.put("chunks", m.totalChunks());
+          row.put("shards", m.shards().size());
+          row.put("model", m.model().name());
+        } else {
+          Optional<StagingMarker> marker = store.stagingMarker(id);
+          boolean dead = marker.isEmpty() || marker.get().abandoned(now, GcCmd.DEFAULT_STALE_HOURS * 3_600_000L);
+          row.put("state", dead ? "orphaned" : "building");
+          marker.ifPresent(mk -> row.put("created", mk.started()));
+        }
+      }
+      if (json) {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("current", current);
+        root.set("snapshots", rows);
+        out().println(JSON.writeValueAsString(root));
+      } else {
+        out().printf(Locale.ROOT, "%-24s %-10s %-24s %8s %6s  %s%n", "ID", "STATE", "CREATED", "CHUNKS", "SHARDS", "MODEL");
+        rows.forEach(r -> out().printf(Locale.ROOT, "%-24s %-10s %-24s %8s %6s  %s%n", r.get("id").asText(),
+            r.get("state").asText(), r.path("created").asText(""), r.path("chunks").asText(""),
+            r.path("shards").asText(""), r.path("model").asText("")));
+        if (rows.isEmpty()) {
+          out().println("(no snapshots under " + store.layout().root() + ")");
+        }
+      }
+      return Kiln.OK;
+    }
+  }
+
+  @Command(name = "show", mixinStandardHelpOptions = true,
+      description = "Show a snapshot's manifest summary and verify every file (exit 1 if it does not verify).")
+  static final class ShowCmd extends Root implements Callable<Integer> {
+    @Parameters(paramLabel = "ID", arity = "0..1", description = "snapshot id (default: the published one)")
+    String id;
+
+    @Option(names = "--json", description = "print JSON")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+      SnapshotStore store = store();
+      String sid = id == null ? store.currentId() : checkId(id, "ID");
+      if (!store.hasManifest(sid)) {
+        throw new SnapshotException("snapshot " + sid + " has no manifest under " + store.layout().root()
+            + ": it does not exist, or it is unfinished (see 'kiln snapshots list')");
+      }
+      Manifest m = store.manifest(sid);
+      List<String> problems = store.verify(m);
+      if (json) {
+        ObjectNode root = JSON.valueToTree(m);
+        root.put("published", sid.equals(store.current().orElse(null)));
+        root.put("verified", problems.isEmpty());
+        ArrayNode p = root.putArray("problems");
+        problems.forEach(p::add);
+        out().println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root));
+      } else {
+        out().printf(Locale.ROOT, "snapshot %s%s%n", sid, sid.equals(store.current().orElse(null)) ? " (published)" : "");
+        out().printf(Locale.ROOT, "  created %s, parent %s%n", m.created(), m.parent() == null ? "-" : m.parent());
+        out().printf(Locale.ROOT, "  model %s (%d-d), chunker %s %d/%d%n", m.model().name(), m.model().dimension(),
+            m.chunker().strategy(), m.chunker().size(), m.chunker().overlap());
+        for (Manifest.ShardEntry s : m.shards()) {
+          long bytes = s.files().stream().mapToLong(Manifest.FileEntry::size).sum();
+          out().printf(Locale.ROOT, "  %s: %d chunks, %d documents, %d files, %d bytes%n", s.directory(), s.chunks(),
+              s.documents(), s.files().size(), bytes);
+        }
+        if (m.docstore() != null) {
+          out().printf(Locale.ROOT, "  %s: %d parents (%s), %d files%n", m.docstore().directory(),
+              m.docstore().parents(), m.docstore().format(), m.docstore().files().size());
+        }
+        out().println(problems.isEmpty() ? "  verified: every file matches its size and sha256" : "  NOT VERIFIED");
+      }
+      if (!problems.isEmpty()) {
+        throw new SnapshotException("snapshot " + sid + " failed verification and must not be used: "
+            + String.join("; ", problems));
+      }
+      return Kiln.OK;
+    }
+  }
+
+  @Command(name = "publish", mixinStandardHelpOptions = true,
+      description = "Verify a complete snapshot and point CURRENT at it.")
+  static final class PublishCmd extends Root implements Callable<Integer> {
+    @Parameters(paramLabel = "ID")
+    String id;
+
+    @Override
+    public Integer call() {
+      SnapshotStore store = store();
+      String before = store.current().orElse(null);
+      new SnapshotPublisher(store).publish(checkId(id, "ID"), before, false);
+      out().println("published " + id + " (was " + (before == null ? "nothing" : before) + ")");
+      return Kiln.OK;
+    }
+  }
+
+  @Command(name = "rollback", mixinStandardHelpOptions = true,
+      description = "Point CURRENT back at the snapshot before it (its parent), or at ID.")
+  static final class RollbackCmd extends Root implements Callable<Integer> {
+    @Parameters(paramLabel = "ID", arity = "0..1")
+    String id;
+
+    @Override
+    public Integer call() {
+      SnapshotStore store = store();
+      String before = store.currentId();
+      String now = new SnapshotPublisher(store).rollback(id == null ? null : checkId(id, "ID"));
+      out().println("rolled back to " + now + " (was " + before + ")");
+      return Kiln.OK;
+    }
+  }
+
+  @Command(name = "gc", mixinStandardHelpOptions = true,
+      description = "Remove old snapshots and the data of dead builds; never the published snapshot nor the one"
+          + " before it.")
+  static final class GcCmd extends Root implements Callable<Integer> {
+    static final int DEFAULT_STALE_HOURS = 24;
+
+    @Option(names = "--keep", paramLabel = "N", required = true, description = "newest complete snapshots to keep")
+    int keep;
+
+    @Option(names = "--stale-hours", paramLabel = "H", defaultValue = "" + DEFAULT_STALE_HOURS,
+        description = "unfinished data of a build on another host counts as dead after H hours (default: ${DEFAULT-VALUE})")
+    int staleHours;
+
+    @Option(names = "--dry-run", description = "print what would be removed")
+    boolean dryRun;
+
+    @Option(names = "--json", description = "print JSON")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+      if (keep < 0) {
+        throw new ConfigException("--keep must be >= 0, was " + keep);
+      }
+      if (staleHours < 1) {
+        throw new ConfigException("--stale-hours must be >= 1, was " + staleHours);
+      }
+      SnapshotRetention gc = new SnapshotRetention(store());
+      SnapshotRetention.Plan plan = gc.plan(keep, staleHours * 3_600_000L);
+      List<String> removed = dryRun ? List.of() : gc.execute(plan);
+      if (json) {
+        ObjectNode root = JSON.valueToTree(plan);
+        root.put("dry_run", dryRun);
+        root.set("removed", JSON.valueToTree(removed));
+        out().println(JSON.writeValueAsString(root));
+      } else {
+        out().println("kept:     " + plan.kept());
+        out().println("expired:  " + plan.expired());
+        out().println("orphaned: " + plan.orphans() + " (unfinished data of builds that are no longer running)");
+        out().println("building: " + plan.building() + " (left alone)");
+        out().println(dryRun ? "dry run: nothing removed" : "removed:  " + removed);
+      }
+      return Kiln.OK;
+    }
+  }
+}

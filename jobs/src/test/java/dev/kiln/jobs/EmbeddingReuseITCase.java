@@ -1,0 +1,162 @@
+package dev.kiln.jobs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kiln.config.BuildConfig;
+import dev.kiln.search.SearchHit;
+import dev.kiln.search.Searcher;
+import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.vectors.VectorFiles;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Embedding reuse end to end: build a fixture, change one document, rebuild. Only the changed
+ * document's chunks may go through the model; every other chunk keeps its vector bit for bit, so
+ * every other search result keeps its score.
+ */
+class EmbeddingReuseITCase {
+  static final String CHANGED = "chess";
+  static final List<String> QUERIES = List.of("why does the sea level go up and down each day",
+      "bees keep warm in winter", "volcano eruption ash", "bread yeast culture", "compiler registers",
+      "penguin eggs", "chess opening with c5");
+
+  @TempDir static Path work;
+  static Path root;
+  static Manifest first;
+  static Manifest second;
+  static String secondOutput;
+
+  @BeforeAll
+  static void buildTwice() throws Exception {
+    root = work.resolve("snapshots");
+    Path corpus = work.resolve("corpus.jsonl");
+    List<String> lines = Files.readAllLines(
+        Path.of(EmbeddingReuseITCase.class.getResource("/fixture/corpus.jsonl").toURI()));
+    Files.write(corpus, lines);
+    first = build(corpus, new ByteArrayOutputStream());
+
+    List<String> changed = lines.stream().map(l -> l.startsWith("{\"_id\": \"" + CHANGED + "\"")
+        ? l.replace("\"text\": \"", "\"text\": \"The Najdorf is the sharpest line of all. ") : l).toList();
+    assertFalse(changed.equals(lines), "the fixture must contain " + CHANGED);
+    Files.write(corpus, changed);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    second = build(corpus, out);
+    secondOutput = out.toString(StandardCharsets.UTF_8);
+  }
+
+  static Manifest build(Path corpus, ByteArrayOutputStream out) throws Exception {
+    BuildConfig config = new BuildConfig();
+    config.corpus = List.of(corpus.toString());
+    config.snapshots = root.toString();
+    config.shards = 2;
+    config.parallelism = 2;
+    config.ingest.maxBadFraction = 0.5; // the fixture quarantines 2 of its 9 lines on purpose
+    config.chunker.size = 48;
+    config.chunker.overlap = 8;
+    return new SnapshotBuilder(config, new PrintStream(out, true, StandardCharsets.UTF_8))
+        .build(BuildJob.localEnvironment(2)).manifest();
+  }
+
+  @Test
+  void onlyTheChangedDocumentsChunksAreEmbedded() throws Exception {
+    assertEquals(first.totalChunks(), first.embeddings().embedded());
+    assertEquals(0, first.embeddings().reused());
+    assertNull(first.embeddings().reusedFrom());
+
+    long changedChunks = chunksOf(second.id(), CHANGED);
+    long changedBefore = chunksOf(first.id(), CHANGED);
+    assertTrue(changedChunks > 0);
+    assertEquals(changedChunks, second.embeddings().embedded());
+    assertEquals(second.totalChunks() - changedChunks, second.embeddings().reused());
+    assertEquals(first.totalChunks() - changedBefore, second.embeddings().reused());
+    assertEquals(first.id(), second.embeddings().reusedFrom());
+    assertEquals(second.embeddings().embedded(), second.counters().get("chunks.embedded"));
+    assertEquals(second.embeddings().reused(), second.counters().get("chunks.reused"));
+    assertTrue(secondOutput.contains("| chunks reused"), secondOutput);
+  }
+
+  @Test
+  void everyOtherResultIsUnchanged() throws Exception {
+    try (Searcher a = Searcher.open(root, first.id()); Searcher b = Searcher.open(root, second.id())) {
+      for (String q : QUERIES) {
+        // Dense scores are dot products of stored vectors: equal only if the vectors are.
+        assertEquals(others(a.search(q, dev.kiln.search.SearchMode.DENSE, 100).results()),
+            others(b.search(q, dev.kiln.search.SearchMode.DENSE, 100).results()), q);
+        // BM25 scores move with corpus statistics when any document changes; what matches must not.
+        assertEquals(others(a.bm25(q, 100)).keySet(), others(b.bm25(q, 100)).keySet(), q);
+      }
+    }
+  }
+
+  @Test
+  void theManifestRecordsTheModelAndItsStoredVectors() throws Exception {
+    Manifest.EmbeddingsInfo e = second.embeddings();
+    assertEquals(second.model().fingerprint(), e.modelFingerprint());
+    assertTrue(e.modelFingerprint().startsWith("sha256:"));
+    assertFalse(e.files().isEmpty());
+    assertTrue(new SnapshotStore(root).verify(second).isEmpty());
+    Set<String> keys = new HashSet<>();
+    long rows = 0;
+    for (Path part : VectorFiles.parts(new SnapshotStore(root).layout().snapshotDir(second.id()).resolve(e.directory()))) {
+      long[] n = {0};
+      VectorFiles.read(part, e.modelFingerprint(), 384, (k, v) -> {
+        keys.add(k);
+        n[0]++;
+      });
+      rows += n[0];
+    }
+    assertEquals(keys.size(), rows, "a key is stored once");
+    assertEquals(second.totalChunks(), rows, "the fixture has no duplicate chunks");
+  }
+
+  @Test
+  void anotherModelOrNoReuseReusesNothing() {
+    SnapshotStore store = new SnapshotStore(root);
+    BuildConfig config = new BuildConfig();
+    EmbeddingReuse.Plan other = EmbeddingReuse.plan(config.embed, store, "sha256:another-model", 384);
+    assertTrue(other.source().isEmpty());
+    assertTrue(other.reason().contains("another model"), other.reason());
+    config.embed.reuse = false;
+    assertTrue(EmbeddingReuse.plan(config.embed, store, second.embeddings().modelFingerprint(), 384)
+        .source().isEmpty());
+    config.embed.reuse = true;
+    config.embed.reuseFrom = first.id();
+    EmbeddingReuse.Plan from = EmbeddingReuse.plan(config.embed, store, first.embeddings().modelFingerprint(), 384);
+    assertEquals(first.id(), from.source().snapshotId());
+  }
+
+  private static Map<String, Double> others(List<SearchHit> hits) {
+    Map<String, Double> m = new LinkedHashMap<>();
+    for (SearchHit h : hits) {
+      if (!h.docId().equals(CHANGED)) {
+        m.put(h.chunkId(), h.score());
+      }
+    }
+    return m;
+  }
+
+  private static long chunksOf(String snapshot, String docId) throws Exception {
+    try (Searcher s = Searcher.open(root, snapshot)) {
+      // k above the chunk count: the kNN search returns every chunk
+      float[] any = new float[384];
+      any[0] = 1;
+      return s.dense(any, 1000).stream().filter(h -> h.docId().equals(docId)).count();
+    }
+  }
+}

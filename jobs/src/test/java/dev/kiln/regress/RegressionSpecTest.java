@@ -1,0 +1,50 @@
+package dev.kiln.regress;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kiln.config.BuildConfig;
+import dev.kiln.config.ConfigException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RegressionSpecTest {
+  @TempDir Path dir;
+
+  @Test
+  void overridesApplyOnTopOfTheDefaults() throws Exception {
+    Path f = dir.resolve("x.yaml");
+    Files.writeString(f, "dataset: x\ncorpus: c.jsonl\nqueries: q.jsonl\nqrels: r.tsv\n"
+        + "build:\n  shards: 3\n  chunker:\n    size: 64\n"
+        + "runs:\n  - mode: bm25\n    fast: true\n    tolerance: 0.01\n    expected: {ndcg@10: 0.5}\n");
+    RegressionSpec spec = RegressionSpec.load(f);
+    BuildConfig c = spec.buildConfig(new BuildConfig());
+    assertEquals(3, c.shards);
+    assertEquals(64, c.chunker.size);
+    assertEquals(32, c.chunker.overlap, "keys not overridden keep the default");
+    assertEquals(0.5, spec.runs().get(0).expected().get("ndcg@10"));
+  }
+
+  @Test
+  void aRunWithoutToleranceIsRejected() throws Exception {
+    Path f = dir.resolve("bad.yaml");
+    Files.writeString(f, "dataset: x\ncorpus: c\nqueries: q\nqrels: r\nruns:\n  - mode: bm25\n    expected: {ndcg@10: 0.5}\n");
+    assertTrue(assertThrows(ConfigException.class, () -> RegressionSpec.load(f)).getMessage().contains("tolerance"));
+  }
+
+  @Test
+  void everyCommittedRegressionFileLoadsAndItsOverridesValidate() throws Exception {
+    try (Stream<Path> files = Files.list(Path.of("..", "configs", "regressions"))) {
+      for (Path f : files.toList()) {
+        RegressionSpec spec = RegressionSpec.load(f);
+        spec.buildConfig(BuildConfig.load(Path.of("..", "configs", "build.yaml"))).validate();
+        assertTrue(spec.runs().stream().anyMatch(RegressionSpec.Run::fast) || !spec.dataset().equals("cranfield"),
+            "cranfield carries the --fast runs CI uses");
+      }
+    }
+  }
+}

@@ -1,0 +1,88 @@
+package dev.kiln.ingest;
+
+import dev.kiln.model.InputFormat;
+import dev.kiln.model.RawRecord;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.CharacterCodingException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.connector.file.src.reader.BulkFormat;
+
+/**
+ * One record per line of a JSON-lines file (or split of one). A split {@code [start, end)} owns the
+ * lines that begin inside it: it skips the partial line it starts in and reads past {@code end} to
+ * finish its last line. Offsets are byte offsets, so a quarantined line can be found again.
+ */
+final class JsonLinesReader implements BulkFormat.Reader<RawRecord> {
+  private final String uri;
+  private final InputStream in;
+  private final LineScanner lines;
+  private final long end;
+  private final long modified;
+  private final int maxBytes;
+  private boolean done;
+
+  JsonLinesReader(String uri, InputStream in, long start, long end, long modified, int maxBytes)
+      throws IOException {
+    this.uri = uri;
+    this.in = in;
+    this.end = end;
+    this.modified = modified;
+    this.maxBytes = maxBytes;
+    // Start one byte early: if that byte ends a line, the line at 'start' is ours.
+    this.lines = new LineScanner(in, Math.max(0, start - 1), maxBytes);
+    if (start > 0) {
+      lines.skipPartialLine();
+    }
+  }
+
+  @Override
+  public BulkFormat.RecordIterator<RawRecord> readBatch() throws IOException {
+    if (done) {
+      return null;
+    }
+    List<RawRecord> batch = new ArrayList<>(RecordBatches.SIZE);
+    while (batch.size() < RecordBatches.SIZE) {
+      if (lines.position() >= end || !lines.next()) {
+        done = true;
+        break;
+      }
+      int len = lines.length();
+      byte[] bytes = lines.bytes();
+      if (isBlank(bytes, len)) {
+        continue;
+      }
+      batch.add(record(bytes, len).withSource(lines.lineBytes(), modified));
+    }
+    return RecordBatches.of(batch);
+  }
+
+  private RawRecord record(byte[] bytes, int len) {
+    long offset = lines.lineStart();
+    if (lines.tooLong()) {
+      return new RawRecord(uri, offset, InputFormat.JSONL, SourceStreams.lenientPrefix(bytes, 0, len),
+          QuarantineReason.TOO_LARGE);
+    }
+    try {
+      return RawRecord.of(uri, offset, InputFormat.JSONL, SourceStreams.decodeStrict(bytes, 0, len));
+    } catch (CharacterCodingException e) {
+      return new RawRecord(uri, offset, InputFormat.JSONL, SourceStreams.lenientPrefix(bytes, 0, len),
+          QuarantineReason.INVALID_UTF8);
+    }
+  }
+
+  private static boolean isBlank(byte[] bytes, int len) {
+    for (int i = 0; i < len; i++) {
+      if (bytes[i] != ' ' && bytes[i] != '\t' && bytes[i] != '\r') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public void close() throws IOException {
+    in.close();
+  }
+}

@@ -1,0 +1,22 @@
+package dev.kiln.ingest;
+
+/**
+ * The reason codes a record is quarantined under. They are the keys of the manifest's
+ * {@code quarantine.by_reason} and of the counters table, so they are stable identifiers: add new
+ * ones, never rename.
+ */
+public final class QuarantineReason {
+  private QuarantineReason() {}
+
+  public static final String MALFORMED_JSON = "malformed_json";
+  public static final String NOT_AN_OBJECT = "not_an_object";
+  public static final String MISSING_ID = "missing_id";
+  public static final String EMPTY_TEXT = "empty_text";
+  public static final String INVALID_UTF8 = "invalid_utf8";
+  public static final String BINARY_FILE = "binary_file";
+  public static final String TOO_LARGE = "too_large";
+  public static final String DUPLICATE_ID = "duplicate_id";
+  public static final String UNREADABLE_ROW_GROUP = "unreadable_row_group";
+  public static final String UNREADABLE_FILE = "unreadable_file";
+  public static final String UNSUPPORTED_FORMAT = "unsupported_format";
+}

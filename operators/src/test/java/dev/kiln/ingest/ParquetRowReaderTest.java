@@ -1,0 +1,113 @@
+package dev.kiln.ingest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kiln.config.IngestConfig;
+import dev.kiln.model.Document;
+import dev.kiln.model.InputFormat;
+import dev.kiln.model.RawRecord;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaBuilder;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.parquet.avro.AvroParquetWriter;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.io.LocalInputFile;
+import org.apache.parquet.io.LocalOutputFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Parquet files written with an Avro schema by parquet-avro, read back through Kiln's reader. */
+class ParquetRowReaderTest {
+  @TempDir Path dir;
+
+  static final Schema SCHEMA = SchemaBuilder.record("Doc").fields()
+      .requiredString("doc_id")
+      .optionalString("title")
+      .requiredString("body")
+      .optionalString("tenant")
+      .name("metadata").type().optional().map().values().stringType()
+      .endRecord();
+
+  /** Writes {@code rows} rows, four per row group. */
+  static Path write(Path file, int rows) throws Exception {
+    try (ParquetWriter<GenericRecord> w = AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(file))
+        .withSchema(SCHEMA).withRowGroupRowCountLimit(4).build()) {
+      for (int i = 0; i < rows; i++) {
+        GenericRecord r = new GenericData.Record(SCHEMA);
+        r.put("doc_id", "p" + i);
+        r.put("title", "Title " + i);
+        r.put("body", "Body of parquet row " + i + " " + "words ".repeat(50));
+        r.put("tenant", i % 2 == 0 ? "acme" : "globex");
+        r.put("metadata", Map.of("lang", "en", "row", String.valueOf(i)));
+        w.write(r);
+      }
+    }
+    return file;
+  }
+
+  private static RecordParser parser(Path root) {
+    IngestConfig c = new IngestConfig();
+    c.idField = "doc_id";
+    c.textField = "body";
+    return new RecordParser(List.of(org.apache.flink.core.fs.Path.fromLocalFile(root.toFile()).toString()), c);
+  }
+
+  @Test
+  void rowsBecomeDocumentsWithConfiguredColumnsAndMetadataAcrossSplits() throws Exception {
+    Path file = write(dir.resolve("docs.parquet"), 12);
+    long size = Files.size(file);
+    assertTrue(CorpusFiles.splitCount(InputFormat.AUTO, 4096, dir) > 1, "file of " + size + " bytes");
+    List<RawRecord> read = CorpusFiles.read(InputFormat.AUTO, 4096, dir);
+    assertEquals(12, read.size(), "every row once, whichever split owns its row group");
+    RecordParser parser = parser(dir);
+    read.forEach(r -> assertNull(r.problem(), r.payload()));
+    assertEquals(12, read.stream().map(RawRecord::payload).distinct().count());
+    Document d = parser.parse(read.stream().filter(r -> r.payload().contains("\"p5\"")).findFirst().orElseThrow());
+    assertEquals("p5", d.id());
+    assertEquals("Title 5", d.title());
+    assertTrue(d.text().startsWith("Body of parquet row 5 "));
+    assertEquals("globex", d.metadata().get("tenant"));
+    assertEquals("en", d.metadata().get("lang"));
+    assertEquals("5", d.metadata().get("row"));
+  }
+
+  @Test
+  void anUnreadableRowGroupIsOneQuarantineRecordAndTheOtherGroupsAreRead() throws Exception {
+    Path file = write(dir.resolve("broken.parquet"), 12);
+    long start;
+    try (ParquetFileReader r = ParquetFileReader.open(new LocalInputFile(file))) {
+      List<BlockMetaData> groups = r.getRowGroups();
+      assertEquals(3, groups.size());
+      start = groups.get(1).getStartingPos();
+    }
+    try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+      raf.seek(start);
+      raf.write(new byte[] {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF,
+          (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF});
+    }
+    List<RawRecord> read = CorpusFiles.read(InputFormat.PARQUET, 64L << 20, dir);
+    List<RawRecord> bad = read.stream().filter(r -> r.problem() != null).toList();
+    assertEquals(1, bad.size(), bad.toString());
+    assertEquals(QuarantineReason.UNREADABLE_ROW_GROUP, bad.get(0).problem());
+    assertEquals(start, bad.get(0).offset());
+    assertEquals(8, read.size() - bad.size());
+  }
+
+  @Test
+  void aFileWithoutAFooterIsUnreadable() throws Exception {
+    Files.writeString(dir.resolve("junk.parquet"), "PAR1 this is not really parquet");
+    List<RawRecord> read = CorpusFiles.read(InputFormat.AUTO, 64L << 20, dir);
+    assertEquals(1, read.size());
+    assertEquals(QuarantineReason.UNREADABLE_FILE, read.get(0).problem());
+  }
+}

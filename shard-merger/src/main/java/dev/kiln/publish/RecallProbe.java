@@ -1,0 +1,76 @@
+package dev.kiln.publish;
+
+import dev.kiln.index.ShardSchema;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.FloatVectorValues;
+import org.apache.lucene.index.KnnVectorValues;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.VectorSimilarityFunction;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.KnnFloatVectorQuery;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.store.FSDirectory;
+
+/**
+ * Checks a shard's HNSW graph before it is published: for vectors sampled from the shard itself,
+ * compares the approximate top-k with an exact scan. A hit counts when its exact score reaches the
+ * k-th best exact score, so duplicate vectors (ties) never count as misses. Costs
+ * {@code samples × shard size} dot products: keep samples small on large shards.
+ */
+public final class RecallProbe {
+  private RecallProbe() {}
+
+  /** Mean recall@k over the sampled queries; 1.0 for an empty shard. */
+  public static double recall(Path shardDir, int samples, int k, long seed) throws IOException {
+    try (FSDirectory dir = FSDirectory.open(shardDir); DirectoryReader reader = DirectoryReader.open(dir)) {
+      List<float[]> vectors = new ArrayList<>();
+      List<Integer> docs = new ArrayList<>();
+      for (LeafReaderContext leaf : reader.leaves()) {
+        FloatVectorValues values = leaf.reader().getFloatVectorValues(ShardSchema.VECTOR);
+        if (values == null) {
+          continue;
+        }
+        KnnVectorValues.DocIndexIterator it = values.iterator();
+        for (int doc = it.nextDoc(); doc != KnnVectorValues.DocIndexIterator.NO_MORE_DOCS; doc = it.nextDoc()) {
+          vectors.add(values.vectorValue(it.index()).clone());
+          docs.add(leaf.docBase + doc);
+        }
+      }
+      if (vectors.isEmpty() || samples <= 0) {
+        return 1.0;
+      }
+      IndexSearcher searcher = new IndexSearcher(reader);
+      Random random = new Random(seed);
+      int n = Math.min(samples, vectors.size());
+      double sum = 0;
+      for (int q = 0; q < n; q++) {
+        float[] query = vectors.get(random.nextInt(vectors.size()));
+        float[] exact = new float[vectors.size()];
+        for (int i = 0; i < exact.length; i++) {
+          exact[i] = VectorSimilarityFunction.DOT_PRODUCT.compare(query, vectors.get(i));
+        }
+        int kk = Math.min(k, exact.length);
+        float[] sorted = exact.clone();
+        Arrays.sort(sorted);
+        float kth = sorted[sorted.length - kk];
+        TopDocs ann = searcher.search(new KnnFloatVectorQuery(ShardSchema.VECTOR, query, kk), kk);
+        int hits = 0;
+        for (ScoreDoc sd : ann.scoreDocs) {
+          int i = java.util.Collections.binarySearch(docs, sd.doc);
+          if (i >= 0 && exact[i] >= kth - 1e-6f) {
+            hits++;
+          }
+        }
+        sum += (double) Math.min(hits, kk) / kk;
+      }
+      return sum / n;
+    }
+  }
+}
