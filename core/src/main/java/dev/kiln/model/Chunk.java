@@ -9,11 +9,23 @@ import java.util.Map;
  * @param docId the owning document's id
  * @param ordinal position of the chunk within its document, from 0
  * @param title the owning document's title
- * @param text the chunk's text, an exact substring of the document text
- * @param startChar offset of the chunk's first character in the document text
+ * @param text the chunk's text: an exact substring of the document text for window and recursive
+ *     chunks and for Markdown blocks; for HTML, text extracted from the markup; a table part that
+ *     had to be split starts with the table's header row again
+ * @param startChar offset of the chunk's first character in the chunked text
  * @param endChar offset after the chunk's last character
  * @param tokens number of model tokens in the chunk (without special tokens)
  * @param metadata the document's metadata
+ * @param breadcrumb heading path of the section the chunk lies in, {@code "A > B > C"}; empty when the
+ *     document has no structure
+ * @param contentKey hash of the chunker settings' fingerprint and the exact embedding input: equal
+ *     keys mean an equal embedding, so an embedding can be reused by key
+ * @param parentId id of the parent chunk ({@code docId#p<ordinal>}) under parent-child chunking, else
+ *     {@code null}
+ * @param oversize true when the chunk is an indivisible block (code, table) larger than the chunk
+ *     size, kept whole because it is within the hard cap
+ * @param language {@code "zh"} when the document is Chinese (BM25 analyses it with a Chinese
+ *     analyzer), else empty
  */
 public record Chunk(
     String chunkId,
@@ -24,9 +36,34 @@ public record Chunk(
     int startChar,
     int endChar,
     int tokens,
-    Map<String, String> metadata) {
+    Map<String, String> metadata,
+    String breadcrumb,
+    String contentKey,
+    String parentId,
+    boolean oversize,
+    String language) {
+
+  /** A plain chunk: no structure, no parent, no content key yet. */
+  public Chunk(String chunkId, String docId, int ordinal, String title, String text, int startChar,
+      int endChar, int tokens, Map<String, String> metadata) {
+    this(chunkId, docId, ordinal, title, text, startChar, endChar, tokens, metadata, "", "", null,
+        false, "");
+  }
+
+  public Chunk {
+    breadcrumb = breadcrumb == null ? "" : breadcrumb;
+    contentKey = contentKey == null ? "" : contentKey;
+    language = language == null ? "" : language;
+  }
 
   public static String chunkId(String docId, int ordinal) {
     return docId + "#" + ordinal;
+  }
+
+  /** The same chunk with identity and context filled in by the chunk stage. */
+  public Chunk with(int newOrdinal, String newBreadcrumb, String newContentKey, String newParentId,
+      String newLanguage) {
+    return new Chunk(chunkId(docId, newOrdinal), docId, newOrdinal, title, text, startChar, endChar,
+        tokens, metadata, newBreadcrumb, newContentKey, newParentId, oversize, newLanguage);
   }
 }

@@ -7,9 +7,11 @@ import java.util.HexFormat;
 
 /**
  * The content key of a chunk: what decides whether a stored vector can be reused. It hashes the
- * chunker's settings fingerprint together with exactly what the embedder sees (title and text), so
- * two chunks with equal keys get equal vectors from one model. The model is not part of the key:
- * stored vectors are grouped by model fingerprint instead. This is the one place the key is defined.
+ * chunker's settings fingerprint together with everything the embedder's input is made of (title,
+ * section breadcrumb and text; whether the breadcrumb replaces the title is a chunker setting, so it
+ * is in the fingerprint), so two chunks with equal keys get equal vectors from one model. The model
+ * is not part of the key: stored vectors are grouped by model fingerprint instead. This is the one
+ * place the key is defined; the chunk stage stores it on every chunk ({@link Chunk#contentKey}).
  */
 public final class ContentKey {
   private ContentKey() {}
@@ -23,8 +25,34 @@ public final class ContentKey {
     return HexFormat.of().formatHex(md.digest());
   }
 
+  /**
+   * As {@link #of(String, String, String)}, plus the section breadcrumb when there is one: a chunk
+   * embedded under its breadcrumb must not reuse the vector of the same text under another heading.
+   * Without a breadcrumb the key is the plain title-and-text key.
+   */
+  public static String of(String settingsFingerprint, String title, String breadcrumb, String text) {
+    if (breadcrumb == null || breadcrumb.isEmpty()) {
+      return of(settingsFingerprint, title, text);
+    }
+    MessageDigest md = sha256();
+    update(md, settingsFingerprint);
+    update(md, title);
+    update(md, text);
+    // A fourth length-prefixed field: no three-field input hashes the same bytes.
+    update(md, breadcrumb);
+    return HexFormat.of().formatHex(md.digest());
+  }
+
   public static String of(String settingsFingerprint, Chunk chunk) {
-    return of(settingsFingerprint, chunk.title(), chunk.text());
+    return of(settingsFingerprint, chunk.title(), chunk.breadcrumb(), chunk.text());
+  }
+
+  /**
+   * The key a chunk travels with: the one the chunk stage gave it, else (chunks made outside the
+   * chunk stage: tests, benchmarks) computed here. Partitioning, reuse and the index all use this.
+   */
+  public static String forChunk(String settingsFingerprint, Chunk chunk) {
+    return chunk.contentKey().isEmpty() ? of(settingsFingerprint, chunk) : chunk.contentKey();
   }
 
   /**

@@ -11,7 +11,8 @@ public enum InputFormat {
   JSONL,
   MARKDOWN,
   TEXT,
-  PARQUET;
+  PARQUET,
+  HTML;
 
   /** Format of one file under {@code auto}, or {@code null} when the extension is not a corpus file. */
   public static InputFormat forFileName(String name) {
@@ -31,6 +32,9 @@ public enum InputFormat {
     if (n.endsWith(".parquet")) {
       return PARQUET;
     }
+    if (n.endsWith(".html") || n.endsWith(".htm")) {
+      return HTML;
+    }
     return null;
   }
 
@@ -44,7 +48,7 @@ public enum InputFormat {
       return valueOf(value.trim().toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
-          "unknown format '" + value + "': expected one of auto, jsonl, markdown, text, parquet");
+          "unknown format '" + value + "': expected one of auto, jsonl, markdown, text, parquet, html");
     }
   }
 }

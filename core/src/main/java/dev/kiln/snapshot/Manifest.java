@@ -24,28 +24,47 @@ public record Manifest(
     @JsonProperty("counters") Map<String, Long> counters,
     @JsonProperty("shards") List<ShardEntry> shards,
     @JsonProperty("quarantine") QuarantineInfo quarantine,
-    @JsonProperty("embeddings") EmbeddingsInfo embeddings) {
+    @JsonProperty("embeddings") EmbeddingsInfo embeddings,
+    @JsonProperty("docstore") DocstoreEntry docstore) {
 
   public static final int FORMAT_VERSION = 1;
+
+  /** A manifest with a quarantine summary and stored embeddings, without a docstore. */
+  public Manifest(int formatVersion, String id, String created, String parent, ModelInfo model,
+      ChunkerInfo chunker, IndexInfo index, Map<String, Long> counters, List<ShardEntry> shards,
+      QuarantineInfo quarantine, EmbeddingsInfo embeddings) {
+    this(formatVersion, id, created, parent, model, chunker, index, counters, shards, quarantine,
+        embeddings, null);
+  }
 
   /** A manifest with a quarantine summary and no stored-embeddings section. */
   public Manifest(int formatVersion, String id, String created, String parent, ModelInfo model,
       ChunkerInfo chunker, IndexInfo index, Map<String, Long> counters, List<ShardEntry> shards,
       QuarantineInfo quarantine) {
-    this(formatVersion, id, created, parent, model, chunker, index, counters, shards, quarantine, null);
+    this(formatVersion, id, created, parent, model, chunker, index, counters, shards, quarantine, null,
+        null);
   }
 
   /** A manifest with stored embeddings and no quarantine summary. */
   public Manifest(int formatVersion, String id, String created, String parent, ModelInfo model,
       ChunkerInfo chunker, IndexInfo index, Map<String, Long> counters, List<ShardEntry> shards,
       EmbeddingsInfo embeddings) {
-    this(formatVersion, id, created, parent, model, chunker, index, counters, shards, null, embeddings);
+    this(formatVersion, id, created, parent, model, chunker, index, counters, shards, null, embeddings,
+        null);
   }
 
-  /** A manifest without a quarantine summary or stored embeddings (older snapshots). */
+  /** A snapshot with a parents docstore and neither a quarantine summary nor stored embeddings. */
+  public Manifest(int formatVersion, String id, String created, String parent, ModelInfo model,
+      ChunkerInfo chunker, IndexInfo index, Map<String, Long> counters, List<ShardEntry> shards,
+      DocstoreEntry docstore) {
+    this(formatVersion, id, created, parent, model, chunker, index, counters, shards, null, null,
+        docstore);
+  }
+
+  /** A manifest without a quarantine summary, stored embeddings or docstore (older snapshots). */
   public Manifest(int formatVersion, String id, String created, String parent, ModelInfo model,
       ChunkerInfo chunker, IndexInfo index, Map<String, Long> counters, List<ShardEntry> shards) {
-    this(formatVersion, id, created, parent, model, chunker, index, counters, shards, null, null);
+    this(formatVersion, id, created, parent, model, chunker, index, counters, shards, null, null, null);
   }
 
   /**
@@ -94,21 +113,57 @@ public record Manifest(
       @JsonProperty("reused_from") String reusedFrom,
       @JsonProperty("files") List<FileEntry> files) {}
 
-  /** The chunker settings; {@code tokenizer} names the model whose tokenizer counted the tokens. */
+  /**
+   * The chunker settings; {@code tokenizer} names the model whose tokenizer counted the tokens.
+   * {@code fingerprint} hashes every setting that changes chunks; it is part of every chunk's content
+   * key. {@code strategies} maps each content type to the strategy that cut it.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
   public record ChunkerInfo(
       @JsonProperty("strategy") String strategy,
       @JsonProperty("size") int size,
       @JsonProperty("overlap") int overlap,
-      @JsonProperty("tokenizer") String tokenizer) {}
+      @JsonProperty("tokenizer") String tokenizer,
+      @JsonProperty("fingerprint") String fingerprint,
+      @JsonProperty("strategies") Map<String, String> strategies,
+      @JsonProperty("hard_cap") Integer hardCap,
+      @JsonProperty("breadcrumb_prefix") Boolean breadcrumbPrefix,
+      @JsonProperty("parent_size") Integer parentSize) {
 
-  /** How the segments were built; the searcher must analyse and score queries the same way. */
+    public ChunkerInfo(String strategy, int size, int overlap, String tokenizer) {
+      this(strategy, size, overlap, tokenizer, null, null, null, null, null);
+    }
+  }
+
+  /**
+   * The parents docstore of a parent-child snapshot: a directory of the snapshot holding one Lucene
+   * stored-fields index per shard; {@code files} are relative to {@code directory}.
+   */
+  public record DocstoreEntry(
+      @JsonProperty("directory") String directory,
+      @JsonProperty("format") String format,
+      @JsonProperty("parents") long parents,
+      @JsonProperty("files") List<FileEntry> files) {}
+
+  /**
+   * How the segments were built; the searcher must analyse and score queries the same way.
+   * {@code chinese_analyzer} ({@code smartcn}) is set when Chinese documents were analysed with it:
+   * Chinese queries are then analysed with it too.
+   */
   public record IndexInfo(
       @JsonProperty("analyzer") String analyzer,
       @JsonProperty("bm25_k1") float bm25K1,
       @JsonProperty("bm25_b") float bm25B,
       @JsonProperty("vector_similarity") String vectorSimilarity,
       @JsonProperty("hnsw_m") int hnswM,
-      @JsonProperty("hnsw_beam_width") int hnswBeamWidth) {}
+      @JsonProperty("hnsw_beam_width") int hnswBeamWidth,
+      @JsonProperty("chinese_analyzer") String chineseAnalyzer) {
+
+    public IndexInfo(String analyzer, float bm25K1, float bm25B, String vectorSimilarity, int hnswM,
+        int hnswBeamWidth) {
+      this(analyzer, bm25K1, bm25B, vectorSimilarity, hnswM, hnswBeamWidth, null);
+    }
+  }
 
   /** One shard: a Lucene index directory and the checksums of every file in it. */
   public record ShardEntry(

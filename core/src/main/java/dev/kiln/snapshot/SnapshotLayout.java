@@ -15,6 +15,7 @@ import java.util.regex.Pattern;
  * ROOT/CURRENT                              one line: the published snapshot id
  * ROOT/snapshots/ID/manifest.json           written after every shard file, before CURRENT
  * ROOT/snapshots/ID/shard-00000/...         one Lucene index per shard
+ * ROOT/snapshots/ID/parents/shard-00000/... parents docstore per shard (parent-child chunking only)
  * ROOT/snapshots/ID/STAGING                 present while the snapshot is being built or deleted
  * </pre>
  *
@@ -26,6 +27,8 @@ public final class SnapshotLayout {
   public static final String MANIFEST = "manifest.json";
   public static final String STAGING = "STAGING";
   public static final String SNAPSHOTS = "snapshots";
+  /** Directory of a snapshot's parents docstore (parent-child chunking only). */
+  public static final String PARENTS = "parents";
   /** Directory under the root that holds one directory per snapshot. */
   public static final String SNAPSHOTS_DIR = SNAPSHOTS;
   private static final Pattern ID = Pattern.compile("[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}");
@@ -62,6 +65,11 @@ public final class SnapshotLayout {
     return snapshotDir(id).resolve(shardDirName(shard));
   }
 
+  /** The parents docstore of one shard: {@code snapshots/<id>/parents/shard-00000/}. */
+  public Path parentsDir(String id, int shard) {
+    return snapshotDir(id).resolve(PARENTS).resolve(shardDirName(shard));
+  }
+
   /** Key of a snapshot's "directory", ending in {@code /}. */
   public static String snapshotKey(String id) {
     return SNAPSHOTS + "/" + checkId(id) + "/";
@@ -77,6 +85,10 @@ public final class SnapshotLayout {
 
   public static String shardKey(String id, int shard) {
     return snapshotKey(id) + shardDirName(shard) + "/";
+  }
+
+  public static String parentsKey(String id, int shard) {
+    return snapshotKey(id) + PARENTS + "/" + shardDirName(shard) + "/";
   }
 
   public static String shardDirName(int shard) {

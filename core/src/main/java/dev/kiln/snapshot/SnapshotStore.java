@@ -144,6 +144,10 @@ public final class SnapshotStore {
       Manifest.EmbeddingsInfo e = manifest.embeddings();
       verifyFiles(prefix, e.directory(), e.files(), problems);
     }
+    Manifest.DocstoreEntry docstore = manifest.docstore();
+    if (docstore != null) {
+      verifyFiles(prefix, docstore.directory(), docstore.files(), problems);
+    }
     return problems;
   }
 

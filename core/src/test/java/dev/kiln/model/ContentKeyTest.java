@@ -33,6 +33,32 @@ class ContentKeyTest {
   }
 
   @Test
+  void breadcrumbTakesPartSoTheKeyFollowsTheEmbeddingInput() {
+    Map<String, String> none = Map.of();
+    Chunk plain = new Chunk("d#0", "d", 0, "Title", "text", 0, 4, 1, none);
+    Chunk underA = new Chunk("d#0", "d", 0, "Title", "text", 0, 4, 1, none, "Guide > A", "", null, false, "");
+    Chunk underB = new Chunk("d#0", "d", 0, "Title", "text", 0, 4, 1, none, "Guide > B", "", null, false, "");
+    // no breadcrumb: the plain title-and-text key
+    assertEquals(ContentKey.of("s", "Title", "text"), ContentKey.of("s", plain));
+    // the same text under another heading is embedded differently, so it must not share a key
+    assertNotEquals(ContentKey.of("s", underA), ContentKey.of("s", underB));
+    assertNotEquals(ContentKey.of("s", plain), ContentKey.of("s", underA));
+    // the breadcrumb field is length-prefixed like the others
+    assertNotEquals(ContentKey.of("s", "Title", "x", "text"), ContentKey.of("s", "Title", "", "textx"));
+    // settings (breadcrumb prefix on or off) still change every key
+    assertNotEquals(ContentKey.of("s", underA), ContentKey.of("t", underA));
+  }
+
+  @Test
+  void aChunkTravelsWithTheKeyTheChunkStageGaveIt() {
+    Chunk fresh = new Chunk("d#0", "d", 0, "Title", "text", 0, 4, 1, Map.of());
+    assertEquals(ContentKey.of("s", fresh), ContentKey.forChunk("s", fresh));
+    String key = ContentKey.of("s", fresh);
+    Chunk keyed = fresh.with(0, "", key, null, "");
+    assertEquals(key, ContentKey.forChunk("other settings", keyed));
+  }
+
+  @Test
   void partitionsAreStableAndSpread() {
     Map<Integer, Integer> counts = new HashMap<>();
     for (int i = 0; i < 4000; i++) {

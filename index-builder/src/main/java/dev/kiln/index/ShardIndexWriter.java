@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.codecs.KnnVectorsFormat;
 import org.apache.lucene.codecs.lucene104.Lucene104Codec;
 import org.apache.lucene.codecs.lucene99.Lucene99HnswVectorsFormat;
@@ -36,6 +37,7 @@ public final class ShardIndexWriter implements Closeable {
   private final IndexWriter writer;
   private final int dimension;
   private final Set<String> documents = new HashSet<>();
+  private final Analyzer chinese = Analyzers.forName(Analyzers.CHINESE);
   private long chunks;
 
   public ShardIndexWriter(Path directory, IndexConfig config, int dimension) throws IOException {
@@ -78,17 +80,51 @@ public final class ShardIndexWriter implements Closeable {
     doc.add(new StoredField(ShardSchema.ORDINAL, c.ordinal()));
     doc.add(new StoredField(ShardSchema.TITLE, c.title()));
     // The title is searchable text of the document: index it once, with the first chunk, so BM25
-    // sees it without counting it again in every chunk.
-    String searchable = c.ordinal() == 0 && !c.title().isEmpty() ? c.title() + "\n" + c.text() : c.text();
-    doc.add(new TextField(ShardSchema.TEXT, searchable, Field.Store.NO));
+    // sees it without counting it again in every chunk. A section's breadcrumb is indexed with each
+    // of its chunks: later chunks of a section are about its heading too.
+    StringBuilder searchable = new StringBuilder();
+    if (c.ordinal() == 0 && !c.title().isEmpty()) {
+      searchable.append(c.title()).append('\n');
+    }
+    if (!c.breadcrumb().isEmpty()) {
+      searchable.append(c.breadcrumb()).append('\n');
+    }
+    searchable.append(c.text());
+    if (Languages.CHINESE.equals(c.language())) {
+      // Chinese text is segmented into words by smartcn; the shard's analyzer handles the rest.
+      doc.add(new TextField(ShardSchema.TEXT, chinese.tokenStream(ShardSchema.TEXT, searchable.toString())));
+      doc.add(new StringField(ShardSchema.LANGUAGE, c.language(), Field.Store.YES));
+    } else {
+      doc.add(new TextField(ShardSchema.TEXT, searchable.toString(), Field.Store.NO));
+    }
     doc.add(new StoredField(ShardSchema.TEXT, c.text()));
     doc.add(new KnnFloatVectorField(ShardSchema.VECTOR, embedded.vector(), VectorSimilarityFunction.DOT_PRODUCT));
     for (Map.Entry<String, String> m : c.metadata().entrySet()) {
       doc.add(new StringField(ShardSchema.META_PREFIX + m.getKey(), m.getValue(), Field.Store.YES));
     }
+    if (!c.breadcrumb().isEmpty()) {
+      doc.removeFields(ShardSchema.META_PREFIX + ShardSchema.BREADCRUMB_KEY);
+      doc.add(new StringField(ShardSchema.META_PREFIX + ShardSchema.BREADCRUMB_KEY, keyword(c.breadcrumb()),
+          Field.Store.YES));
+    }
+    if (c.parentId() != null) {
+      doc.removeFields(ShardSchema.META_PREFIX + ShardSchema.PARENT_ID_KEY);
+      doc.add(new StringField(ShardSchema.META_PREFIX + ShardSchema.PARENT_ID_KEY, c.parentId(), Field.Store.YES));
+    }
+    if (!c.contentKey().isEmpty()) {
+      doc.add(new StringField(ShardSchema.CONTENT_KEY, c.contentKey(), Field.Store.YES));
+    }
+    if (c.oversize()) {
+      doc.add(new StoredField(ShardSchema.OVERSIZE, 1));
+    }
     writer.addDocument(doc);
     documents.add(c.docId());
     chunks++;
+  }
+
+  /** Keyword fields hold at most 32766 UTF-8 bytes; a breadcrumb is cut well before that. */
+  private static String keyword(String value) {
+    return value.length() <= 4096 ? value : value.substring(0, 4096);
   }
 
   public long chunks() {
@@ -112,6 +148,7 @@ public final class ShardIndexWriter implements Closeable {
     } finally {
       writer.close();
       dir.close();
+      chinese.close();
     }
   }
 }

@@ -19,6 +19,16 @@ public final class ShardSchema {
   public static final String TEXT = "text";
   /** Chunk embedding: HNSW graph, dot product over unit vectors. */
   public static final String VECTOR = "vector";
+  /** Hash of the chunker fingerprint and the embedding input: keyword, stored. */
+  public static final String CONTENT_KEY = "content_key";
+  /** {@code zh} for chunks of Chinese documents (their text is analysed with smartcn): keyword, stored. */
+  public static final String LANGUAGE = "language";
+  /** 1 for an indivisible block kept whole over the chunk size: stored. */
+  public static final String OVERSIZE = "oversize";
+  /** Metadata key of a chunk's heading breadcrumb ({@code meta.breadcrumb}). */
+  public static final String BREADCRUMB_KEY = "breadcrumb";
+  /** Metadata key of a child chunk's parent id ({@code meta.parent_id}). */
+  public static final String PARENT_ID_KEY = "parent_id";
   /** Prefix of metadata fields: keyword, stored, filterable ({@code meta.tenant}, …). */
   public static final String META_PREFIX = "meta.";
 }

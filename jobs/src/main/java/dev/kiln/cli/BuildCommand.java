@@ -25,7 +25,7 @@ final class BuildCommand implements Callable<Integer> {
   @Option(names = "--corpus", paramLabel = "URI", description = "corpus file or directory; repeatable")
   List<String> corpus;
 
-  @Option(names = "--format", description = "auto|jsonl|markdown|text|parquet (auto: by extension, .gz looked through)")
+  @Option(names = "--format", description = "auto|jsonl|markdown|text|parquet|html (auto: by extension, .gz looked through)")
   String format;
 
   @Option(names = "--snapshots", paramLabel = "URI", description = "snapshots root")
@@ -45,6 +45,14 @@ final class BuildCommand implements Callable<Integer> {
 
   @Option(names = "--chunk-overlap", paramLabel = "TOKENS")
   Integer chunkOverlap;
+
+  @Option(names = "--chunker", paramLabel = "STRATEGY",
+      description = "auto (structure-aware for Markdown/HTML, recursive for text) | window | recursive")
+  String chunker;
+
+  @Option(names = "--parents", paramLabel = "TOKENS",
+      description = "parent-child chunking: index chunk-size children of parents of this many tokens")
+  Integer parents;
 
   @Option(names = "--batch-size", paramLabel = "N", description = "chunks per inference call")
   Integer batchSize;
@@ -94,6 +102,13 @@ final class BuildCommand implements Callable<Integer> {
     }
     if (chunkOverlap != null) {
       config.chunker.overlap = chunkOverlap;
+    }
+    if (chunker != null) {
+      config.chunker.strategy = chunker;
+    }
+    if (parents != null) {
+      config.chunker.parents.enabled = true;
+      config.chunker.parents.size = parents;
     }
     if (batchSize != null) {
       config.embed.batchSize = batchSize;

@@ -58,6 +58,9 @@ final class SearchCommand implements Callable<Integer> {
   boolean json;
 
   @Mixin RetrievalOptions retrieval;
+  @Option(names = "--expand", defaultValue = "none", paramLabel = "none|parents",
+      description = "parents: return the deduplicated parents of the retrieved chunks (default: ${DEFAULT-VALUE})")
+  String expand;
 
   @Parameters(arity = "1..*", paramLabel = "QUERY")
   List<String> query;
@@ -72,6 +75,9 @@ final class SearchCommand implements Callable<Integer> {
       throw new ConfigException("--budget must be >= 1, was " + budget);
     }
     String q = String.join(" ", query);
+    if (!"none".equals(expand) && !"parents".equals(expand)) {
+      throw new ConfigException("--expand must be 'none' or 'parents', was '" + expand + "'");
+    }
     SearchRequest request = new SearchRequest(q, searchMode, k, MetadataFilter.parse(filters));
     Path root = SnapshotRoots.local(snapshots, snapshot);
     try (Searcher searcher = Searcher.open(root, snapshot, retrieval.toOptions())) {
@@ -85,6 +91,9 @@ final class SearchCommand implements Callable<Integer> {
         AssembledContext ctx = searcher.context(request, budget);
         System.out.println(json ? new ObjectMapper().writeValueAsString(ctx) : contextText(ctx));
         return Kiln.OK;
+      }
+      if ("parents".equals(expand)) {
+        return ParentsOutput.search(searcher, root, q, searchMode, k, json);
       }
       SearchResponse response = searcher.search(request);
       if (json) {
@@ -129,7 +138,9 @@ final class SearchCommand implements Callable<Integer> {
       if (text.length() > 160) {
         text = text.substring(0, 157) + "...";
       }
-      System.out.printf(Locale.ROOT, "%2d. %.4f  %s%n    %s%n", rank++, h.score(), h.chunkId(), text);
+      String crumb = h.metadata().getOrDefault("breadcrumb", "");
+      System.out.printf(Locale.ROOT, "%2d. %.4f  %s%s%n    %s%n", rank++, h.score(), h.chunkId(),
+          crumb.isEmpty() ? "" : "  [" + crumb + "]", text);
     }
     if (response.results().isEmpty()) {
       System.out.println("(" + response.reason() + ")");

@@ -146,6 +146,10 @@ final class SnapshotsCommand implements Runnable {
           out().printf(Locale.ROOT, "  %s: %d chunks, %d documents, %d files, %d bytes%n", s.directory(), s.chunks(),
               s.documents(), s.files().size(), bytes);
         }
+        if (m.docstore() != null) {
+          out().printf(Locale.ROOT, "  %s: %d parents (%s), %d files%n", m.docstore().directory(),
+              m.docstore().parents(), m.docstore().format(), m.docstore().files().size());
+        }
         out().println(problems.isEmpty() ? "  verified: every file matches its size and sha256" : "  NOT VERIFIED");
       }
       if (!problems.isEmpty()) {

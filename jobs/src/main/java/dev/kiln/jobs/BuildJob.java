@@ -12,12 +12,14 @@ import dev.kiln.model.Chunk;
 import dev.kiln.model.ContentKey;
 import dev.kiln.model.Document;
 import dev.kiln.model.EmbeddedChunk;
+import dev.kiln.model.ParentChunk;
 import dev.kiln.model.RawRecord;
 import dev.kiln.model.ShardResult;
 import dev.kiln.operators.ChunkFunction;
 import dev.kiln.operators.EmbedFunction;
 import dev.kiln.operators.DeduplicateFunction;
 import dev.kiln.operators.EmbedOperator;
+import dev.kiln.operators.ParentWriterFunction;
 import dev.kiln.operators.ParseFunction;
 import dev.kiln.operators.QuarantineSummary;
 import dev.kiln.operators.QuarantineWriterFunction;
@@ -190,8 +192,8 @@ public final class BuildJob {
         .name("write-quarantine")
         .sinkTo(new DiscardingSink<>()).name("quarantine-done");
 
-    DataStream<Chunk> chunks = documents
-        .flatMap(new ChunkFunction(config.chunker, config.embed.model))
+    SingleOutputStreamOperator<Chunk> chunks = documents
+        .process(new ChunkFunction(config.chunker, config.embed.model))
         .name("chunk");
 
     int threads = embedThreads(config.embed.threads, Runtime.getRuntime().availableProcessors(), config.parallelism);
@@ -205,7 +207,8 @@ public final class BuildJob {
     // By content key, so each subtask needs only its own partition of the stored vectors.
     DataStream<Chunk> byKey = chunks.partitionCustom(new ContentKeyPartitioner(), new ContentKeySelector(keySettings));
     DataStream<EmbeddedChunk> embedded = EmbedOperator.embed(byKey,
-            new EmbedFunction(config.embed, threads, fingerprint, keySettings, vectorsDir, reuse.source()))
+            new EmbedFunction(config.embed, threads, fingerprint, keySettings,
+                config.chunker.breadcrumbPrefix, vectorsDir, reuse.source()))
         .setParallelism(config.parallelism);
 
     int writers = Math.min(config.shards, config.parallelism);
@@ -220,6 +223,17 @@ public final class BuildJob {
         // every shard would be written by one subtask.
         .setParallelism(writers);
     written.sinkTo(new DiscardingSink<>()).name("shard-results").setParallelism(writers);
+    if (config.chunker.parents.enabled) {
+      // Parents are routed like their children and written once into the snapshot's docstore.
+      chunks.getSideOutput(ChunkFunction.PARENTS)
+          .partitionCustom(new ShardPartitioner(), new ParentShardKey(shards))
+          .fullWindowPartition()
+          .mapPartition(new ParentWriterFunction(remote ? config.snapshots : layout.root().toString(),
+              snapshotId, shards))
+          .name("write-parents")
+          .setParallelism(writers)
+          .sinkTo(new DiscardingSink<>()).name("parent-results").setParallelism(writers);
+    }
 
     LOG.info("submitting build of snapshot {} ({} shards, parallelism {})", snapshotId, shards, config.parallelism);
     JobExecutionResult result = env.execute("kiln build " + snapshotId);
@@ -259,6 +273,20 @@ public final class BuildJob {
     }
   }
 
+  static final class ParentShardKey implements KeySelector<ParentChunk, Integer> {
+    private static final long serialVersionUID = 1L;
+    private final int shards;
+
+    ParentShardKey(int shards) {
+      this.shards = shards;
+    }
+
+    @Override
+    public Integer getKey(ParentChunk p) {
+      return ShardRouter.shardOf(p.docId(), shards);
+    }
+  }
+
   static final class DocumentId implements KeySelector<SourcedDocument, String> {
     private static final long serialVersionUID = 1L;
 
@@ -278,7 +306,7 @@ public final class BuildJob {
 
     @Override
     public String getKey(Chunk c) {
-      return ContentKey.of(settings, c);
+      return ContentKey.forChunk(settings, c);
     }
   }
 

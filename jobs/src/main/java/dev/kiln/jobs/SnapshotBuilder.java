@@ -1,8 +1,11 @@
 package dev.kiln.jobs;
 
 import dev.kiln.config.BuildConfig;
+import dev.kiln.config.ChunkerConfig;
 import dev.kiln.config.Counters;
 import dev.kiln.embed.ModelSpec;
+import dev.kiln.index.Analyzers;
+import dev.kiln.model.ContentType;
 import dev.kiln.model.ShardResult;
 import dev.kiln.operators.JobCounters;
 import dev.kiln.internal.PausePoint;
@@ -28,8 +31,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -108,6 +111,9 @@ public final class SnapshotBuilder {
         written = localized(written, job, id);
       }
       List<ShardResult> shards = ShardVerifier.verify(layout, id, config.shards, written, embedded + reused);
+      // Parents are checked (and, for a remote root, were downloaded with the shards) like the shards.
+      Manifest.DocstoreEntry docstore = config.chunker.parents.enabled ? ParentsDocstore.verify(layout, id,
+          config.shards, outcome.counter(JobCounters.PARENTS), outcome.counter(JobCounters.PARENTS_WRITTEN)) : null;
       for (ShardResult r : shards) {
         if (job.remote()) {
           break; // writers already merged to index.max-segments; a merge here would need a re-upload
@@ -119,7 +125,7 @@ public final class SnapshotBuilder {
       if (config.index.recallProbeSamples > 0) {
         minRecall = probeRecall(layout, id, shards);
       }
-      manifest = manifest(id, job, shards, layout, outcome, base);
+      manifest = manifest(id, job, shards, layout, outcome, base, docstore);
       publisher.writeManifest(manifest);
     } catch (RuntimeException | IOException e) {
       discard(job, store, id);
@@ -159,6 +165,8 @@ public final class SnapshotBuilder {
             : outcome.reuse().source().snapshotId())
         .put("chunks truncated", outcome.counter(JobCounters.CHUNKS_TRUNCATED))
         .put("chunks written", outcome.counter(JobCounters.CHUNKS_WRITTEN))
+        .put("chunks oversize (kept whole)", outcome.counter(JobCounters.CHUNKS_OVERSIZE))
+        .put("parents written", outcome.counter(JobCounters.PARENTS_WRITTEN))
         .put("shards", config.shards)
         .put("segments (before merge → after)", segmentsBefore + " → " + segmentsAfter)
         .put("recall probe (min over shards)", Double.isNaN(minRecall) ? "off"
@@ -210,7 +218,7 @@ public final class SnapshotBuilder {
   }
 
   private Manifest manifest(String id, BuildJob job, List<ShardResult> shards, SnapshotLayout layout,
-      BuildJob.JobOutcome outcome, String parent) throws IOException {
+      BuildJob.JobOutcome outcome, String parent, Manifest.DocstoreEntry docstore) throws IOException {
     ModelSpec model = job.model();
     List<Manifest.ShardEntry> entries = new ArrayList<>();
     for (ShardResult r : shards) {
@@ -220,19 +228,32 @@ public final class SnapshotBuilder {
     }
     Map<String, Long> counters = new LinkedHashMap<>();
     for (String name : List.of(JobCounters.RECORDS_READ, JobCounters.DOCUMENTS, JobCounters.QUARANTINED,
-        JobCounters.CHUNKS, JobCounters.CHUNKS_EMBEDDED, JobCounters.CHUNKS_REUSED, JobCounters.CHUNKS_TRUNCATED)) {
+        JobCounters.CHUNKS, JobCounters.CHUNKS_EMBEDDED, JobCounters.CHUNKS_REUSED, JobCounters.CHUNKS_TRUNCATED,
+        JobCounters.CHUNKS_OVERSIZE, JobCounters.PARENTS)) {
       counters.put(name, outcome.counter(name));
     }
     return new Manifest(Manifest.FORMAT_VERSION, id, Instant.now().toString(), parent,
         new Manifest.ModelInfo(model.name(), model.dimension(), model.pooling().name().toLowerCase(),
             model.normalize(), model.maxTokens(), job.modelFingerprint(), model.directory()),
-        new Manifest.ChunkerInfo(config.chunker.strategy, config.chunker.size, config.chunker.overlap, model.name()),
+        chunkerInfo(model),
         new Manifest.IndexInfo(config.index.analyzer, config.index.bm25K1, config.index.bm25B, "dot_product",
-            config.index.hnswM, config.index.hnswBeamWidth),
+            config.index.hnswM, config.index.hnswBeamWidth, Analyzers.CHINESE),
         counters, entries,
         new Manifest.QuarantineInfo(outcome.counter(JobCounters.QUARANTINED), outcome.quarantine().byReason(),
             outcome.counter(JobCounters.QUARANTINED) > 0 ? outcome.quarantineDir() : null),
-        embeddings(id, job, layout, outcome));
+        embeddings(id, job, layout, outcome),
+        docstore);
+  }
+
+  private Manifest.ChunkerInfo chunkerInfo(ModelSpec model) {
+    ChunkerConfig c = config.chunker;
+    Map<String, String> strategies = new LinkedHashMap<>();
+    for (ContentType type : ContentType.values()) {
+      strategies.put(type.name().toLowerCase(Locale.ROOT), c.strategyFor(type));
+    }
+    // The fingerprint is the settings part of every content key: tokenizer named as the key names it.
+    return new Manifest.ChunkerInfo(c.strategy, c.size, c.overlap, model.name(), c.fingerprint(model.source()),
+        strategies, c.hardCap, c.breadcrumbPrefix, c.parents.enabled ? c.parents.size : null);
   }
 
   /** The stored vectors this build leaves for the next one. */
@@ -243,7 +264,6 @@ public final class SnapshotBuilder {
     return new Manifest.EmbeddingsInfo(VectorFiles.DIRECTORY, job.modelFingerprint(), job.model().dimension(),
         outcome.counter(JobCounters.CHUNKS_EMBEDDED), outcome.counter(JobCounters.CHUNKS_REUSED),
         outcome.reuse().source().snapshotId(), files);
-
   }
 
   /** Removes an unpublished snapshot's directory; it was never visible, so nothing else can use it. */

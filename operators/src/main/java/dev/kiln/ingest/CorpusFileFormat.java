@@ -14,8 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Reads corpus files of any Flink file system into {@link RawRecord}s, choosing one reader per format:
- * {@link JsonLinesReader} (one record per line), {@link WholeFileReader} (Markdown, plain text: one per
- * file), {@link ParquetRowReader} (one per row). A {@link BulkFormat} because readers need the file's
+ * {@link JsonLinesReader} (one record per line), {@link WholeFileReader} (Markdown, plain text, HTML:
+ * one per file), {@link ParquetRowReader} (one per row). A {@link BulkFormat} because readers need the file's
  * path (document ids of file-per-document formats are paths relative to the corpus root). Uncompressed
  * JSON lines and Parquet files arrive split by {@link CorpusFileEnumerator}; every other file whole.
  * Decoding problems become records with a {@code problem}, so the parse stage can quarantine them
@@ -64,7 +64,7 @@ public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceS
     return switch (fileFormat) {
       case JSONL -> new JsonLinesReader(uri, SourceStreams.open(path, Math.max(0, start - 1)),
           start, InputFormat.isGzip(path.getName()) ? Long.MAX_VALUE : end, modified, maxRecordBytes);
-      case MARKDOWN, TEXT -> new WholeFileReader(uri, fileFormat, SourceStreams.open(path, 0), modified,
+      case MARKDOWN, TEXT, HTML -> new WholeFileReader(uri, fileFormat, SourceStreams.open(path, 0), modified,
           split.fileSize(), maxRecordBytes);
       case PARQUET -> parquet(uri, path, split, start, end, modified);
       default -> throw new IllegalStateException("no reader for " + fileFormat);

@@ -3,6 +3,7 @@ package dev.kiln.ingest;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kiln.chunk.HtmlStructure;
 import dev.kiln.config.IngestConfig;
 import dev.kiln.model.ContentType;
 import dev.kiln.model.Document;
@@ -18,8 +19,9 @@ import java.util.Map;
  * Decodes raw records into documents. JSON lines and Parquet rows (rendered as JSON objects by their
  * reader) follow the BEIR layout with configurable field names ({@code _id}, {@code title},
  * {@code text}, optional {@code metadata} object of scalars); a Markdown or text file becomes one
- * document whose id is its path relative to the corpus root. Every document gets metadata from
- * {@link MetadataExtractor}.
+ * document whose id is its path relative to the corpus root; an HTML file likewise, kept raw for the
+ * HTML chunker and titled by its {@code <title>} or first {@code <h1>}. Every document gets metadata
+ * from {@link MetadataExtractor}.
  */
 public final class RecordParser implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -53,6 +55,7 @@ public final class RecordParser implements Serializable {
       case JSONL, PARQUET -> parseObject(raw);
       case MARKDOWN -> parseFile(raw, ContentType.MARKDOWN);
       case TEXT -> parseFile(raw, ContentType.TEXT);
+      case HTML -> parseFile(raw, ContentType.HTML);
       default -> throw new MalformedRecordException(QuarantineReason.UNSUPPORTED_FORMAT,
           "unsupported format " + raw.format());
     };
@@ -103,7 +106,12 @@ public final class RecordParser implements Serializable {
     String id = relativeId(raw.sourceUri());
     Map<String, String> meta = new LinkedHashMap<>();
     metadata.addSource(raw, id, meta);
-    String title = type == ContentType.MARKDOWN ? firstHeading(text, id) : fileName(id);
+    String title = switch (type) {
+      case MARKDOWN -> firstHeading(text, id);
+      // raw HTML stays the text: the HTML chunker reads its structure
+      case HTML -> HtmlStructure.title(text, id);
+      default -> fileName(id);
+    };
     return new Document(id, title, text, meta, raw.sourceUri(), type);
   }
 

@@ -9,7 +9,7 @@ import java.util.List;
 import org.apache.flink.connector.file.src.reader.BulkFormat;
 
 /**
- * The whole file is one record (Markdown, plain text and other document-per-file formats). At most the
+ * The whole file is one record (Markdown, plain text, HTML: the document-per-file formats). At most the
  * record limit is read: a larger file is quarantined as {@code too_large} without being loaded, and a
  * file with NUL bytes in a text tree as {@code binary_file}.
  */

@@ -1,26 +1,34 @@
 package dev.kiln.operators;
 
-import dev.kiln.chunk.Chunker;
-import dev.kiln.chunk.TokenWindowChunker;
+import dev.kiln.chunk.DocumentChunker;
 import dev.kiln.config.ChunkerConfig;
 import dev.kiln.embed.ModelRegistry;
 import dev.kiln.embed.ModelTokenizer;
 import dev.kiln.model.Chunk;
 import dev.kiln.model.Document;
+import dev.kiln.model.ParentChunk;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.functions.RichFlatMapFunction;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
 
-/** Chunk stage: documents to chunks, with the configured strategy and the model's tokenizer. */
-public final class ChunkFunction extends RichFlatMapFunction<Document, Chunk> {
-  private static final long serialVersionUID = 1L;
+/**
+ * Chunk stage: documents to chunks, with the strategy configured for each content type and the
+ * model's tokenizer. Under parent-child chunking the parents go to the {@link #PARENTS} side output,
+ * to be written once into the snapshot's docstore.
+ */
+public final class ChunkFunction extends ProcessFunction<Document, Chunk> {
+  private static final long serialVersionUID = 2L;
+  public static final OutputTag<ParentChunk> PARENTS = new OutputTag<>("parents") {};
 
   private final ChunkerConfig config;
   private final String model;
   private transient ModelTokenizer tokenizer;
-  private transient Chunker chunker;
+  private transient DocumentChunker chunker;
   private transient LongCounter chunks;
+  private transient LongCounter parents;
+  private transient LongCounter oversize;
   private transient StageTimer timer;
 
   public ChunkFunction(ChunkerConfig config, String model) {
@@ -31,18 +39,27 @@ public final class ChunkFunction extends RichFlatMapFunction<Document, Chunk> {
   @Override
   public void open(OpenContext ctx) {
     tokenizer = ModelTokenizer.open(ModelRegistry.resolve(model));
-    chunker = new TokenWindowChunker(tokenizer, config.size, config.overlap);
+    chunker = new DocumentChunker(tokenizer, config);
     chunks = getRuntimeContext().getLongCounter(JobCounters.CHUNKS);
+    parents = getRuntimeContext().getLongCounter(JobCounters.PARENTS);
+    oversize = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_OVERSIZE);
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_CHUNK);
   }
 
   @Override
-  public void flatMap(Document doc, Collector<Chunk> out) {
+  public void processElement(Document doc, Context ctx, Collector<Chunk> out) {
     long start = System.nanoTime();
-    var cut = chunker.chunk(doc);
+    DocumentChunker.Result cut = chunker.cut(doc);
     timer.add(start);
-    chunks.add(cut.size());
-    cut.forEach(out::collect);
+    chunks.add(cut.chunks().size());
+    parents.add(cut.parents().size());
+    for (Chunk c : cut.chunks()) {
+      if (c.oversize()) {
+        oversize.add(1);
+      }
+      out.collect(c);
+    }
+    cut.parents().forEach(p -> ctx.output(PARENTS, p));
   }
 
   @Override

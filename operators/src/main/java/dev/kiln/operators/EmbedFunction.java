@@ -1,5 +1,6 @@
 package dev.kiln.operators;
 
+import dev.kiln.chunk.EmbeddingInput;
 import dev.kiln.config.EmbedConfig;
 import dev.kiln.embed.DeviceSelector;
 import dev.kiln.embed.EmbedDevice;
@@ -50,6 +51,7 @@ public final class EmbedFunction extends AbstractRichFunction {
   private final int threads;
   private final String modelFingerprint;
   private final String keySettings;
+  private final boolean breadcrumbPrefix;
   private final String vectorsDir;
   private final ReuseSource reuse;
   private transient ModelSpec spec;
@@ -67,22 +69,24 @@ public final class EmbedFunction extends AbstractRichFunction {
    * @param threads inference threads for this slot
    * @param modelFingerprint the model's fingerprint; stored vectors are tagged with it
    * @param keySettings the chunker settings fingerprint that goes into every content key
+   * @param breadcrumbPrefix embed structured chunks under their breadcrumb instead of the title
    * @param vectorsDir where this snapshot's part files go, or {@code null} to store nothing
    * @param reuse stored vectors to take instead of running the model
    */
   public EmbedFunction(EmbedConfig config, int threads, String modelFingerprint, String keySettings,
-      String vectorsDir, ReuseSource reuse) {
+      boolean breadcrumbPrefix, String vectorsDir, ReuseSource reuse) {
     this.config = config;
     this.threads = threads;
     this.modelFingerprint = modelFingerprint;
     this.keySettings = keySettings;
+    this.breadcrumbPrefix = breadcrumbPrefix;
     this.vectorsDir = vectorsDir;
     this.reuse = reuse;
   }
 
   /** A stage that embeds everything and stores nothing (benchmarks, tests). */
   public EmbedFunction(EmbedConfig config, int threads) {
-    this(config, threads, "", "", null, ReuseSource.NONE);
+    this(config, threads, "", "", true, null, ReuseSource.NONE);
   }
 
   @Override
@@ -127,11 +131,14 @@ public final class EmbedFunction extends AbstractRichFunction {
 
   /** One chunk: passed through with its stored vector, or queued for the model. */
   public void add(Chunk c, Collector<EmbeddedChunk> out) {
+    // Crash tests kill the process here: the embed stage is running, whether it reuses or embeds, and
+    // (a kill on the first chunk) has written nothing yet.
+    dev.kiln.internal.PausePoint.reached("embed");
     if (pending == null) {
       pending = new ArrayList<>();
       pendingKeys = new ArrayList<>();
     }
-    String key = ContentKey.of(keySettings, c);
+    String key = ContentKey.forChunk(keySettings, c);
     float[] v = known.get(key);
     if (v != null) {
       reused.add(1);
@@ -144,8 +151,6 @@ public final class EmbedFunction extends AbstractRichFunction {
         flush(pending, pendingKeys, out);
       }
     }
-    // Crash tests kill the process here: the embed stage is running, whether it reuses or embeds.
-    dev.kiln.internal.PausePoint.reached("embed");
   }
 
   /** End of input: embeds what is still queued. */
@@ -164,7 +169,8 @@ public final class EmbedFunction extends AbstractRichFunction {
     long truncatedBefore = e.truncatedCount();
     List<String> texts = new ArrayList<>(pending.size());
     for (Chunk c : pending) {
-      texts.add(embeddingInput(c));
+      // The title (or breadcrumb) gives every chunk its context; it is short, so it costs few tokens.
+      texts.add(EmbeddingInput.of(c, breadcrumbPrefix));
     }
     float[][] vectors = e.embedPassages(texts);
     timer.add(start);
@@ -192,11 +198,6 @@ public final class EmbedFunction extends AbstractRichFunction {
     } catch (IOException ex) {
       throw new UncheckedIOException("cannot store vectors in " + vectorsDir, ex);
     }
-  }
-
-  /** The title gives every chunk of a document its context; it is short, so it costs few tokens. */
-  static String embeddingInput(Chunk c) {
-    return c.title().isEmpty() ? c.text() : c.title() + "\n" + c.text();
   }
 
   @Override

@@ -16,6 +16,11 @@ public final class JobCounters {
   public static final String SHARDS = "shards";
   /** Followed by a corpus root: records read from that root (for the bad-fraction report). */
   public static final String SOURCE_RECORDS_READ_PREFIX = "records.read@";
+  /** Indivisible blocks kept whole over the chunk size (within the hard cap). */
+  public static final String CHUNKS_OVERSIZE = "chunks.oversize";
+  /** Parents cut (parent-child chunking) and parents written into the docstore. */
+  public static final String PARENTS = "parents";
+  public static final String PARENTS_WRITTEN = "parents.written";
 
   public static final String TIME_PARSE = "time.parse.ns";
   public static final String TIME_CHUNK = "time.chunk.ns";

@@ -90,4 +90,18 @@ class RecordParserTest {
     assertEquals("s3://bucket/corpus/acme/manual/part_v3.jsonl", d.metadata().get("source_uri"));
     assertEquals("2023-11-14T22:13:20Z", d.metadata().get("modified"));
   }
+
+  @Test
+  void htmlStaysRawAndIsTitledByTitleElseFirstH1() throws Exception {
+    String html = "<html><head><title>Kiln page</title></head><body><h1>Heading</h1><p>x</p></body></html>";
+    Document d = parser.parse(RawRecord.of("file:/corpus/site/a.html", 0, InputFormat.HTML, html));
+    assertEquals("site/a.html", d.id());
+    assertEquals("Kiln page", d.title());
+    assertEquals(html, d.text());
+    assertEquals(ContentType.HTML, d.contentType());
+    Document untitled = parser.parse(RawRecord.of("file:/corpus/b.htm", 0, InputFormat.HTML,
+        "<body><h1>First heading</h1></body>"));
+    assertEquals("First heading", untitled.title());
+    assertEquals(InputFormat.HTML, InputFormat.forFileName("x.HTM"));
+  }
 }

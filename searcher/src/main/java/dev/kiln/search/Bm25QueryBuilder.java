@@ -1,5 +1,6 @@
 package dev.kiln.search;
 
+import dev.kiln.index.Languages;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
@@ -23,10 +24,20 @@ import org.apache.lucene.search.TermQuery;
  */
 final class Bm25QueryBuilder {
   private final Analyzer analyzer;
+  private final Analyzer chinese;
   private final String field;
 
   Bm25QueryBuilder(Analyzer analyzer, String field) {
+    this(analyzer, null, field);
+  }
+
+  /**
+   * @param chinese the analyzer Chinese documents were indexed with, or {@code null}: a Chinese query
+   *     is analysed with it, so that its words match the segmented words of those documents
+   */
+  Bm25QueryBuilder(Analyzer analyzer, Analyzer chinese, String field) {
     this.analyzer = analyzer;
+    this.chinese = chinese;
     this.field = field;
   }
 
@@ -63,7 +74,8 @@ final class Bm25QueryBuilder {
   /** Term counts after analysis, in first-occurrence order. */
   Map<String, Integer> terms(String text) {
     Map<String, Integer> counts = new LinkedHashMap<>();
-    try (TokenStream tokens = analyzer.tokenStream(field, text)) {
+    Analyzer a = chinese != null && Languages.isChinese(text) ? chinese : analyzer;
+    try (TokenStream tokens = a.tokenStream(field, text)) {
       CharTermAttribute term = tokens.addAttribute(CharTermAttribute.class);
       tokens.reset();
       while (tokens.incrementToken()) {

@@ -69,6 +69,7 @@ public final class Searcher implements Closeable {
   private final ShardReaders shards;
   private final IndexSearcher searcher;
   private final Analyzer analyzer;
+  private final Analyzer chinese;
   private final Bm25QueryBuilder bm25Queries;
   private final QueryEmbedder embedder;
   private final Fusion fusion;
@@ -93,7 +94,9 @@ public final class Searcher implements Closeable {
     this.searcher = new IndexSearcher(shards.reader());
     this.searcher.setSimilarity(
         new BM25Similarity(manifest.index().bm25K1(), manifest.index().bm25B()));
-    this.bm25Queries = new Bm25QueryBuilder(analyzer, ShardSchema.TEXT);
+    String cn = manifest.index().chineseAnalyzer();
+    this.chinese = cn == null ? null : Analyzers.forName(cn);
+    this.bm25Queries = new Bm25QueryBuilder(analyzer, chinese, ShardSchema.TEXT);
     this.embedder = new QueryEmbedder(manifest);
     this.vectorsProblem = vectorsProblem(shards, manifest);
     this.fusion = options.fusion() == FusionMethod.RRF
@@ -424,7 +427,7 @@ public final class Searcher implements Closeable {
     if (closed.compareAndSet(false, true)) {
       synchronized (this) {
         ModelTokenizer t = tokenizer;
-        IOUtils.close(embedder, shards, analyzer, reranker, t == null ? null : t::close);
+        IOUtils.close(embedder, shards, analyzer, chinese, reranker, t == null ? null : t::close);
       }
     }
   }

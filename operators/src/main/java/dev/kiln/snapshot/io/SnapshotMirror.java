@@ -75,11 +75,15 @@ public final class SnapshotMirror {
     if (m.embeddings() != null) {
       fetched += fetch(snapshot, m.embeddings().directory(), m.embeddings().files());
     }
+    if (m.docstore() != null) {
+      fetched += fetch(snapshot, m.docstore().directory(), m.docstore().files());
+    }
     Files.writeString(local.current(), snapshot + "\n", StandardCharsets.UTF_8);
     LOG.info("snapshot {} of {}: {} files downloaded to {}", snapshot, remoteRoot, fetched, local.root());
     return local.root();
   }
 
+  /** Downloads the listed files of one directory of a snapshot that are not already here. */
   private int fetch(String snapshot, String directory, java.util.List<Manifest.FileEntry> files) throws IOException {
     int fetched = 0;
     for (Manifest.FileEntry f : files) {

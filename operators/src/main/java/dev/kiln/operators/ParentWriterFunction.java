@@ -1,0 +1,118 @@
+package dev.kiln.operators;
+
+import dev.kiln.index.ParentStoreWriter;
+import dev.kiln.model.ParentChunk;
+import dev.kiln.route.ShardRouter;
+import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.snapshot.io.FlinkFileSystems;
+import dev.kiln.snapshot.io.RemoteFiles;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.flink.api.common.accumulators.LongCounter;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.functions.RichMapPartitionFunction;
+import org.apache.flink.util.Collector;
+
+/**
+ * Parents docstore write stage (parent-child chunking). Routed like chunks, so subtask {@code i} of
+ * {@code p} owns shards {@code s mod p == i} and writes {@code parents/shard-<s>/} for each, empty
+ * ones included. Emits the number of parents it wrote. A remote snapshots root gets the parts written
+ * on local disk first and uploaded, as {@link ShardWriterFunction} does with shards.
+ */
+public final class ParentWriterFunction extends RichMapPartitionFunction<ParentChunk, Long> {
+  private static final long serialVersionUID = 1L;
+
+  private final String snapshotsRoot;
+  private final String snapshotId;
+  private final int shards;
+  private transient LongCounter written;
+  private transient StageTimer timer;
+
+  public ParentWriterFunction(String snapshotsRoot, String snapshotId, int shards) {
+    this.snapshotsRoot = snapshotsRoot;
+    this.snapshotId = snapshotId;
+    this.shards = shards;
+  }
+
+  @Override
+  public void open(OpenContext ctx) {
+    written = getRuntimeContext().getLongCounter(JobCounters.PARENTS_WRITTEN);
+    timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_WRITE);
+  }
+
+  @Override
+  public void mapPartition(Iterable<ParentChunk> parents, Collector<Long> out) throws IOException {
+    int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+    int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+    boolean remote = FlinkFileSystems.isRemote(snapshotsRoot);
+    Path staging = remote ? Files.createTempDirectory("kiln-parents-" + snapshotId + "-" + subtask + "-") : null;
+    SnapshotLayout layout = new SnapshotLayout(remote ? staging : Path.of(snapshotsRoot));
+    Map<Integer, ParentStoreWriter> writers = new TreeMap<>();
+    long count = 0;
+    try {
+      for (ParentChunk p : parents) {
+        long start = System.nanoTime();
+        int shard = ShardRouter.shardOf(p.docId(), shards);
+        if (shard % parallelism != subtask) {
+          throw new IllegalStateException("parent " + p.parentId() + " of shard " + shard
+              + " reached docstore writer " + subtask + "/" + parallelism + ": routing is broken");
+        }
+        ParentStoreWriter w = writers.get(shard);
+        if (w == null) {
+          w = new ParentStoreWriter(layout.parentsDir(snapshotId, shard));
+          writers.put(shard, w);
+        }
+        w.add(p);
+        written.add(1);
+        count++;
+        timer.add(start);
+      }
+      for (int shard = subtask; shard < shards; shard += parallelism) {
+        if (!writers.containsKey(shard)) {
+          writers.put(shard, new ParentStoreWriter(layout.parentsDir(snapshotId, shard)));
+        }
+      }
+    } finally {
+      IOException failure = null;
+      for (ParentStoreWriter w : writers.values()) {
+        try {
+          w.close();
+        } catch (IOException e) {
+          failure = e;
+        }
+      }
+      if (failure != null) {
+        deleteQuietly(staging);
+        throw failure;
+      }
+    }
+    if (remote) {
+      try {
+        for (int shard : writers.keySet()) {
+          RemoteFiles.uploadDir(layout.parentsDir(snapshotId, shard), new org.apache.flink.core.fs.Path(
+              snapshotsRoot, SnapshotLayout.SNAPSHOTS_DIR + "/" + snapshotId + "/" + SnapshotLayout.PARENTS + "/"
+              + SnapshotLayout.shardDirName(shard)).toString());
+        }
+      } finally {
+        deleteQuietly(staging);
+      }
+    }
+    out.collect(count);
+  }
+
+  private static void deleteQuietly(Path dir) {
+    if (dir == null) {
+      return;
+    }
+    try (var walk = Files.walk(dir)) {
+      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      // A temporary directory left behind is harmless.
+    }
+  }
+}
