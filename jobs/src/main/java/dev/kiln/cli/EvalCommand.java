@@ -1,6 +1,7 @@
 package dev.kiln.cli;
 
 import dev.kiln.config.ConfigException;
+import dev.kiln.eval.Aggregation;
 import dev.kiln.eval.EvalReport;
 import dev.kiln.eval.Evaluator;
 import dev.kiln.eval.Qrels;
@@ -37,6 +38,13 @@ final class EvalCommand implements Callable<Integer> {
   @Option(names = "--json", description = "print JSON")
   boolean json;
 
+  @Option(names = "--aggregate", defaultValue = "max",
+      description = "chunk scores to document score: max|sum (default: ${DEFAULT-VALUE})")
+  String aggregate;
+
+  @Option(names = "--run", paramLabel = "FILE", description = "also write a TREC run file (qid Q0 doc rank score tag)")
+  Path run;
+
   @Override
   public Integer call() throws Exception {
     SearchMode searchMode = SearchMode.parse(mode);
@@ -46,14 +54,18 @@ final class EvalCommand implements Callable<Integer> {
       }
     }
     try (Searcher searcher = Searcher.open(SnapshotRoots.local(snapshots, snapshot), snapshot)) {
-      EvalReport report = new Evaluator(searcher).evaluate(Queries.read(queries), Qrels.read(qrels), searchMode);
+      Evaluator evaluator = new Evaluator(searcher).aggregation(Aggregation.parse(aggregate));
+      if (run != null) {
+        evaluator.runFile(run, "kiln-" + searchMode.name().toLowerCase(Locale.ROOT));
+      }
+      EvalReport report = evaluator.evaluate(Queries.read(queries), Qrels.read(qrels), searchMode);
       if (json) {
         System.out.println(report.toJson());
       } else {
         System.out.printf(Locale.ROOT, "snapshot %s, mode %s, %d queries%n", report.snapshot(),
             searchMode.name().toLowerCase(Locale.ROOT), report.queries());
-        System.out.printf(Locale.ROOT, "  nDCG@10    %.4f%n  Recall@100 %.4f%n  MRR@10     %.4f%n",
-            report.ndcg10(), report.recall100(), report.mrr10());
+        System.out.printf(Locale.ROOT, "  nDCG@10    %.4f%n  Recall@100 %.4f%n  MRR@10     %.4f%n  Hit@10     %.4f%n",
+            report.ndcg10(), report.recall100(), report.mrr10(), report.hit10());
       }
     }
     return Kiln.OK;
