@@ -70,19 +70,28 @@ public final class SnapshotMirror {
     Manifest m = SnapshotStore.json().readValue(manifestFile.toFile(), Manifest.class);
     int fetched = 0;
     for (Manifest.ShardEntry shard : m.shards()) {
-      for (Manifest.FileEntry f : shard.files()) {
-        java.nio.file.Path target = local.snapshotDir(snapshot).resolve(shard.directory()).resolve(f.name());
-        if (Files.isRegularFile(target) && Files.size(target) == f.size()) {
-          continue;
-        }
-        RemoteFiles.download(remote(SnapshotLayout.SNAPSHOTS_DIR + "/" + snapshot + "/" + shard.directory()
-            + "/" + f.name()), target);
-        fetched++;
-      }
+      fetched += fetch(snapshot, shard.directory(), shard.files());
+    }
+    if (m.embeddings() != null) {
+      fetched += fetch(snapshot, m.embeddings().directory(), m.embeddings().files());
     }
     Files.writeString(local.current(), snapshot + "\n", StandardCharsets.UTF_8);
     LOG.info("snapshot {} of {}: {} files downloaded to {}", snapshot, remoteRoot, fetched, local.root());
     return local.root();
+  }
+
+  private int fetch(String snapshot, String directory, java.util.List<Manifest.FileEntry> files) throws IOException {
+    int fetched = 0;
+    for (Manifest.FileEntry f : files) {
+      java.nio.file.Path target = local.snapshotDir(snapshot).resolve(directory).resolve(f.name());
+      if (Files.isRegularFile(target) && Files.size(target) == f.size()) {
+        continue;
+      }
+      RemoteFiles.download(remote(SnapshotLayout.SNAPSHOTS_DIR + "/" + snapshot + "/" + directory
+          + "/" + f.name()), target);
+      fetched++;
+    }
+    return fetched;
   }
 
   /** Downloads an unpublished snapshot's shard directories (no manifest yet) for verification. */
@@ -92,6 +101,16 @@ public final class SnapshotMirror {
 
   /** Uploads the locally written manifest, then (when {@code publish}) replaces the remote CURRENT. */
   public void publish(String id, boolean publish) throws IOException {
+    // Stored vectors are written by the embed stage next to the local mirror's shards: upload them
+    // before the manifest, which must only name files that are already there.
+    Manifest m = SnapshotStore.json().readValue(local.manifest(id).toFile(), Manifest.class);
+    if (m.embeddings() != null) {
+      for (Manifest.FileEntry f : m.embeddings().files()) {
+        String rel = m.embeddings().directory() + "/" + f.name();
+        RemoteFiles.upload(local.snapshotDir(id).resolve(rel),
+            remote(SnapshotLayout.SNAPSHOTS_DIR + "/" + id + "/" + rel));
+      }
+    }
     RemoteFiles.upload(local.manifest(id),
         remote(SnapshotLayout.SNAPSHOTS_DIR + "/" + id + "/" + SnapshotLayout.MANIFEST));
     if (publish) {
