@@ -1,6 +1,7 @@
 package dev.kiln.cli;
 
 import dev.kiln.config.ConfigException;
+import dev.kiln.eval.Aggregation;
 import dev.kiln.eval.EvalReport;
 import dev.kiln.eval.Evaluator;
 import dev.kiln.eval.Qrels;
@@ -43,6 +44,12 @@ final class EvalCommand implements Callable<Integer> {
   boolean json;
 
   @Mixin RetrievalOptions retrieval;
+  @Option(names = "--aggregate", defaultValue = "max",
+      description = "chunk scores to document score: max|sum (default: ${DEFAULT-VALUE})")
+  String aggregate;
+
+  @Option(names = "--run", paramLabel = "FILE", description = "also write a TREC run file (qid Q0 doc rank score tag)")
+  Path run;
 
   @Override
   public Integer call() throws Exception {
@@ -55,8 +62,12 @@ final class EvalCommand implements Callable<Integer> {
     SearchOptions options = retrieval.toOptions();
     Path root = SnapshotRoots.local(snapshots, snapshot);
     try (Searcher searcher = Searcher.open(root, snapshot, options)) {
-      EvalReport report = new Evaluator(searcher).evaluate(Queries.read(queries), Qrels.read(qrels), searchMode);
       String variant = variant(searchMode, options);
+      Evaluator evaluator = new Evaluator(searcher).aggregation(Aggregation.parse(aggregate));
+      if (run != null) {
+        evaluator.runFile(run, "kiln-" + variant);
+      }
+      EvalReport report = evaluator.evaluate(Queries.read(queries), Qrels.read(qrels), searchMode);
       if (json) {
         ObjectMapper m = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         ObjectNode node = (ObjectNode) m.readTree(report.toJson());
@@ -66,8 +77,8 @@ final class EvalCommand implements Callable<Integer> {
       } else {
         System.out.printf(Locale.ROOT, "snapshot %s, mode %s, %d queries%n", report.snapshot(),
             variant, report.queries());
-        System.out.printf(Locale.ROOT, "  nDCG@10    %.4f%n  Recall@100 %.4f%n  MRR@10     %.4f%n",
-            report.ndcg10(), report.recall100(), report.mrr10());
+        System.out.printf(Locale.ROOT, "  nDCG@10    %.4f%n  Recall@100 %.4f%n  MRR@10     %.4f%n  Hit@10     %.4f%n",
+            report.ndcg10(), report.recall100(), report.mrr10(), report.hit10());
       }
     }
     return Kiln.OK;

@@ -17,15 +17,24 @@ import dev.kiln.search.SearchMode;
  * @param ndcg10 mean nDCG@10
  * @param recall100 mean recall@100
  * @param mrr10 mean MRR@10
+ * @param hit10 share of queries with a relevant document in the top 10 (Hit@10)
+ * @param aggregation how chunk scores were folded into document scores
  */
-@JsonPropertyOrder({"snapshot", "mode", "queries", "ndcg@10", "recall@100", "mrr@10"})
+@JsonPropertyOrder({"snapshot", "mode", "queries", "ndcg@10", "recall@100", "mrr@10", "hit@10", "aggregation"})
 public record EvalReport(
     @JsonProperty("snapshot") String snapshot,
     @JsonProperty("mode") SearchMode mode,
     @JsonProperty("queries") int queries,
     @JsonProperty("ndcg@10") double ndcg10,
     @JsonProperty("recall@100") double recall100,
-    @JsonProperty("mrr@10") double mrr10) {
+    @JsonProperty("mrr@10") double mrr10,
+    @JsonProperty("hit@10") double hit10,
+    @JsonProperty("aggregation") Aggregation aggregation) {
+
+  /** A report without Hit@10 (kept for callers that only compute the three main metrics). */
+  public EvalReport(String snapshot, SearchMode mode, int queries, double ndcg10, double recall100, double mrr10) {
+    this(snapshot, mode, queries, ndcg10, recall100, mrr10, 0, Aggregation.MAX);
+  }
 
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);

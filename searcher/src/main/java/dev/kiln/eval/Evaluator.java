@@ -1,5 +1,13 @@
 package dev.kiln.eval;
 
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+
 import dev.kiln.search.SearchMode;
 import dev.kiln.search.Searcher;
 import java.util.List;
@@ -19,11 +27,15 @@ public final class Evaluator {
   static final int NDCG_CUTOFF = 10;
   static final int RECALL_CUTOFF = 100;
   static final int MRR_CUTOFF = 10;
+  static final int HIT_CUTOFF = 10;
 
   private static final Logger LOG = LoggerFactory.getLogger(Evaluator.class);
 
   private final Searcher searcher;
   private final int depth;
+  private Aggregation aggregation = Aggregation.MAX;
+  private Path runFile;
+  private String runTag = "kiln";
 
   public Evaluator(Searcher searcher) {
     this(searcher, DEFAULT_DEPTH);
@@ -39,6 +51,22 @@ public final class Evaluator {
     this.depth = depth;
   }
 
+  /** How chunk scores become document scores (default {@link Aggregation#MAX}). */
+  public Evaluator aggregation(Aggregation value) {
+    this.aggregation = value;
+    return this;
+  }
+
+  /**
+   * Also writes a TREC run file ({@code qid Q0 docid rank score tag}, up to {@code depth} documents
+   * per query) so the results can be checked with standard tools such as trec_eval.
+   */
+  public Evaluator runFile(Path file, String tag) {
+    this.runFile = file;
+    this.runTag = tag.replaceAll("\\s+", "_");
+    return this;
+  }
+
   /**
    * Evaluates every query that has judgments. Judged queries missing from {@code queries} are
    * skipped with a warning; queries without judgments are ignored. Means are over evaluated queries
@@ -48,26 +76,45 @@ public final class Evaluator {
     double ndcg = 0;
     double recall = 0;
     double mrr = 0;
+    double hit = 0;
     int evaluated = 0;
     int missing = 0;
-    for (String queryId : qrels.queryIds()) {
-      String text = queries.text(queryId);
-      if (text == null) {
-        missing++;
-        continue;
+    try (BufferedWriter run = runFile == null ? null : Files.newBufferedWriter(runFile, StandardCharsets.UTF_8)) {
+      for (String queryId : qrels.queryIds()) {
+        String text = queries.text(queryId);
+        if (text == null) {
+          missing++;
+          continue;
+        }
+        Map<String, Integer> grades = qrels.judgments(queryId);
+        List<DocumentRanking.ScoredDoc> ranked = DocumentRanking.aggregate(
+            searcher.search(text, mode, depth).results(), depth, aggregation);
+        List<String> docs = ranked.stream().map(DocumentRanking.ScoredDoc::docId).toList();
+        ndcg += Metrics.ndcgAt(NDCG_CUTOFF, docs, grades);
+        recall += Metrics.recallAt(RECALL_CUTOFF, docs, grades);
+        mrr += Metrics.mrrAt(MRR_CUTOFF, docs, grades);
+        hit += Metrics.hitAt(HIT_CUTOFF, docs, grades);
+        evaluated++;
+        if (run != null) {
+          writeRun(run, queryId, ranked);
+        }
       }
-      Map<String, Integer> grades = qrels.judgments(queryId);
-      List<String> docs = DocumentRanking.fromChunks(
-          searcher.search(text, mode, depth).results(), RECALL_CUTOFF);
-      ndcg += Metrics.ndcgAt(NDCG_CUTOFF, docs, grades);
-      recall += Metrics.recallAt(RECALL_CUTOFF, docs, grades);
-      mrr += Metrics.mrrAt(MRR_CUTOFF, docs, grades);
-      evaluated++;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write the run file " + runFile, e);
     }
     if (missing > 0) {
       LOG.warn("skipped {} judged query id(s) that the queries file has no text for", missing);
     }
     int n = Math.max(1, evaluated);
-    return new EvalReport(searcher.snapshotId(), mode, evaluated, ndcg / n, recall / n, mrr / n);
+    return new EvalReport(searcher.snapshotId(), mode, evaluated, ndcg / n, recall / n, mrr / n, hit / n,
+        aggregation);
+  }
+
+  private void writeRun(BufferedWriter run, String queryId, List<DocumentRanking.ScoredDoc> ranked)
+      throws IOException {
+    int rank = 1;
+    for (DocumentRanking.ScoredDoc d : ranked) {
+      run.write(String.format(Locale.ROOT, "%s Q0 %s %d %.6f %s%n", queryId, d.docId(), rank++, d.score(), runTag));
+    }
   }
 }

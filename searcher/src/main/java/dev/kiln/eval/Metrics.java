@@ -58,6 +58,11 @@ public final class Metrics {
     return 0;
   }
 
+  /** 1 when at least one relevant document is within the top k, else 0 (Hit@k, success@k). */
+  public static double hitAt(int k, List<String> ranked, Map<String, Integer> grades) {
+    return mrrAt(k, ranked, grades) > 0 ? 1.0 : 0.0;
+  }
+
   /** The first k distinct ids. */
   private static List<String> topK(int k, List<String> ranked) {
     if (k < 1) {

@@ -100,6 +100,27 @@ class EvaluatorTest {
     assertEquals((1 + 0.5 + 1) / 3, report.recall100(), EPS);
     // MRR@10: q1 1/1, q2 1/1, q3 1/2.
     assertEquals((1 + 1 + 0.5) / 3, report.mrr10(), EPS);
+    // Hit@10: every query has a relevant document in its top 10.
+    assertEquals(1.0, report.hit10(), EPS);
+    assertEquals(Aggregation.MAX, report.aggregation());
+  }
+
+  @Test
+  void runFileListsEveryQuerysDocumentsInTrecFormat(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws IOException {
+    java.nio.file.Path run = dir.resolve("bm25.run");
+    new Evaluator(searcher).runFile(run, "kiln bm25").evaluate(
+        Queries.parse(new StringReader(QUERIES), "queries"), Qrels.parse(new StringReader(QRELS), "qrels"),
+        SearchMode.BM25);
+    List<String> lines = java.nio.file.Files.readAllLines(run);
+    // q1 → [volcano], q2 → [git], q3 → [volcano, bread] (as asserted in bm25MetricsByHand).
+    assertEquals(4, lines.size(), lines.toString());
+    String[] first = lines.get(0).split(" ");
+    assertEquals(6, first.length);
+    assertEquals("Q0", first[1]);
+    assertEquals("1", first[3]);
+    assertEquals("kiln_bm25", first[5]);
+    assertTrue(lines.stream().anyMatch(l -> l.matches("\\S+ Q0 bread 2 [0-9.]+ kiln_bm25")), lines.toString());
   }
 
   @Test
@@ -123,12 +144,31 @@ class EvaluatorTest {
   }
 
   @Test
+  void sumAggregationRewardsDocumentsMatchedInSeveralChunks() {
+    // a: one chunk scoring 3; b: two chunks scoring 2 + 2. MAX ranks a first (3 > 2), SUM ranks b
+    // first (4 > 3); c keeps its single score 1 either way.
+    List<SearchHit> hits = List.of(
+        new SearchHit("a#0", "a", 3, "", "", Map.of()),
+        new SearchHit("b#0", "b", 2, "", "", Map.of()),
+        new SearchHit("b#1", "b", 2, "", "", Map.of()),
+        new SearchHit("c#0", "c", 1, "", "", Map.of()));
+    assertEquals(List.of("a", "b", "c"), DocumentRanking.aggregate(hits, 10, Aggregation.MAX).stream()
+        .map(DocumentRanking.ScoredDoc::docId).toList());
+    List<DocumentRanking.ScoredDoc> sum = DocumentRanking.aggregate(hits, 10, Aggregation.SUM);
+    assertEquals(List.of("b", "a", "c"), sum.stream().map(DocumentRanking.ScoredDoc::docId).toList());
+    assertEquals(4.0, sum.get(0).score(), EPS);
+    assertEquals(2, DocumentRanking.aggregate(hits, 2, Aggregation.SUM).size());
+  }
+
+  @Test
   void reportJsonHasTheAgreedKeys() throws IOException {
     EvalReport report = new EvalReport("20250101T000000Z-abcdef", SearchMode.HYBRID, 7, 0.5, 0.75, 0.25);
     JsonNode json = new ObjectMapper().readTree(report.toJson());
     List<String> keys = new ArrayList<>();
     json.fieldNames().forEachRemaining(keys::add);
-    assertEquals(List.of("snapshot", "mode", "queries", "ndcg@10", "recall@100", "mrr@10"), keys);
+    assertEquals(List.of("snapshot", "mode", "queries", "ndcg@10", "recall@100", "mrr@10", "hit@10", "aggregation"),
+        keys);
+    assertEquals("max", json.get("aggregation").asText());
     assertEquals("hybrid", json.get("mode").asText());
     assertEquals(0.75, json.get("recall@100").asDouble());
     assertEquals(report, EvalReport.fromJson(report.toJson()));

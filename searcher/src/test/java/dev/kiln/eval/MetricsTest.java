@@ -87,4 +87,12 @@ class MetricsTest {
     assertEquals(1.0, Metrics.recallAt(2, List.of("a", "a", "b"), grades), EPS);
     assertEquals(1.0, Metrics.ndcgAt(2, List.of("a", "a", "b"), grades), EPS);
   }
+
+  @Test
+  void hitAtKIsOneWhenAnyRelevantDocumentIsInTheTopK() {
+    Map<String, Integer> grades = Map.of("r", 1, "n", 0);
+    assertEquals(1.0, Metrics.hitAt(10, List.of("x", "y", "r"), grades));
+    assertEquals(0.0, Metrics.hitAt(2, List.of("x", "y", "r"), grades), "r is third");
+    assertEquals(0.0, Metrics.hitAt(10, List.of("n", "x"), grades), "grade 0 is not relevant");
+  }
 }

@@ -1,0 +1,29 @@
+package dev.kiln.eval;
+
+import dev.kiln.config.ConfigException;
+import java.util.Locale;
+
+/**
+ * How a document's chunk scores become the document's score. Judgments are per document while the
+ * searcher ranks chunks.
+ */
+public enum Aggregation {
+  /** The best chunk's score (MaxP): a document is as relevant as its most relevant passage. */
+  MAX,
+  /** The sum of the retrieved chunks' scores: rewards documents relevant in several places. */
+  SUM;
+
+  @com.fasterxml.jackson.annotation.JsonValue
+  public String label() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  @com.fasterxml.jackson.annotation.JsonCreator
+  public static Aggregation parse(String value) {
+    try {
+      return valueOf(value.trim().toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("unknown aggregation '" + value + "': use max or sum");
+    }
+  }
+}
