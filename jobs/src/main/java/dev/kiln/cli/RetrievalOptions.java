@@ -7,7 +7,7 @@ import picocli.CommandLine.Option;
 
 /** Retrieval tuning shared by {@code search}, {@code eval} and {@code serve}. */
 final class RetrievalOptions {
-  @Option(names = "--fusion", paramLabel = "rrf|blend", defaultValue = "rrf",
+  @Option(names = "--fusion", paramLabel = "rrf|blend", defaultValue = "blend",
       description = "hybrid fusion: reciprocal rank or min-max score blend (default: ${DEFAULT-VALUE})")
   String fusion;
 

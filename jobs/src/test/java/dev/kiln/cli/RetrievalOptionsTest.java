@@ -27,7 +27,8 @@ class RetrievalOptionsTest {
     assertEquals(Double.NaN, o.maxDrop());
     assertEquals("bm25+prf", EvalCommand.variant(SearchMode.BM25, o));
     assertEquals("hybrid-blend+prf", EvalCommand.variant(SearchMode.HYBRID, o));
-    assertEquals("hybrid-rrf", EvalCommand.variant(SearchMode.HYBRID, SearchOptions.defaults()));
+    assertEquals("hybrid-blend", EvalCommand.variant(SearchMode.HYBRID, SearchOptions.defaults()));
+    assertEquals("hybrid-rrf", EvalCommand.variant(SearchMode.HYBRID, SearchOptions.defaults().withFusion(FusionMethod.RRF)));
   }
 
   @Test

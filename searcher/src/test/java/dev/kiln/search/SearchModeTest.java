@@ -28,8 +28,11 @@ class SearchModeTest {
     SearchOptions defaults = SearchOptions.defaults();
     assertEquals(60, defaults.rrfK());
     assertEquals(100, defaults.candidateDepth());
-    assertEquals(new SearchOptions(10, 100), defaults.withRrfK(10));
-    assertEquals(new SearchOptions(60, 5), defaults.withCandidateDepth(5));
+    // The min-max blend (α 0.5) is the default fusion: it measured best (docs/QUALITY.md).
+    assertEquals(dev.kiln.search.fusion.FusionMethod.BLEND, defaults.fusion());
+    assertEquals(0.5, defaults.alpha());
+    assertEquals(new SearchOptions(10, 100).withFusion(dev.kiln.search.fusion.FusionMethod.BLEND), defaults.withRrfK(10));
+    assertEquals(new SearchOptions(60, 5).withFusion(dev.kiln.search.fusion.FusionMethod.BLEND), defaults.withCandidateDepth(5));
     assertThrows(ConfigException.class, () -> defaults.withCandidateDepth(0));
     assertThrows(ConfigException.class, () -> defaults.withRrfK(-1));
   }

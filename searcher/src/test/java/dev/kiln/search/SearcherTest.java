@@ -123,8 +123,9 @@ class SearcherTest {
     List<SearchHit> hits = response.results();
     assertEquals(4, hits.size());
     assertEquals("git#1", hits.get(0).chunkId());
-    // Ranked first by both retrievers, so its fused score is the largest possible: 2 / (60 + 1).
-    assertEquals(2.0 / 61, hits.get(0).score(), 1e-12);
+    // Ranked first by both retrievers, so both of its min-max normalised scores are 1 and the
+    // default blend gives the largest possible score: 0.5 * 1 + 0.5 * 1.
+    assertEquals(1.0, hits.get(0).score(), 1e-12);
     for (int i = 1; i < hits.size(); i++) {
       assertTrue(hits.get(i - 1).score() >= hits.get(i).score());
     }
