@@ -114,6 +114,31 @@ class ChunkingBuildITCase {
   }
 
   @Test
+  void contextAssemblyPacksEachParentOnceInsteadOfItsChildren() throws Exception {
+    try (Searcher searcher = Searcher.open(root)) {
+      List<SearchHit> children =
+          searcher.search("lighthouse lamp keeper wick lens fog", SearchMode.BM25, 10).results();
+      dev.kiln.search.context.AssembledContext ctx = searcher.context(
+          dev.kiln.search.SearchRequest.of("lighthouse lamp keeper wick lens fog", SearchMode.BM25, 10), 4000);
+      assertFalse(ctx.blocks().isEmpty());
+      Set<String> texts = new HashSet<>();
+      for (dev.kiln.search.context.ContextBlock b : ctx.blocks()) {
+        assertTrue(texts.add(b.text()), "a parent is packed once: " + b.chunkId());
+      }
+      // Every packed passage is a parent: it contains the text of at least one retrieved child (a
+      // short section's only child can be the whole parent), and some parent is larger than a child.
+      for (dev.kiln.search.context.ContextBlock b : ctx.blocks()) {
+        assertTrue(children.stream().anyMatch(c -> b.text().contains(c.text())),
+            "block " + b.chunkId() + " is not a parent of a retrieved child");
+      }
+      assertTrue(ctx.blocks().stream().anyMatch(b -> children.stream()
+          .anyMatch(c -> b.text().contains(c.text()) && b.text().length() > c.text().length())),
+          "parents, not the children themselves, are packed");
+      assertTrue(ctx.blocks().size() < children.size(), "children sharing a parent collapse into one passage");
+    }
+  }
+
+  @Test
   void expandParentsReturnsEachParentOnceWithItsChildren() throws Exception {
     try (Searcher searcher = Searcher.open(root);
         ParentStore store = ParentStore.open(root, searcher.manifest())) {

@@ -7,6 +7,8 @@ import dev.kiln.embed.ModelTokenizer;
 import dev.kiln.search.context.AssembledContext;
 import dev.kiln.search.context.ContextAssembler;
 import dev.kiln.search.context.ParentLookup;
+import java.util.Optional;
+import dev.kiln.search.parents.ParentStore;
 import dev.kiln.search.filter.FilteredVectorSearch;
 import dev.kiln.search.filter.MetadataFilter;
 import dev.kiln.search.fusion.Fusion;
@@ -79,13 +81,16 @@ public final class Searcher implements Closeable {
   /** Why dense search is refused on this snapshot (stored vectors disagree with the manifest), or null. */
   private final String vectorsProblem;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final Path snapshotsRoot;
+  private ParentStore parentStore; // opened on first use, guarded by this
   private ModelTokenizer tokenizer;
 
   /** The rerank stage is skipped without a model; say so once per process, not per snapshot. */
   private static final AtomicBoolean RERANK_SKIP_LOGGED = new AtomicBoolean();
 
-  private Searcher(Manifest manifest, ShardReaders shards, Analyzer analyzer, SearchOptions options,
-      Reranker reranker, QueryRewriter customRewriter) {
+  private Searcher(Path snapshotsRoot, Manifest manifest, ShardReaders shards, Analyzer analyzer,
+      SearchOptions options, Reranker reranker, QueryRewriter customRewriter) {
+    this.snapshotsRoot = snapshotsRoot;
     this.snapshotId = manifest.id();
     this.manifest = manifest;
     this.options = options;
@@ -190,7 +195,7 @@ public final class Searcher implements Closeable {
     LOG.info("opened snapshot {}: {} shard(s), {} chunks, analyzer {}, model {}; {}", id,
         manifest.shards().size(), shards.reader().numDocs(), manifest.index().analyzer(),
         manifest.model().name(), options.describe());
-    return new Searcher(manifest, shards, analyzer, options, reranker, rewriter);
+    return new Searcher(store.layout().root(), manifest, shards, analyzer, options, reranker, rewriter);
   }
 
   public String snapshotId() {
@@ -247,9 +252,31 @@ public final class Searcher implements Closeable {
     return assembler.assemble(response);
   }
 
-  /** Parent chunks of this snapshot; none until snapshots carry a parents store. */
+  /**
+   * Parents of this snapshot's chunks, read from its docstore (parent-child snapshots); for a
+   * snapshot without one every chunk stands for itself.
+   */
   public ParentLookup parents() {
-    return ParentLookup.NONE;
+    if (manifest.docstore() == null) {
+      return ParentLookup.NONE;
+    }
+    return hit -> {
+      String parentId = hit.metadata().get("parent_id");
+      if (parentId == null) {
+        return Optional.empty();
+      }
+      return parentStore().get(parentId).map(p -> new ParentLookup.Parent(p.parentId(), p.text()));
+    };
+  }
+
+  private synchronized ParentStore parentStore() {
+    if (closed.get()) {
+      throw new IllegalStateException("searcher for snapshot " + snapshotId + " is closed");
+    }
+    if (parentStore == null) {
+      parentStore = ParentStore.open(snapshotsRoot, manifest);
+    }
+    return parentStore;
   }
 
   /** Model tokens in {@code text}, counted with the snapshot model's own tokenizer. */
@@ -427,7 +454,7 @@ public final class Searcher implements Closeable {
     if (closed.compareAndSet(false, true)) {
       synchronized (this) {
         ModelTokenizer t = tokenizer;
-        IOUtils.close(embedder, shards, analyzer, chinese, reranker, t == null ? null : t::close);
+        IOUtils.close(embedder, shards, analyzer, chinese, reranker, parentStore, t == null ? null : t::close);
       }
     }
   }
