@@ -6,10 +6,10 @@
 #              BENCH_MODELS (comma list; the first one is compared), BENCH_THREADS (default: all cores).
 set -euo pipefail
 KILN_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
+source "$KILN_HOME/scripts/lib/java-env.sh"
 CORPUS="${1:-$KILN_HOME/../shared/datasets/scifact/corpus.jsonl}"
 [[ -f "$CORPUS" ]] || { echo "bench-embed: corpus $CORPUS not found" >&2; exit 2; }
-(cd "$KILN_HOME" && mvn -B -q -DskipTests package -pl bench -am) >&2
+(cd "$KILN_HOME" && mvn -B -q -DskipTests -Dkiln.shade.skip=true package -pl bench -am) >&2
 CACHE="${KILN_CACHE_DIR:-$KILN_HOME/kiln-data/cache}"
 exec "$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED \
   --sun-misc-unsafe-memory-access=allow -Xmx${BENCH_HEAP:-3g} \

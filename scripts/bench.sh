@@ -11,11 +11,7 @@
 set -euo pipefail
 KILN_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$KILN_HOME"
-TEMURIN=/usr/lib/jvm/temurin-25-jdk-amd64
-if [[ -z "${JAVA_HOME:-}" ]] || ! "${JAVA_HOME}/bin/java" -version 2>&1 | grep -qE 'version "(2[1-9]|[3-9][0-9])'; then
-  export JAVA_HOME="$TEMURIN"
-fi
-export PATH="$JAVA_HOME/bin:$PATH"
+source "$KILN_HOME/scripts/lib/java-env.sh"
 DATASETS="${KILN_DATASETS:-$KILN_HOME/../shared/datasets}"
 SNAPSHOTS="$KILN_HOME/kiln-data/bench/cranfield/snapshots"
 REPORT="$KILN_HOME/target/kiln-report"

@@ -9,12 +9,12 @@
 # A slot that cannot see a GPU logs "EMBEDDING ON CPU" and the numbers are CPU numbers: check the log.
 set -euo pipefail
 KILN_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
+source "$KILN_HOME/scripts/lib/java-env.sh"
 CORPUS="${1:-$KILN_HOME/../shared/datasets/scifact/corpus.jsonl}"
 [[ -f "$CORPUS" ]] || { echo "gpu-bench: corpus $CORPUS not found" >&2; exit 2; }
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=index,name,memory.total,driver_version --format=csv \
   || echo "gpu-bench: nvidia-smi not found; expect the CPU fallback warning" >&2
-(cd "$KILN_HOME" && mvn -B -q -Pgpu -DskipTests ${MAVEN_ARGS:-} package -pl bench -am) >&2
+(cd "$KILN_HOME" && mvn -B -q -Pgpu -DskipTests -Dkiln.shade.skip=true ${MAVEN_ARGS:-} package -pl bench -am) >&2
 CACHE="${KILN_CACHE_DIR:-$KILN_HOME/kiln-data/cache-gpu}"
 "$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED \
   --sun-misc-unsafe-memory-access=allow -Xmx${BENCH_HEAP:-8g} \

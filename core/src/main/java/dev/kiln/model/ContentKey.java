@@ -1,8 +1,8 @@
 package dev.kiln.model;
 
+import dev.kiln.snapshot.Checksums;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
@@ -18,7 +18,7 @@ public final class ContentKey {
 
   /** SHA-256 (hex) of the settings fingerprint, the title and the text, length-prefixed so no two splits collide. */
   public static String of(String settingsFingerprint, String title, String text) {
-    MessageDigest md = sha256();
+    MessageDigest md = Checksums.newDigest();
     update(md, settingsFingerprint);
     update(md, title);
     update(md, text);
@@ -34,7 +34,7 @@ public final class ContentKey {
     if (breadcrumb == null || breadcrumb.isEmpty()) {
       return of(settingsFingerprint, title, text);
     }
-    MessageDigest md = sha256();
+    MessageDigest md = Checksums.newDigest();
     update(md, settingsFingerprint);
     update(md, title);
     update(md, text);
@@ -73,7 +73,7 @@ public final class ContentKey {
   public static String settingsFingerprint(Object chunkerSettings, String tokenizer) {
     try {
       String json = SETTINGS_JSON.writeValueAsString(chunkerSettings);
-      MessageDigest md = sha256();
+      MessageDigest md = Checksums.newDigest();
       update(md, json);
       update(md, tokenizer);
       return HexFormat.of().formatHex(md.digest()).substring(0, 16);
@@ -92,11 +92,4 @@ public final class ContentKey {
     md.update(b);
   }
 
-  private static MessageDigest sha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
-    }
-  }
 }

@@ -13,13 +13,18 @@ public final class Checksums {
   private Checksums() {}
 
   public static String sha256(Path file) throws IOException {
+    try (InputStream in = Files.newInputStream(file)) {
+      return sha256(in);
+    }
+  }
+
+  /** SHA-256 (hex) of everything left in {@code in}; the caller closes the stream. */
+  public static String sha256(InputStream in) throws IOException {
     MessageDigest digest = newDigest();
     byte[] buf = new byte[1 << 16];
-    try (InputStream in = Files.newInputStream(file)) {
-      int n;
-      while ((n = in.read(buf)) > 0) {
-        digest.update(buf, 0, n);
-      }
+    int n;
+    while ((n = in.read(buf)) > 0) {
+      digest.update(buf, 0, n);
     }
     return HexFormat.of().formatHex(digest.digest());
   }

@@ -5,12 +5,9 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 
@@ -136,23 +133,26 @@ public final class SnapshotStore {
    */
   public List<String> verify(Manifest manifest) {
     List<String> problems = new ArrayList<>();
-    String prefix = SnapshotLayout.snapshotKey(manifest.id());
     for (Manifest.ShardEntry shard : manifest.shards()) {
-      verifyFiles(prefix, shard.directory(), shard.files(), problems);
+      verifyFiles(manifest.id(), shard.directory(), shard.files(), problems);
     }
     if (manifest.embeddings() != null) {
       Manifest.EmbeddingsInfo e = manifest.embeddings();
-      verifyFiles(prefix, e.directory(), e.files(), problems);
+      verifyFiles(manifest.id(), e.directory(), e.files(), problems);
     }
     Manifest.DocstoreEntry docstore = manifest.docstore();
     if (docstore != null) {
-      verifyFiles(prefix, docstore.directory(), docstore.files(), problems);
+      verifyFiles(manifest.id(), docstore.directory(), docstore.files(), problems);
     }
     return problems;
   }
 
-  /** Size and SHA-256 of each listed file under {@code prefix + dir}; problems are named {@code dir/file}. */
-  private void verifyFiles(String prefix, String dir, List<Manifest.FileEntry> files, List<String> problems) {
+  /**
+   * Size and SHA-256 of each listed file in directory {@code dir} of snapshot {@code id}; problems
+   * are added as {@code dir/file: what is wrong}.
+   */
+  public void verifyFiles(String id, String dir, List<Manifest.FileEntry> files, List<String> problems) {
+    String prefix = SnapshotLayout.snapshotKey(id);
     for (Manifest.FileEntry f : files) {
       String name = dir + "/" + f.name();
       String key = prefix + name;
@@ -174,38 +174,10 @@ public final class SnapshotStore {
     }
   }
 
-  /** Size and SHA-256 of each listed file in a local directory; problems are named {@code label/file}. */
-  public static void verifyFiles(Path dir, String label, List<Manifest.FileEntry> files, List<String> problems) {
-    for (Manifest.FileEntry f : files) {
-      Path file = dir.resolve(f.name());
-      try {
-        long size = Files.size(file);
-        if (size != f.size()) {
-          problems.add(label + "/" + f.name() + ": size " + size + ", manifest says " + f.size());
-          continue;
-        }
-        String sha = Checksums.sha256(file);
-        if (!sha.equals(f.sha256())) {
-          problems.add(label + "/" + f.name() + ": sha256 " + sha + ", manifest says " + f.sha256());
-        }
-      } catch (NoSuchFileException e) {
-        problems.add(label + "/" + f.name() + ": missing");
-      } catch (IOException e) {
-        problems.add(label + "/" + f.name() + ": unreadable (" + e.getMessage() + ")");
-      }
-    }
-  }
-
   private String sha256(String key) throws IOException {
-    MessageDigest digest = Checksums.newDigest();
-    byte[] buf = new byte[1 << 16];
     try (InputStream in = storage.open(key)) {
-      int n;
-      while ((n = in.read(buf)) > 0) {
-        digest.update(buf, 0, n);
-      }
+      return Checksums.sha256(in);
     }
-    return HexFormat.of().formatHex(digest.digest());
   }
 
   /** Loads and verifies a snapshot, throwing a {@link SnapshotException} that lists what is wrong. */

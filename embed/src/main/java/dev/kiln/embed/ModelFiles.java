@@ -1,5 +1,6 @@
 package dev.kiln.embed;
 
+import dev.kiln.snapshot.Checksums;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -8,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -73,7 +73,7 @@ public final class ModelFiles {
       String cacheKey = model + "|" + Files.size(model) + "|" + Files.getLastModifiedTime(model) + "|"
           + tokenizer + "|" + Files.getLastModifiedTime(tokenizer) + "|" + spec;
       return FINGERPRINTS.computeIfAbsent(cacheKey, k -> {
-        MessageDigest md = sha256();
+        MessageDigest md = Checksums.newDigest();
         md.update(fileSha256(model));
         md.update(fileSha256(tokenizer));
         String settings = spec.engine() + "|" + spec.pooling() + "|" + spec.normalize() + "|" + spec.maxTokens()
@@ -87,23 +87,10 @@ public final class ModelFiles {
   }
 
   private static byte[] fileSha256(Path file) {
-    MessageDigest md = sha256();
-    byte[] buf = new byte[1 << 16];
-    try (InputStream in = Files.newInputStream(file)) {
-      for (int n; (n = in.read(buf)) > 0; ) {
-        md.update(buf, 0, n);
-      }
+    try {
+      return HexFormat.of().parseHex(Checksums.sha256(file));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read " + file, e);
-    }
-    return md.digest();
-  }
-
-  private static MessageDigest sha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
     }
   }
 }

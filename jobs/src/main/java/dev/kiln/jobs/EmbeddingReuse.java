@@ -53,8 +53,7 @@ final class EmbeddingReuse {
           + e.modelFingerprint() + "): every chunk is embedded");
     }
     List<String> problems = new ArrayList<>();
-    SnapshotStore.verifyFiles(store.layout().snapshotDir(id).resolve(e.directory()), e.directory(), e.files(),
-        problems);
+    store.verifyFiles(id, e.directory(), e.files(), problems);
     if (!problems.isEmpty()) {
       String msg = "stored vectors of snapshot " + id + " fail verification: " + String.join("; ", problems);
       if (explicit) {
