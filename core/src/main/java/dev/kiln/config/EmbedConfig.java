@@ -8,8 +8,22 @@ public class EmbedConfig implements Serializable {
 
   /** Bundled model name (e.g. {@code all-minilm-l6-v2-q}) or a model directory. */
   public String model = "all-minilm-l6-v2-q";
-  /** Chunks per inference call. */
-  public int batchSize = 32;
+  /**
+   * Chunks per inference call; 0 = auto: {@value #AUTO_CPU_BATCH} on a CPU slot, {@value #AUTO_GPU_BATCH}
+   * on a GPU. On the CPU one text per call is both faster (no padding) and exact: the bundled int8
+   * models quantise activations dynamically over the whole input tensor, so in a padded batch a
+   * text's vector depends on which other texts share its batch, and with it on parallelism and
+   * partitioning (docs/QUALITY.md, "Batch-independent vectors").
+   */
+  public int batchSize = 0;
+
+  public static final int AUTO_CPU_BATCH = 1;
+  public static final int AUTO_GPU_BATCH = 32;
+
+  /** The batch size a slot uses: the configured one, else the device's automatic one. */
+  public int effectiveBatchSize(boolean gpu) {
+    return batchSize > 0 ? batchSize : (gpu ? AUTO_GPU_BATCH : AUTO_CPU_BATCH);
+  }
   /** Intra-op threads per embedding slot; 0 = cores / parallelism. */
   public int threads = 0;
   /** Device of each embedding slot: {@code auto} (GPU subtask mod visible GPUs, else CPU), {@code cpu}, {@code gpu}, {@code gpu:N}. */
@@ -23,8 +37,8 @@ public class EmbedConfig implements Serializable {
     if (model == null || model.isBlank()) {
       throw new ConfigException("embed.model must name a bundled model or a model directory");
     }
-    if (batchSize < 1 || batchSize > 4096) {
-      throw new ConfigException("embed.batch-size must be in 1..4096, was " + batchSize);
+    if (batchSize < 0 || batchSize > 4096) {
+      throw new ConfigException("embed.batch-size must be 0 (auto) or in 1..4096, was " + batchSize);
     }
     if (threads < 0) {
       throw new ConfigException("embed.threads must be >= 0, was " + threads);

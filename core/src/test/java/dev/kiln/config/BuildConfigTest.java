@@ -86,4 +86,17 @@ class BuildConfigTest {
     c.ingest.pathPatterns = List.of("(?<broken");
     assertTrue(assertThrows(ConfigException.class, c::validate).getMessage().contains("ingest.path-patterns"));
   }
+
+  @Test
+  void autoBatchSizeIsOneOnCpuAndLargerOnGpu() {
+    EmbedConfig embed = new EmbedConfig();
+    assertEquals(0, embed.batchSize);
+    assertEquals(1, embed.effectiveBatchSize(false));
+    assertEquals(EmbedConfig.AUTO_GPU_BATCH, embed.effectiveBatchSize(true));
+    embed.batchSize = 8;
+    assertEquals(8, embed.effectiveBatchSize(false));
+    embed.batchSize = -1;
+    ConfigException e = assertThrows(ConfigException.class, embed::validate);
+    assertTrue(e.getMessage().contains("embed.batch-size"), e.getMessage());
+  }
 }

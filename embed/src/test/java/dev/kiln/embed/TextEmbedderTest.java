@@ -1,5 +1,6 @@
 package dev.kiln.embed;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -28,6 +29,28 @@ class TextEmbedderTest {
       s += a[i] * b[i];
     }
     return s;
+  }
+
+  /**
+   * The reason CPU slots embed one text per call by default: with the int8 model's dynamic activation
+   * quantisation, a padded batch changes a text's vector; one text per call makes it depend on the text
+   * alone, so a rebuild at another parallelism or partitioning yields the same vectors.
+   */
+  @Test
+  void oneTextPerCallMakesVectorsIndependentOfTheirNeighbours() {
+    String text = "Snapshots are published by replacing CURRENT after the manifest is durable.";
+    List<String> neighbours = List.of("a", text,
+        "A much longer neighbour that pads every other text in its batch to its own length, which is "
+            + "what a length-bucketed batch still does at its edges: shard writers, merges and manifests.");
+    try (TextEmbedder single = TextEmbedder.open(ModelRegistry.resolve(ModelRegistry.DEFAULT_MODEL), 1, 1)) {
+      float[] alone = single.embed(List.of(text))[0];
+      float[] amongOthers = single.embed(neighbours)[1];
+      assertArrayEquals(alone, amongOthers);
+      float[] batched = embedder.embed(neighbours)[1];
+      assertTrue(cos(alone, batched) < 1 - 1e-6,
+          "a padded int8 batch is expected to perturb the vector; if it no longer does, the CPU default "
+              + "batch size of 1 (EmbedConfig.AUTO_CPU_BATCH) can be revisited");
+    }
   }
 
   @Test

@@ -54,7 +54,7 @@ final class BuildCommand implements Callable<Integer> {
       description = "parent-child chunking: index chunk-size children of parents of this many tokens")
   Integer parents;
 
-  @Option(names = "--batch-size", paramLabel = "N", description = "chunks per inference call")
+  @Option(names = "--batch-size", paramLabel = "N", description = "chunks per inference call (0 = auto: 1 on CPU, 32 on GPU)")
   Integer batchSize;
 
   @Option(names = "--device", paramLabel = "auto|cpu|gpu|gpu:N", description = "device of each embedding slot")

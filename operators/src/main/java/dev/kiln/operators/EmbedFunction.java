@@ -45,7 +45,8 @@ public final class EmbedFunction extends AbstractRichFunction {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(EmbedFunction.class);
   /** Batches per length-bucketing window: wider windows pad less but hold more chunks in memory. */
-  private static final int BATCHES_PER_WINDOW = 8;
+  /** Chunks gathered before they are sorted by length and embedded (several batches' worth). */
+  private static final int WINDOW = 256;
 
   private final EmbedConfig config;
   private final int threads;
@@ -121,7 +122,7 @@ public final class EmbedFunction extends AbstractRichFunction {
   private TextEmbedder embedder() {
     if (embedder == null) {
       EmbedDevice device = DeviceSelector.select(config.device, subtask, spec.engine());
-      embedder = TextEmbedder.open(spec, config.batchSize, threads, device);
+      embedder = TextEmbedder.open(spec, config.effectiveBatchSize(device.isGpu()), threads, device);
     }
     return embedder;
   }
@@ -147,7 +148,7 @@ public final class EmbedFunction extends AbstractRichFunction {
     } else {
       pending.add(c);
       pendingKeys.add(key);
-      if (pending.size() == config.batchSize * BATCHES_PER_WINDOW) {
+      if (pending.size() >= WINDOW) {
         flush(pending, pendingKeys, out);
       }
     }
