@@ -31,6 +31,11 @@ final class BuildCommand implements Callable<Integer> {
   @Option(names = "--snapshots", paramLabel = "URI", description = "snapshots root")
   String snapshots;
 
+  @Option(names = "--fs", paramLabel = "KEY=VALUE",
+      description = "a file system setting over the config's 'filesystem:' section (s3.endpoint, s3.access-key, "
+          + "s3.secret-key, s3.path.style.access, flink.hadoop.*); repeatable")
+  java.util.Map<String, String> fs;
+
   @Option(names = "--shards", paramLabel = "N")
   Integer shards;
 
@@ -87,6 +92,9 @@ final class BuildCommand implements Callable<Integer> {
     }
     if (snapshots != null) {
       config.snapshots = snapshots;
+    }
+    if (fs != null) {
+      config.filesystem.putAll(fs);
     }
     if (shards != null) {
       config.shards = shards;

@@ -44,6 +44,7 @@ final class EvalCommand implements Callable<Integer> {
   boolean json;
 
   @Mixin RetrievalOptions retrieval;
+  @Mixin FileSystemOptions fs;
   @Option(names = "--aggregate", defaultValue = "max",
       description = "chunk scores to document score: max|sum (default: ${DEFAULT-VALUE})")
   String aggregate;
@@ -60,7 +61,7 @@ final class EvalCommand implements Callable<Integer> {
       }
     }
     SearchOptions options = retrieval.toOptions();
-    Path root = SnapshotRoots.local(snapshots, snapshot);
+    Path root = SnapshotRoots.local(snapshots, snapshot, fs);
     try (Searcher searcher = Searcher.open(root, snapshot, options)) {
       String variant = variant(searchMode, options);
       Evaluator evaluator = new Evaluator(searcher).aggregation(Aggregation.parse(aggregate));

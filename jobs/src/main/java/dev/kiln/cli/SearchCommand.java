@@ -58,6 +58,7 @@ final class SearchCommand implements Callable<Integer> {
   boolean json;
 
   @Mixin RetrievalOptions retrieval;
+  @Mixin FileSystemOptions fs;
   @Option(names = "--expand", defaultValue = "none", paramLabel = "none|parents",
       description = "parents: return the deduplicated parents of the retrieved chunks (default: ${DEFAULT-VALUE})")
   String expand;
@@ -79,7 +80,7 @@ final class SearchCommand implements Callable<Integer> {
       throw new ConfigException("--expand must be 'none' or 'parents', was '" + expand + "'");
     }
     SearchRequest request = new SearchRequest(q, searchMode, k, MetadataFilter.parse(filters));
-    Path root = SnapshotRoots.local(snapshots, snapshot);
+    Path root = SnapshotRoots.local(snapshots, snapshot, fs);
     try (Searcher searcher = Searcher.open(root, snapshot, retrieval.toOptions())) {
       if (model != null) {
         ModelCheck.mismatch(searcher.manifest(), ModelRegistry.resolve(model)).ifPresent(msg -> {

@@ -4,7 +4,6 @@ import dev.kiln.config.ConfigException;
 import dev.kiln.search.SearchOptions;
 import dev.kiln.search.http.ReloadingSearcher;
 import dev.kiln.search.http.SearchServer;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -15,9 +14,10 @@ import picocli.CommandLine.Option;
 @Command(name = "serve", mixinStandardHelpOptions = true,
     description = "Serve the published snapshot over HTTP and hot-reload when CURRENT changes.")
 final class ServeCommand implements Callable<Integer> {
-  @Option(names = "--snapshots", paramLabel = "DIR", defaultValue = "kiln-data/snapshots",
-      description = "snapshots root (default: ${DEFAULT-VALUE})")
-  Path snapshots;
+  @Option(names = "--snapshots", paramLabel = "URI", defaultValue = "kiln-data/snapshots",
+      description = "snapshots root; a remote one (s3://, hdfs://) is downloaded once at start "
+          + "(default: ${DEFAULT-VALUE})")
+  String snapshots;
 
   @Option(names = "--port", paramLabel = "N", defaultValue = "8080", description = "port; 0 picks one (default: ${DEFAULT-VALUE})")
   int port;
@@ -34,6 +34,7 @@ final class ServeCommand implements Callable<Integer> {
   long pollMs;
 
   @Mixin RetrievalOptions retrieval;
+  @Mixin FileSystemOptions fs;
 
   @Override
   public Integer call() throws Exception {
@@ -48,7 +49,7 @@ final class ServeCommand implements Callable<Integer> {
       throw new ConfigException("--threads must be >= 1, was " + n);
     }
     SearchOptions options = retrieval.toOptions();
-    ReloadingSearcher searchers = new ReloadingSearcher(snapshots, options, pollMs);
+    ReloadingSearcher searchers = new ReloadingSearcher(SnapshotRoots.local(snapshots, null, fs), options, pollMs);
     SearchServer server = SearchServer.start(searchers, host, port, n);
     System.out.printf("kiln: serving snapshot %s on http://%s:%d (Ctrl-C to stop)%n",
         searchers.currentId(), host, server.port());

@@ -1,22 +1,101 @@
 package dev.kiln.cli;
 
+import dev.kiln.config.ConfigException;
+import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.io.FlinkFileSystems;
 import dev.kiln.snapshot.io.RemoteRoots;
 import dev.kiln.snapshot.io.SnapshotMirror;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
+import org.apache.flink.configuration.Configuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Turns a {@code --snapshots} argument into a local root the searcher can open. */
 final class SnapshotRoots {
+  private static final Logger LOG = LoggerFactory.getLogger(SnapshotRoots.class);
+  private static final String WHERE = "(the 'filesystem:' section of --config FILE, --fs KEY=VALUE, "
+      + "or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)";
+  private static final List<String> ACCESS_KEYS = List.of("s3.access-key", "s3.access.key",
+      "presto.s3.access-key", "presto.s3.access.key");
+  private static final List<String> SECRET_KEYS = List.of("s3.secret-key", "s3.secret.key",
+      "presto.s3.secret-key", "presto.s3.secret.key");
+
   private SnapshotRoots() {}
 
-  /** A local root as is; a remote one ({@code s3://…}) downloaded, the snapshot {@code id} or CURRENT's. */
-  static Path local(String root, String id) throws IOException {
+  /** A local root as is; a remote one ({@code s3://…}, {@code hdfs://…}) downloaded, the snapshot {@code id} or CURRENT's. */
+  static Path local(String root, String id, FileSystemOptions fs) throws IOException {
     if (!FlinkFileSystems.isRemote(root)) {
       return Path.of(root);
     }
-    FlinkFileSystems.initialize(Map.of());
-    return new SnapshotMirror(root, RemoteRoots.localMirror(root)).localize(id);
+    Configuration conf = FlinkFileSystems.initialize(fs.settings());
+    LOG.info("file system settings for {}: {}", root, masked(conf.toMap()));
+    if (isS3(root)) {
+      checkS3Credentials(root, conf);
+    }
+    try {
+      return new SnapshotMirror(root, RemoteRoots.localMirror(root)).localize(id);
+    } catch (SnapshotException | ConfigException e) {
+      throw e;
+    } catch (IOException | RuntimeException e) {
+      String cause = Kiln.describe(e);
+      if (isS3(root) && refused(e)) {
+        throw new ConfigException("the S3 server refused the credentials for " + root + " (" + cause
+            + "): check s3.access-key and s3.secret-key " + WHERE, e);
+      }
+      throw new SnapshotException("cannot read the snapshots root " + root + ": " + cause
+          + " (file system settings: the 'filesystem:' section of --config FILE, or --fs KEY=VALUE)", e);
+    }
+  }
+
+  static boolean isS3(String root) {
+    String scheme = root.substring(0, root.indexOf("://")).toLowerCase(Locale.ROOT);
+    return scheme.equals("s3") || scheme.equals("s3a") || scheme.equals("s3p");
+  }
+
+  /**
+   * Half a key pair is always a mistake. No keys at all is one only with a custom endpoint: on AWS the
+   * plugin may still find instance or profile credentials, but an S3-compatible server has none of those.
+   */
+  static void checkS3Credentials(String root, Configuration conf) {
+    boolean access = ACCESS_KEYS.stream().anyMatch(conf::containsKey);
+    boolean secret = SECRET_KEYS.stream().anyMatch(conf::containsKey);
+    if (access && !secret) {
+      throw new ConfigException("s3.access-key is set but s3.secret-key is not, for " + root + ": set s3.secret-key " + WHERE);
+    }
+    if (secret && !access) {
+      throw new ConfigException("s3.secret-key is set but s3.access-key is not, for " + root + ": set s3.access-key " + WHERE);
+    }
+    if (!access && conf.containsKey("s3.endpoint")) {
+      throw new ConfigException("no S3 credentials for " + root + " at endpoint " + conf.getString("s3.endpoint", "")
+          + ": set s3.access-key and s3.secret-key " + WHERE);
+    }
+  }
+
+  /** Whether the server answered that the request was not authorised (HTTP 403 and its S3 error codes). */
+  private static boolean refused(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      String m = String.valueOf(t.getMessage());
+      if (m.contains("403") || m.contains("Access Denied") || m.contains("AccessDenied")
+          || m.contains("SignatureDoesNotMatch") || m.contains("InvalidAccessKeyId")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The settings for the log, with every secret-looking value hidden. */
+  static Map<String, String> masked(Map<String, String> settings) {
+    Map<String, String> out = new TreeMap<>();
+    settings.forEach((k, v) -> {
+      String key = k.toLowerCase(Locale.ROOT);
+      out.put(k, key.contains("secret") || key.contains("password") || key.contains("access-key")
+          || key.contains("access.key") || key.contains("token") ? "****" : v);
+    });
+    return out;
   }
 }

@@ -2,6 +2,7 @@ package dev.kiln.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.config.BuildConfig;
@@ -10,7 +11,11 @@ import dev.kiln.search.SearchMode;
 import dev.kiln.search.Searcher;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.snapshot.io.FlinkFileSystems;
 import dev.kiln.snapshot.io.SnapshotMirror;
+import dev.kiln.testing.CliRun;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -30,6 +35,7 @@ import org.jclouds.blobstore.BlobStoreContext;
 import org.jclouds.blobstore.domain.Blob;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -93,6 +99,12 @@ class S3SnapshotsITCase {
     }
   }
 
+  /** The CLI tests below re-initialise the file systems with their own (sometimes wrong) settings. */
+  @BeforeEach
+  void goodSettings() {
+    FlinkFileSystems.initialize(s3);
+  }
+
   @AfterAll
   static void stop() throws Exception {
     if (proxy != null) {
@@ -141,6 +153,57 @@ class S3SnapshotsITCase {
         assertEquals(before, again.count());
       }
     }
+  }
+
+  /** A YAML config whose filesystem section points at the proxy, with the given secret key. */
+  static Path searchConfig(String name, String secret) throws Exception {
+    return Files.writeString(work.resolve(name + ".yaml"), "filesystem:\n"
+        + "  s3.endpoint: http://127.0.0.1:" + proxy.getPort() + "\n"
+        + "  s3.access-key: kiln-access\n"
+        + "  s3.secret-key: " + secret + "\n");
+  }
+
+  @Test
+  void searchAndEvalTakeS3SettingsFromTheConfigAlone() throws Exception {
+    assertNull(System.getenv("AWS_ACCESS_KEY_ID"), "the credentials must come from the config only");
+    assertNull(System.getenv("AWS_SECRET_ACCESS_KEY"), "the credentials must come from the config only");
+    Path config = searchConfig("search", "kiln-secret");
+    CliRun search = CliRun.of("search", "--snapshots", "s3://" + BUCKET + "/snapshots", "--config", config.toString(),
+        "--json", "--k", "3", "sourdough starter lactobacilli");
+    assertEquals(0, search.exitCode(), search.err());
+    JsonNode json = new ObjectMapper().readTree(search.out());
+    assertEquals(report.snapshotId(), json.get("snapshot").asText());
+    assertEquals("sourdough", json.get("results").get(0).get("doc_id").asText());
+
+    Path fixture = Path.of(S3SnapshotsITCase.class.getResource("/fixture/eval").toURI());
+    CliRun eval = CliRun.of("eval", "--snapshots", "s3://" + BUCKET + "/snapshots", "--config", config.toString(),
+        "--queries", fixture.resolve("queries.jsonl").toString(), "--qrels", fixture.resolve("qrels.tsv").toString(),
+        "--json");
+    assertEquals(0, eval.exitCode(), eval.err());
+    assertEquals(report.snapshotId(), new ObjectMapper().readTree(eval.out()).get("snapshot").asText());
+  }
+
+  @Test
+  void wrongS3CredentialsFailNamingTheOptionsToFix() throws Exception {
+    // --fs overrides the config's correct secret with a wrong one.
+    CliRun run = CliRun.of("search", "--snapshots", "s3://" + BUCKET + "/snapshots",
+        "--config", searchConfig("wrong", "kiln-secret").toString(), "--fs", "s3.secret-key=not-the-secret", "lamp");
+    assertEquals(2, run.exitCode(), run.err());
+    assertTrue(run.err().contains("refused the credentials") && run.err().contains("s3.secret-key")
+        && run.err().contains("--fs"), run.err());
+    assertFalse(run.err().contains("not-the-secret"), "secrets are never printed: " + run.err());
+  }
+
+  @Test
+  void missingS3CredentialsFailBeforeAnyRequest() {
+    CliRun half = CliRun.of("search", "--snapshots", "s3://" + BUCKET + "/snapshots",
+        "--fs", "s3.endpoint=http://127.0.0.1:" + proxy.getPort(), "--fs", "s3.access-key=kiln-access", "lamp");
+    assertEquals(2, half.exitCode(), half.err());
+    assertTrue(half.err().contains("s3.secret-key is not"), half.err());
+    CliRun none = CliRun.of("search", "--snapshots", "s3://" + BUCKET + "/snapshots",
+        "--fs", "s3.endpoint=http://127.0.0.1:" + proxy.getPort(), "lamp");
+    assertEquals(2, none.exitCode(), none.err());
+    assertTrue(none.err().contains("no S3 credentials") && none.err().contains("s3.access-key"), none.err());
   }
 
   @Test
