@@ -15,12 +15,13 @@ import dev.kiln.publish.RecallProbe;
 import dev.kiln.publish.ShardMerger;
 import dev.kiln.publish.ShardVerifier;
 import dev.kiln.publish.SnapshotPublisher;
+import dev.kiln.snapshot.LocalSnapshotStorage;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.io.FlinkFileSystems;
-import dev.kiln.snapshot.io.RemoteFiles;
+import dev.kiln.snapshot.io.RemoteStorages;
 import dev.kiln.snapshot.io.SnapshotMirror;
 import dev.kiln.vectors.VectorFiles;
 import java.io.IOException;
@@ -72,11 +73,14 @@ public final class SnapshotBuilder {
     config.describe().forEach(out::println);
 
     SnapshotLayout layout = job.layout();
-    SnapshotStore store = new SnapshotStore(layout.root());
+    // A remote root (s3://...) is published through its own storage (conditional PUT on S3), with the
+    // same protocol as a local one; its shard files are verified from the local mirror (layout).
+    SnapshotStore store = job.remote() ? RemoteStorages.store(config.snapshots, config.filesystem)
+        : new SnapshotStore(layout.root());
+    SnapshotMirror mirror = job.remote() ? new SnapshotMirror(store.storage(), config.snapshots, layout.root()) : null;
     SnapshotPublisher publisher = new SnapshotPublisher(store);
     // The base of the compare-and-set: this build publishes only over the snapshot it started from.
-    // A remote root (s3://...) is published through its mirror, which has no compare-and-set yet.
-    String base = job.remote() ? job.mirror().remoteCurrent() : store.current().orElse(null);
+    String base = store.current().orElse(null);
     String id = SnapshotLayout.newSnapshotId();
     out.println("+ snapshot: " + id + " (CURRENT at start: " + (base == null ? "none" : base) + ")");
     publisher.begin(id, base);
@@ -107,7 +111,7 @@ public final class SnapshotBuilder {
       List<ShardResult> written = outcome.shards();
       if (job.remote()) {
         // Remote root: the writers uploaded their shards; verify and describe local copies of them.
-        job.mirror().downloadShards(id);
+        mirror.downloadShards(id);
         written = localized(written, job, id);
       }
       List<ShardResult> shards = ShardVerifier.verify(layout, id, config.shards, written, embedded + reused);
@@ -126,20 +130,22 @@ public final class SnapshotBuilder {
         minRecall = probeRecall(layout, id, shards);
       }
       manifest = manifest(id, job, shards, layout, outcome, base, docstore);
+      if (mirror != null && manifest.embeddings() != null) {
+        // Stored vectors were written next to the local mirror's shards: upload them before the
+        // manifest, which must only name files that are already there.
+        mirror.upload(id, manifest.embeddings().directory(), manifest.embeddings().files());
+      }
       publisher.writeManifest(manifest);
+      if (mirror != null) {
+        // The local copy stays a complete snapshot too: --reuse-from and searches can start from it.
+        new SnapshotPublisher(layout).writeManifest(manifest);
+      }
     } catch (RuntimeException | IOException e) {
       discard(job, store, id);
       throw e;
     }
     PausePoint.reached("before-current");
-    if (job.remote()) {
-      try {
-        job.mirror().publish(id, config.publish);
-      } catch (IOException | RuntimeException e) {
-        discard(job, store, id);
-        throw e;
-      }
-    } else if (config.publish) {
+    if (config.publish) {
       try {
         publisher.publish(id, base, force);
       } catch (PublishConflictException e) {
@@ -270,9 +276,9 @@ public final class SnapshotBuilder {
   static void discard(BuildJob job, SnapshotStore store, String id) {
     if (job.remote()) {
       try {
-        RemoteFiles.deleteRecursively(job.mirror().remoteSnapshotDir(id));
+        new LocalSnapshotStorage(job.layout().root()).deleteTree(SnapshotLayout.snapshotKey(id));
       } catch (IOException e) {
-        LOG.warn("could not remove unpublished remote snapshot {}: {}", id, e.getMessage());
+        LOG.warn("could not remove the local copy of unpublished snapshot {}: {}", id, e.getMessage());
       }
     }
     try {
