@@ -11,7 +11,7 @@ import dev.kiln.operators.JobCounters;
 import dev.kiln.internal.PausePoint;
 import dev.kiln.publish.ManifestFiles;
 import dev.kiln.publish.PublishConflictException;
-import dev.kiln.publish.RecallProbe;
+import dev.kiln.publish.RecallFloor;
 import dev.kiln.publish.ShardMerger;
 import dev.kiln.publish.ShardVerifier;
 import dev.kiln.publish.SnapshotPublisher;
@@ -127,7 +127,7 @@ public final class SnapshotBuilder {
         segmentsAfter += m.segmentsAfter();
       }
       if (config.index.recallProbeSamples > 0) {
-        minRecall = probeRecall(layout, id, shards);
+        minRecall = RecallFloor.enforce(layout, id, shards.stream().map(ShardResult::shard).toList(), config.index);
       }
       manifest = manifest(id, job, shards, layout, outcome, base, docstore);
       if (mirror != null && manifest.embeddings() != null) {
@@ -187,26 +187,6 @@ public final class SnapshotBuilder {
         .putSeconds("total wall", tEnd - t0);
     c.table("Kiln build: counters (busy = summed over subtasks)").forEach(out::println);
     return new BuildReport(id, manifest, c, config.publish);
-  }
-
-  /** HNSW vs exact top-k on each shard's own vectors; a shard below the floor fails the build. */
-  private double probeRecall(SnapshotLayout layout, String id, List<ShardResult> shards) throws IOException {
-    double min = 1.0;
-    List<String> low = new ArrayList<>();
-    for (ShardResult r : shards) {
-      double recall = RecallProbe.recall(layout.shardDir(id, r.shard()), config.index.recallProbeSamples,
-          config.index.recallProbeK, 17L * r.shard() + 1);
-      min = Math.min(min, recall);
-      if (recall < config.index.recallFloor) {
-        low.add(String.format(Locale.ROOT, "shard %d recall@%d %.3f", r.shard(), config.index.recallProbeK, recall));
-      }
-    }
-    if (!low.isEmpty()) {
-      throw new SnapshotException("snapshot " + id + " will not be published: the recall probe is below index.recall-floor "
-          + config.index.recallFloor + " (" + String.join(", ", low) + "); raise index.hnsw-beam-width / index.hnsw-m"
-          + " or lower the floor");
-    }
-    return min;
   }
 
   /** Shard results of a remote root, pointed at the local mirror after checking where they were uploaded. */
