@@ -87,7 +87,8 @@ public final class FlinkSnapshotStorage implements SnapshotStorage {
   @Override
   public List<String> list(String dir) throws IOException {
     Path p = path(dir);
-    if (!fs(p).exists(p)) {
+    // A file is not a directory: listing one must not return the file itself (as HDFS would).
+    if (!fs(p).exists(p) || !fs(p).getFileStatus(p).isDir()) {
       return List.of();
     }
     FileStatus[] st = fs(p).listStatus(p);
