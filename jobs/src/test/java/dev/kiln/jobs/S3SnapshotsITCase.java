@@ -108,7 +108,7 @@ class S3SnapshotsITCase {
   @Order(1)
   void searchesTheSnapshotDownloadedFromTheBucket() throws Exception {
     Path local = work.resolve("mirror");
-    Path root = new SnapshotMirror(RemoteStorages.open("s3://" + BUCKET + "/snapshots", s3), "s3://" + BUCKET + "/snapshots", local).localize(null);
+    Path root = mirror(local).localize(null);
     try (Searcher searcher = Searcher.open(root, null)) {
       assertEquals(report.snapshotId(), searcher.snapshotId());
       List<SearchHit> hits = searcher.search("sourdough starter lactobacilli", SearchMode.HYBRID, 3).results();
@@ -120,7 +120,7 @@ class S3SnapshotsITCase {
     // A second localisation downloads nothing new and still opens.
     try (Stream<Path> files = Files.walk(local)) {
       long before = files.count();
-      new SnapshotMirror(RemoteStorages.open("s3://" + BUCKET + "/snapshots", s3), "s3://" + BUCKET + "/snapshots", local).localize(null);
+      mirror(local).localize(null);
       try (Stream<Path> again = Files.walk(local)) {
         assertEquals(before, again.count());
       }
@@ -131,6 +131,12 @@ class S3SnapshotsITCase {
   @Order(1)
   void nothingWasWrittenToTheLocalDiskAsASnapshotsRoot() {
     assertFalse(Files.exists(Path.of("s3:")), "s3:// must never be taken for a local path");
+  }
+
+  /** The searcher's view of the bucket's root: a local copy, through the S3 storage. */
+  static SnapshotMirror mirror(Path local) {
+    String root = "s3://" + BUCKET + "/snapshots";
+    return new SnapshotMirror(RemoteStorages.open(root, s3), root, local);
   }
 
   /** {@code kiln snapshots SUB ... --snapshots s3://kiln/snapshots} with this server's settings. */
@@ -201,9 +207,7 @@ class S3SnapshotsITCase {
     assertTrue(show.err().contains("failed verification") && show.err().contains(name), show.err());
 
     // The searcher's loading path (search, eval, serve on an s3:// root) downloads and checks each file.
-    SnapshotException e = assertThrows(SnapshotException.class, () -> new SnapshotMirror(
-        RemoteStorages.open("s3://" + BUCKET + "/snapshots", s3), "s3://" + BUCKET + "/snapshots",
-        work.resolve("fresh-mirror")).localize(null));
+    SnapshotException e = assertThrows(SnapshotException.class, () -> mirror(work.resolve("fresh-mirror")).localize(null));
     assertTrue(e.getMessage().contains("failed verification") && e.getMessage().contains(name + ": sha256"),
         e.getMessage());
   }
