@@ -31,8 +31,9 @@ public class IndexConfig implements Serializable {
     if (hnswM < 2 || hnswM > 512) {
       throw new ConfigException("index.hnsw-m must be in 2..512, was " + hnswM);
     }
-    if (hnswBeamWidth < 1 || hnswBeamWidth > 3200) {
-      throw new ConfigException("index.hnsw-beam-width must be in 1..3200, was " + hnswBeamWidth);
+    // Lucene's HNSW graph builder fails on a beam of 1 when it merges a graph (NeighborQueue of size 0).
+    if (hnswBeamWidth < 2 || hnswBeamWidth > 3200) {
+      throw new ConfigException("index.hnsw-beam-width must be in 2..3200, was " + hnswBeamWidth);
     }
     if (!"english".equals(analyzer) && !"standard".equals(analyzer)) {
       throw new ConfigException("index.analyzer must be 'english' or 'standard', was '" + analyzer + "'");

@@ -8,11 +8,14 @@ import java.nio.file.Path;
  * Test hook for crash tests: when the system property {@code kiln.test.pause-at} names this point,
  * the process writes the file named by {@code kiln.test.pause-marker} and blocks until it is killed.
  * The tests then {@code kill -9} the real process; nothing is simulated. Without the property this
- * is a no-op.
+ * is a no-op. With {@code kiln.test.pause-resume=stdin} the process instead resumes when a line
+ * arrives on its standard input, so a test can order two real processes deterministically (one pauses
+ * before publishing while another publishes).
  */
 public final class PausePoint {
   public static final String PROPERTY = "kiln.test.pause-at";
   public static final String MARKER_PROPERTY = "kiln.test.pause-marker";
+  public static final String RESUME_PROPERTY = "kiln.test.pause-resume";
 
   private PausePoint() {}
 
@@ -24,6 +27,11 @@ public final class PausePoint {
     try {
       if (marker != null) {
         Files.writeString(Path.of(marker), name);
+      }
+      if ("stdin".equals(System.getProperty(RESUME_PROPERTY))) {
+        new java.io.BufferedReader(new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8))
+            .readLine();
+        return;
       }
       Object forever = new Object();
       synchronized (forever) {

@@ -19,7 +19,7 @@ final class FileSystemOptions {
           + "--snapshots (default: the build's " + BuildCommand.DEFAULT_CONFIG + ")")
   Path configFile;
 
-  @Option(names = "--fs", paramLabel = "KEY=VALUE",
+  @Option(names = {"--fs", "--filesystem"}, paramLabel = "KEY=VALUE",
       description = "a file system setting over the config's, e.g. --fs s3.endpoint=http://host:9000 "
           + "--fs s3.access-key=KEY --fs s3.secret-key=SECRET; repeatable")
   Map<String, String> overrides;

@@ -2,8 +2,10 @@ package dev.kiln.cli;
 
 import dev.kiln.config.ConfigException;
 import dev.kiln.snapshot.SnapshotException;
+import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.io.FlinkFileSystems;
 import dev.kiln.snapshot.io.RemoteRoots;
+import dev.kiln.snapshot.io.RemoteStorages;
 import dev.kiln.snapshot.io.SnapshotMirror;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -29,16 +31,18 @@ final class SnapshotRoots {
 
   /** A local root as is; a remote one ({@code s3://…}, {@code hdfs://…}) downloaded, the snapshot {@code id} or CURRENT's. */
   static Path local(String root, String id, FileSystemOptions fs) throws IOException {
+    return local(root, id, fs.settings());
+  }
+
+  /** As {@link #local(String, String, FileSystemOptions)}, with the settings already gathered. */
+  static Path local(String root, String id, Map<String, String> settings) throws IOException {
     if (!FlinkFileSystems.isRemote(root)) {
       return Path.of(root);
     }
-    Configuration conf = FlinkFileSystems.initialize(fs.settings());
-    LOG.info("file system settings for {}: {}", root, masked(conf.toMap()));
-    if (isS3(root)) {
-      checkS3Credentials(root, conf);
-    }
+    prepare(root, settings);
     try {
-      return new SnapshotMirror(root, RemoteRoots.localMirror(root)).localize(id);
+      return new SnapshotMirror(RemoteStorages.open(root, settings), root, RemoteRoots.localMirror(root))
+          .localize(id);
     } catch (SnapshotException | ConfigException e) {
       throw e;
     } catch (IOException | RuntimeException e) {
@@ -97,5 +101,23 @@ final class SnapshotRoots {
           || key.contains("access.key") || key.contains("token") ? "****" : v);
     });
     return out;
+
+  }
+
+  /** The store of a snapshots root: local, or remote through its storage (S3: conditional PUT). */
+  static SnapshotStore store(String root, Map<String, String> settings) {
+    if (!FlinkFileSystems.isRemote(root)) {
+      return new SnapshotStore(Path.of(root));
+    }
+    prepare(root, settings);
+    return RemoteStorages.store(root, settings);
+  }
+
+  private static void prepare(String root, Map<String, String> settings) {
+    Configuration conf = FlinkFileSystems.initialize(settings);
+    LOG.info("file system settings for {}: {}", root, masked(conf.toMap()));
+    if (isS3(root)) {
+      checkS3Credentials(root, conf);
+    }
   }
 }

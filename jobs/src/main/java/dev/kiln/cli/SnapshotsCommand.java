@@ -12,9 +12,10 @@ import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.StagingMarker;
 import java.io.PrintWriter;
-import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -40,14 +41,27 @@ final class SnapshotsCommand implements Runnable {
 
   /** Options every subcommand shares. */
   static class Root {
-    @Option(names = "--snapshots", paramLabel = "DIR", defaultValue = "kiln-data/snapshots",
-        description = "snapshots root (default: ${DEFAULT-VALUE})")
-    Path snapshots;
+    @Option(names = "--snapshots", paramLabel = "URI", defaultValue = "kiln-data/snapshots",
+        description = "snapshots root: a directory or s3://BUCKET/PREFIX (default: ${DEFAULT-VALUE})")
+    String snapshots;
+
+    /** File system settings of a remote root: the config's {@code filesystem:} section, then {@code --fs}. */
+    @CommandLine.Mixin FileSystemOptions fs = new FileSystemOptions();
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+    private SnapshotStore store;
+
     SnapshotStore store() {
-      return new SnapshotStore(snapshots);
+      if (store == null) {
+        store = SnapshotRoots.store(snapshots, fs.settings());
+      }
+      return store;
+    }
+
+    /** The root as the user named it, for messages (a remote root's layout is its local mirror). */
+    String where() {
+      return snapshots;
     }
 
     PrintWriter out() {
@@ -103,7 +117,7 @@ final class SnapshotsCommand implements Runnable {
             r.get("state").asText(), r.path("created").asText(""), r.path("chunks").asText(""),
             r.path("shards").asText(""), r.path("model").asText("")));
         if (rows.isEmpty()) {
-          out().println("(no snapshots under " + store.layout().root() + ")");
+          out().println("(no snapshots under " + where() + ")");
         }
       }
       return Kiln.OK;
@@ -124,7 +138,7 @@ final class SnapshotsCommand implements Runnable {
       SnapshotStore store = store();
       String sid = id == null ? store.currentId() : checkId(id, "ID");
       if (!store.hasManifest(sid)) {
-        throw new SnapshotException("snapshot " + sid + " has no manifest under " + store.layout().root()
+        throw new SnapshotException("snapshot " + sid + " has no manifest under " + where()
             + ": it does not exist, or it is unfinished (see 'kiln snapshots list')");
       }
       Manifest m = store.manifest(sid);
@@ -133,6 +147,9 @@ final class SnapshotsCommand implements Runnable {
         ObjectNode root = JSON.valueToTree(m);
         root.put("published", sid.equals(store.current().orElse(null)));
         root.put("verified", problems.isEmpty());
+        // Per shard too, so a caller sees which shard failed its size or sha256 check.
+        root.path("shards").forEach(shard -> ((ObjectNode) shard).put("verified",
+            problems.stream().noneMatch(p -> p.startsWith(shard.path("directory").asText() + "/"))));
         ArrayNode p = root.putArray("problems");
         problems.forEach(p::add);
         out().println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root));

@@ -127,7 +127,7 @@ public final class BuildJob {
     return layout;
   }
 
-  /** Whether the snapshots root is on a remote file system (then {@link #mirror()} publishes). */
+  /** Whether the snapshots root is remote (published through {@code RemoteStorages}, verified from the mirror). */
   public boolean remote() {
     return remote;
   }

@@ -11,16 +11,17 @@ import dev.kiln.operators.JobCounters;
 import dev.kiln.internal.PausePoint;
 import dev.kiln.publish.ManifestFiles;
 import dev.kiln.publish.PublishConflictException;
-import dev.kiln.publish.RecallProbe;
+import dev.kiln.publish.RecallFloor;
 import dev.kiln.publish.ShardMerger;
 import dev.kiln.publish.ShardVerifier;
 import dev.kiln.publish.SnapshotPublisher;
+import dev.kiln.snapshot.LocalSnapshotStorage;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.io.FlinkFileSystems;
-import dev.kiln.snapshot.io.RemoteFiles;
+import dev.kiln.snapshot.io.RemoteStorages;
 import dev.kiln.snapshot.io.SnapshotMirror;
 import dev.kiln.vectors.VectorFiles;
 import java.io.IOException;
@@ -72,11 +73,14 @@ public final class SnapshotBuilder {
     config.describe().forEach(out::println);
 
     SnapshotLayout layout = job.layout();
-    SnapshotStore store = new SnapshotStore(layout.root());
+    // A remote root (s3://...) is published through its own storage (conditional PUT on S3), with the
+    // same protocol as a local one; its shard files are verified from the local mirror (layout).
+    SnapshotStore store = job.remote() ? RemoteStorages.store(config.snapshots, config.filesystem)
+        : new SnapshotStore(layout.root());
+    SnapshotMirror mirror = job.remote() ? new SnapshotMirror(store.storage(), config.snapshots, layout.root()) : null;
     SnapshotPublisher publisher = new SnapshotPublisher(store);
     // The base of the compare-and-set: this build publishes only over the snapshot it started from.
-    // A remote root (s3://...) is published through its mirror, which has no compare-and-set yet.
-    String base = job.remote() ? job.mirror().remoteCurrent() : store.current().orElse(null);
+    String base = store.current().orElse(null);
     String id = SnapshotLayout.newSnapshotId();
     out.println("+ snapshot: " + id + " (CURRENT at start: " + (base == null ? "none" : base) + ")");
     publisher.begin(id, base);
@@ -107,7 +111,7 @@ public final class SnapshotBuilder {
       List<ShardResult> written = outcome.shards();
       if (job.remote()) {
         // Remote root: the writers uploaded their shards; verify and describe local copies of them.
-        job.mirror().downloadShards(id);
+        mirror.downloadShards(id);
         written = localized(written, job, id);
       }
       List<ShardResult> shards = ShardVerifier.verify(layout, id, config.shards, written, embedded + reused);
@@ -123,23 +127,25 @@ public final class SnapshotBuilder {
         segmentsAfter += m.segmentsAfter();
       }
       if (config.index.recallProbeSamples > 0) {
-        minRecall = probeRecall(layout, id, shards);
+        minRecall = RecallFloor.enforce(layout, id, shards.stream().map(ShardResult::shard).toList(), config.index);
       }
       manifest = manifest(id, job, shards, layout, outcome, base, docstore);
+      if (mirror != null && manifest.embeddings() != null) {
+        // Stored vectors were written next to the local mirror's shards: upload them before the
+        // manifest, which must only name files that are already there.
+        mirror.upload(id, manifest.embeddings().directory(), manifest.embeddings().files());
+      }
       publisher.writeManifest(manifest);
+      if (mirror != null) {
+        // The local copy stays a complete snapshot too: --reuse-from and searches can start from it.
+        new SnapshotPublisher(layout).writeManifest(manifest);
+      }
     } catch (RuntimeException | IOException e) {
       discard(job, store, id);
       throw e;
     }
     PausePoint.reached("before-current");
-    if (job.remote()) {
-      try {
-        job.mirror().publish(id, config.publish);
-      } catch (IOException | RuntimeException e) {
-        discard(job, store, id);
-        throw e;
-      }
-    } else if (config.publish) {
+    if (config.publish) {
       try {
         publisher.publish(id, base, force);
       } catch (PublishConflictException e) {
@@ -181,26 +187,6 @@ public final class SnapshotBuilder {
         .putSeconds("total wall", tEnd - t0);
     c.table("Kiln build: counters (busy = summed over subtasks)").forEach(out::println);
     return new BuildReport(id, manifest, c, config.publish);
-  }
-
-  /** HNSW vs exact top-k on each shard's own vectors; a shard below the floor fails the build. */
-  private double probeRecall(SnapshotLayout layout, String id, List<ShardResult> shards) throws IOException {
-    double min = 1.0;
-    List<String> low = new ArrayList<>();
-    for (ShardResult r : shards) {
-      double recall = RecallProbe.recall(layout.shardDir(id, r.shard()), config.index.recallProbeSamples,
-          config.index.recallProbeK, 17L * r.shard() + 1);
-      min = Math.min(min, recall);
-      if (recall < config.index.recallFloor) {
-        low.add(String.format(Locale.ROOT, "shard %d recall@%d %.3f", r.shard(), config.index.recallProbeK, recall));
-      }
-    }
-    if (!low.isEmpty()) {
-      throw new SnapshotException("snapshot " + id + " will not be published: the recall probe is below index.recall-floor "
-          + config.index.recallFloor + " (" + String.join(", ", low) + "); raise index.hnsw-beam-width / index.hnsw-m"
-          + " or lower the floor");
-    }
-    return min;
   }
 
   /** Shard results of a remote root, pointed at the local mirror after checking where they were uploaded. */
@@ -270,9 +256,9 @@ public final class SnapshotBuilder {
   static void discard(BuildJob job, SnapshotStore store, String id) {
     if (job.remote()) {
       try {
-        RemoteFiles.deleteRecursively(job.mirror().remoteSnapshotDir(id));
+        new LocalSnapshotStorage(job.layout().root()).deleteTree(SnapshotLayout.snapshotKey(id));
       } catch (IOException e) {
-        LOG.warn("could not remove unpublished remote snapshot {}: {}", id, e.getMessage());
+        LOG.warn("could not remove the local copy of unpublished snapshot {}: {}", id, e.getMessage());
       }
     }
     try {

@@ -3,40 +3,39 @@ package dev.kiln.jobs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchMode;
 import dev.kiln.search.Searcher;
 import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.io.FlinkFileSystems;
+import dev.kiln.snapshot.io.RemoteStorages;
 import dev.kiln.snapshot.io.SnapshotMirror;
 import dev.kiln.testing.CliRun;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kiln.testing.S3Server;
 import java.io.ByteArrayOutputStream;
-import java.io.InputStream;
 import java.io.PrintStream;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.stream.Stream;
-import org.gaul.s3proxy.AuthenticationType;
-import org.gaul.s3proxy.S3Proxy;
-import org.jclouds.ContextBuilder;
-import org.jclouds.blobstore.BlobStore;
-import org.jclouds.blobstore.BlobStoreContext;
-import org.jclouds.blobstore.domain.Blob;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -44,34 +43,22 @@ import org.junit.jupiter.api.io.TempDir;
  * on 127.0.0.1, filesystem blob store), reached through the {@code flink-s3-fs-presto} plugin: read
  * the corpus from the bucket, publish to the bucket, search from it.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class S3SnapshotsITCase {
   static final String BUCKET = "kiln";
   @TempDir static Path work;
-  static S3Proxy proxy;
-  static BlobStoreContext context;
-  static BlobStore store;
+  static S3Server server;
   static SnapshotBuilder.BuildReport report;
   static Map<String, String> s3;
 
   @BeforeAll
   static void buildIntoTheBucket() throws Exception {
-    Properties props = new Properties();
-    props.setProperty("jclouds.filesystem.basedir", Files.createDirectories(work.resolve("blobs")).toString());
-    context = ContextBuilder.newBuilder("filesystem").overrides(props).build(BlobStoreContext.class);
-    store = context.getBlobStore();
-    store.createContainerInLocation(null, BUCKET);
-    proxy = S3Proxy.builder().blobStore(store).endpoint(URI.create("http://127.0.0.1:0"))
-        .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, "kiln-access", "kiln-secret").build();
-    proxy.start();
-    while (!"STARTED".equals(proxy.getState())) {
-      Thread.onSpinWait();
-    }
+    server = new S3Server(work.resolve("blobs"), BUCKET);
     Path fixture = Path.of(S3SnapshotsITCase.class.getResource("/fixture").toURI());
     put("corpus/corpus.jsonl", Files.readAllBytes(fixture.resolve("corpus.jsonl")));
     put("corpus/md/guide/lighthouse.md", Files.readAllBytes(fixture.resolve("md/guide/lighthouse.md")));
 
-    s3 = Map.of("s3.endpoint", "http://127.0.0.1:" + proxy.getPort(), "s3.path.style.access", "true",
-        "s3.access-key", "kiln-access", "s3.secret-key", "kiln-secret");
+    s3 = server.settings();
     BuildConfig config = new BuildConfig();
     config.filesystem.putAll(s3);
     config.corpus = List.of("s3://" + BUCKET + "/corpus");
@@ -86,17 +73,11 @@ class S3SnapshotsITCase {
   }
 
   static void put(String key, byte[] bytes) {
-    store.putBlob(BUCKET, store.blobBuilder(key).payload(bytes).contentLength(bytes.length).build());
+    server.put(key, bytes);
   }
 
   static String get(String key) throws Exception {
-    Blob b = store.getBlob(BUCKET, key);
-    if (b == null) {
-      return null;
-    }
-    try (InputStream in = b.getPayload().openStream()) {
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    }
+    return server.get(key);
   }
 
   /** The CLI tests below re-initialise the file systems with their own (sometimes wrong) settings. */
@@ -107,15 +88,13 @@ class S3SnapshotsITCase {
 
   @AfterAll
   static void stop() throws Exception {
-    if (proxy != null) {
-      proxy.stop();
-    }
-    if (context != null) {
-      context.close();
+    if (server != null) {
+      server.close();
     }
   }
 
   @Test
+  @Order(1)
   void theBucketHoldsCurrentManifestAndEveryListedShardFile() throws Exception {
     assertEquals(report.snapshotId() + "\n", get("snapshots/CURRENT"));
     Manifest m = SnapshotStore.json().readValue(get("snapshots/snapshots/" + report.snapshotId() + "/manifest.json"),
@@ -125,18 +104,19 @@ class S3SnapshotsITCase {
     for (Manifest.ShardEntry s : m.shards()) {
       for (Manifest.FileEntry f : s.files()) {
         String key = "snapshots/snapshots/" + report.snapshotId() + "/" + s.directory() + "/" + f.name();
-        assertEquals(f.size(), store.blobMetadata(BUCKET, key).getContentMetadata().getContentLength(), key);
+        assertEquals(f.size(), server.blobs().blobMetadata(BUCKET, key).getContentMetadata().getContentLength(), key);
       }
     }
-    assertTrue(store.blobExists(BUCKET, "snapshots/quarantine/" + report.snapshotId() + "/part-00000.jsonl")
-        || store.blobExists(BUCKET, "snapshots/quarantine/" + report.snapshotId() + "/part-00001.jsonl"),
+    assertTrue(server.blobs().blobExists(BUCKET, "snapshots/quarantine/" + report.snapshotId() + "/part-00000.jsonl")
+        || server.blobs().blobExists(BUCKET, "snapshots/quarantine/" + report.snapshotId() + "/part-00001.jsonl"),
         "the two bad fixture lines are quarantined into the bucket");
   }
 
   @Test
+  @Order(1)
   void searchesTheSnapshotDownloadedFromTheBucket() throws Exception {
     Path local = work.resolve("mirror");
-    Path root = new SnapshotMirror("s3://" + BUCKET + "/snapshots", local).localize(null);
+    Path root = mirror(local).localize(null);
     try (Searcher searcher = Searcher.open(root, null)) {
       assertEquals(report.snapshotId(), searcher.snapshotId());
       List<SearchHit> hits = searcher.search("sourdough starter lactobacilli", SearchMode.HYBRID, 3).results();
@@ -148,7 +128,7 @@ class S3SnapshotsITCase {
     // A second localisation downloads nothing new and still opens.
     try (Stream<Path> files = Files.walk(local)) {
       long before = files.count();
-      new SnapshotMirror("s3://" + BUCKET + "/snapshots", local).localize(null);
+      mirror(local).localize(null);
       try (Stream<Path> again = Files.walk(local)) {
         assertEquals(before, again.count());
       }
@@ -164,6 +144,7 @@ class S3SnapshotsITCase {
   }
 
   @Test
+  @Order(1)
   void searchAndEvalTakeS3SettingsFromTheConfigAlone() throws Exception {
     assertNull(System.getenv("AWS_ACCESS_KEY_ID"), "the credentials must come from the config only");
     assertNull(System.getenv("AWS_SECRET_ACCESS_KEY"), "the credentials must come from the config only");
@@ -184,6 +165,7 @@ class S3SnapshotsITCase {
   }
 
   @Test
+  @Order(1)
   void wrongS3CredentialsFailNamingTheOptionsToFix() throws Exception {
     // --fs overrides the config's correct secret with a wrong one.
     CliRun run = CliRun.of("search", "--snapshots", "s3://" + BUCKET + "/snapshots",
@@ -195,6 +177,7 @@ class S3SnapshotsITCase {
   }
 
   @Test
+  @Order(1)
   void missingS3CredentialsFailBeforeAnyRequest() {
     CliRun half = CliRun.of("search", "--snapshots", "s3://" + BUCKET + "/snapshots",
         "--fs", "s3.endpoint=http://127.0.0.1:" + proxy.getPort(), "--fs", "s3.access-key=kiln-access", "lamp");
@@ -207,7 +190,87 @@ class S3SnapshotsITCase {
   }
 
   @Test
+  @Order(1)
   void nothingWasWrittenToTheLocalDiskAsASnapshotsRoot() {
     assertFalse(Files.exists(Path.of("s3:")), "s3:// must never be taken for a local path");
+  }
+
+  /** The searcher's view of the bucket's root: a local copy, through the S3 storage. */
+  static SnapshotMirror mirror(Path local) {
+    String root = "s3://" + BUCKET + "/snapshots";
+    return new SnapshotMirror(RemoteStorages.open(root, s3), root, local);
+  }
+
+  /** {@code kiln snapshots SUB ... --snapshots s3://kiln/snapshots} with this server's settings. */
+  static CliRun snapshots(String... args) {
+    List<String> cmd = new ArrayList<>(List.of("snapshots"));
+    cmd.addAll(List.of(args));
+    cmd.addAll(List.of("--snapshots", "s3://" + BUCKET + "/snapshots"));
+    s3.forEach((k, v) -> cmd.addAll(List.of("--filesystem", k + "=" + v)));
+    return CliRun.of(cmd.toArray(String[]::new));
+  }
+
+  @Test
+  @Order(2)
+  void theProtocolRanOnTheBucketAndTheCliReadsIt() throws Exception {
+    String id = report.snapshotId();
+    assertNull(get("snapshots/snapshots/" + id + "/STAGING"), "the staging marker is removed once the manifest is written");
+
+    CliRun list = snapshots("list", "--json");
+    assertEquals(0, list.exitCode(), list.err());
+    JsonNode listed = new ObjectMapper().readTree(list.out());
+    assertEquals(id, listed.get("current").asText());
+    assertEquals(1, listed.get("snapshots").size());
+    JsonNode row = listed.get("snapshots").get(0);
+    assertEquals("published", row.get("state").asText());
+    assertEquals(report.manifest().totalChunks(), row.get("chunks").asLong());
+    assertEquals(2, row.get("shards").asInt());
+
+    CliRun show = snapshots("show", id, "--json");
+    assertEquals(0, show.exitCode(), show.err());
+    JsonNode shown = new ObjectMapper().readTree(show.out());
+    assertEquals(id, shown.get("id").asText());
+    assertTrue(shown.get("published").asBoolean());
+    assertTrue(shown.get("verified").asBoolean());
+    assertEquals(0, shown.get("problems").size());
+    long chunks = 0;
+    long documents = 0;
+    for (JsonNode shard : shown.get("shards")) {
+      assertTrue(shard.get("verified").asBoolean());
+      assertFalse(shard.get("files").isEmpty());
+      for (JsonNode f : shard.get("files")) {
+        assertTrue(f.get("sha256").asText().matches("[0-9a-f]{64}"), f.toString());
+        assertTrue(f.get("size").asLong() > 0);
+      }
+      chunks += shard.get("chunks").asLong();
+      documents += shard.get("documents").asLong();
+    }
+    assertEquals(report.manifest().totalChunks(), chunks);
+    assertEquals(8, documents);
+  }
+
+  @Test
+  @Order(3)
+  void aFlippedByteInTheBucketIsRefusedByShowAndTheSearcher() throws Exception {
+    String id = report.snapshotId();
+    Manifest.ShardEntry shard = report.manifest().shards().stream().filter(s -> s.chunks() > 0).findFirst().orElseThrow();
+    Manifest.FileEntry file = shard.files().stream().max((a, b) -> Long.compare(a.size(), b.size())).orElseThrow();
+    String key = "snapshots/snapshots/" + id + "/" + shard.directory() + "/" + file.name();
+    byte[] bytes = server.bytes(key);
+    bytes[bytes.length / 2] ^= 0x01;
+    put(key, bytes);
+
+    CliRun show = snapshots("show", id, "--json");
+    assertEquals(1, show.exitCode());
+    JsonNode shown = new ObjectMapper().readTree(show.out());
+    assertFalse(shown.get("verified").asBoolean());
+    String name = shard.directory() + "/" + file.name();
+    assertTrue(shown.get("problems").get(0).asText().startsWith(name + ": sha256"), shown.get("problems").toString());
+    assertTrue(show.err().contains("failed verification") && show.err().contains(name), show.err());
+
+    // The searcher's loading path (search, eval, serve on an s3:// root) downloads and checks each file.
+    SnapshotException e = assertThrows(SnapshotException.class, () -> mirror(work.resolve("fresh-mirror")).localize(null));
+    assertTrue(e.getMessage().contains("failed verification") && e.getMessage().contains(name + ": sha256"),
+        e.getMessage());
   }
 }

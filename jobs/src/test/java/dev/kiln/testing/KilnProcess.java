@@ -56,12 +56,24 @@ public final class KilnProcess {
    * @param work directory for the log and the pause marker
    */
   public static KilnProcess start(Path work, String name, String pauseAt, List<String> args) throws IOException {
+    return start(work, name, pauseAt, false, args);
+  }
+
+  /**
+   * As {@link #start(Path, String, String, List)}; with {@code resumable} the paused process goes on
+   * after {@link #resume()} instead of waiting to be killed.
+   */
+  public static KilnProcess start(Path work, String name, String pauseAt, boolean resumable, List<String> args)
+      throws IOException {
     Path marker = work.resolve(name + ".paused");
     Path log = work.resolve(name + ".log");
     List<String> jvm = new ArrayList<>();
     if (pauseAt != null) {
       jvm.add("-Dkiln.test.pause-at=" + pauseAt);
       jvm.add("-Dkiln.test.pause-marker=" + marker);
+      if (resumable) {
+        jvm.add("-Dkiln.test.pause-resume=stdin");
+      }
     }
     List<String> cmd = javaCommand("dev.kiln.cli.Kiln", jvm);
     cmd.addAll(args);
@@ -81,6 +93,12 @@ public final class KilnProcess {
         throw new AssertionError("kiln did not reach its pause point in " + timeoutSeconds + " s:\n" + log());
       }
     }
+  }
+
+  /** Lets a process started resumable go on from its pause point. */
+  public void resume() throws IOException {
+    process.getOutputStream().write('\n');
+    process.getOutputStream().flush();
   }
 
   /** SIGKILL, then wait for the process to be gone. */

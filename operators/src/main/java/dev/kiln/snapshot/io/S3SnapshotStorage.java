@@ -1,0 +1,308 @@
+package dev.kiln.snapshot.io;
+
+import dev.kiln.snapshot.SnapshotStorage;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.nio.file.NoSuchFileException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.ResponseBytes;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.CommonPrefix;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+/**
+ * {@link SnapshotStorage} on S3 (AWS or an S3-compatible server), through the AWS SDK v2 with the
+ * JDK's HTTP client. A PUT is atomic (readers see the old object or the whole new one), so
+ * {@link #write} needs no temporary name; {@link #compareAndSet} is a conditional PUT —
+ * {@code If-None-Match: *} when the object must not exist, {@code If-Match: <ETag read>} otherwise —
+ * and a {@code 412 Precondition Failed} (or {@code 409 ConditionalRequestConflict}) means another writer
+ * won.
+ *
+ * <p>With {@code s3.conditional-writes: false} (a store that rejects the headers), or when the store
+ * answers {@code 501 Not Implemented} to them, compare-and-set falls back to reading and comparing
+ * just before an unconditional PUT; two writers can then both pass the comparison, and only the
+ * publisher's read-back after the write reports the loser (docs/FORMATS.md says what that guarantees).
+ */
+public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(S3SnapshotStorage.class);
+
+  private final S3Client s3;
+  private final String bucket;
+  /** Key prefix of the root inside the bucket: empty, or ending in {@code /}. */
+  private final String prefix;
+  private final String root;
+  private volatile boolean conditional;
+  /** Test seam: runs between compare-and-set's read and its write, to make a race deterministic. */
+  volatile Runnable betweenReadAndWrite = () -> {};
+
+  S3SnapshotStorage(S3Client s3, String root, boolean conditionalWrites) {
+    this.s3 = s3;
+    this.root = root;
+    URI uri = URI.create(root);
+    if (uri.getHost() == null || uri.getHost().isBlank()) {
+      throw new IllegalArgumentException("S3 snapshots root needs a bucket: s3://BUCKET/PREFIX, was " + root);
+    }
+    this.bucket = uri.getHost();
+    String path = uri.getPath() == null ? "" : uri.getPath().replaceAll("^/+|/+$", "");
+    this.prefix = path.isEmpty() ? "" : path + "/";
+    this.conditional = conditionalWrites;
+  }
+
+  /** A storage for {@code root} ({@code s3://BUCKET/PREFIX}) with its own client. */
+  public static S3SnapshotStorage open(String root, S3Settings settings) {
+    LOG.info("S3 snapshots root {}: {}", root, settings);
+    return new S3SnapshotStorage(client(settings), root, settings.conditionalWrites());
+  }
+
+  static S3Client client(S3Settings settings) {
+    AwsCredentialsProvider credentials = settings.accessKey() != null
+        ? StaticCredentialsProvider.create(AwsBasicCredentials.create(settings.accessKey(), settings.secretKey()))
+        : DefaultCredentialsProvider.builder().build();
+    var builder = S3Client.builder()
+        .httpClient(UrlConnectionHttpClient.create())
+        .region(Region.of(settings.region()))
+        .credentialsProvider(credentials)
+        .forcePathStyle(settings.pathStyle())
+        // Only what S3 requires: S3-compatible servers differ in support for the newer checksum trailers.
+        .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
+        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED);
+    if (settings.endpoint() != null) {
+      builder.endpointOverride(settings.endpoint());
+    }
+    return builder.build();
+  }
+
+  /** Whether compare-and-set uses conditional PUT (false: the read-compare-write fallback). */
+  public boolean conditionalWrites() {
+    return conditional;
+  }
+
+  public String root() {
+    return root;
+  }
+
+  private String key(String key) {
+    if (key.startsWith("/") || key.contains("..")) {
+      throw new IllegalArgumentException("key escapes the snapshots root: " + key);
+    }
+    return prefix + key;
+  }
+
+  @Override
+  public Optional<byte[]> read(String key) throws IOException {
+    return readWithETag(key).map(Versioned::bytes);
+  }
+
+  /** An object's bytes with the ETag they were read under. */
+  private record Versioned(byte[] bytes, String etag) {}
+
+  private Optional<Versioned> readWithETag(String key) throws IOException {
+    try {
+      ResponseBytes<GetObjectResponse> r = s3.getObjectAsBytes(b -> b.bucket(bucket).key(key(key)));
+      return Optional.of(new Versioned(r.asByteArray(), r.response().eTag()));
+    } catch (S3Exception e) {
+      if (e.statusCode() == 404) {
+        return Optional.empty();
+      }
+      throw io("read", key, e);
+    } catch (SdkException e) {
+      throw io("read", key, e);
+    }
+  }
+
+  @Override
+  public InputStream open(String key) throws IOException {
+    try {
+      return s3.getObject(b -> b.bucket(bucket).key(key(key)));
+    } catch (S3Exception e) {
+      if (e.statusCode() == 404) {
+        throw new NoSuchFileException(root + "/" + key);
+      }
+      throw io("open", key, e);
+    } catch (SdkException e) {
+      throw io("open", key, e);
+    }
+  }
+
+  private HeadObjectResponse head(String key) throws IOException {
+    try {
+      return s3.headObject(b -> b.bucket(bucket).key(key(key)));
+    } catch (S3Exception e) {
+      if (e.statusCode() == 404) {
+        throw new NoSuchFileException(root + "/" + key);
+      }
+      throw io("stat", key, e);
+    } catch (SdkException e) {
+      throw io("stat", key, e);
+    }
+  }
+
+  @Override
+  public long size(String key) throws IOException {
+    return head(key).contentLength();
+  }
+
+  @Override
+  public boolean exists(String key) throws IOException {
+    try {
+      head(key);
+      return true;
+    } catch (NoSuchFileException e) {
+      return false;
+    }
+  }
+
+  @Override
+  public void write(String key, byte[] data) throws IOException {
+    try {
+      s3.putObject(b -> b.bucket(bucket).key(key(key)), RequestBody.fromBytes(data));
+    } catch (SdkException e) {
+      throw io("write", key, e);
+    }
+  }
+
+  /** Uploads a local file as one object (immutable snapshot files). */
+  public void upload(String key, java.nio.file.Path file) throws IOException {
+    try {
+      s3.putObject(b -> b.bucket(bucket).key(key(key)), RequestBody.fromFile(file));
+    } catch (SdkException e) {
+      throw io("upload", key, e);
+    }
+  }
+
+  @Override
+  public boolean compareAndSet(String key, byte[] expected, byte[] update) throws IOException {
+    Optional<Versioned> now = readWithETag(key);
+    if (!Arrays.equals(now.map(Versioned::bytes).orElse(null), expected)) {
+      return false;
+    }
+    betweenReadAndWrite.run();
+    if (!conditional) {
+      write(key, update); // fallback: the caller's read-back reports a race lost in between
+      return true;
+    }
+    PutObjectRequest.Builder put = PutObjectRequest.builder().bucket(bucket).key(key(key));
+    if (now.isEmpty()) {
+      put.ifNoneMatch("*");
+    } else {
+      put.ifMatch(now.get().etag());
+    }
+    try {
+      s3.putObject(put.build(), RequestBody.fromBytes(update));
+      return true;
+    } catch (S3Exception e) {
+      if (e.statusCode() == 412 || e.statusCode() == 409) {
+        LOG.info("conditional PUT of {} refused ({}): another writer changed it", key, e.statusCode());
+        return false;
+      }
+      if (e.statusCode() == 501) {
+        LOG.warn("{} does not implement conditional PUT: compare-and-set of {} falls back to read-compare-write"
+            + " (set {}: false to skip this attempt)", root, key, S3Settings.CONDITIONAL_WRITES);
+        conditional = false;
+        return compareAndSet(key, expected, update);
+      }
+      throw io("conditionally write", key, e);
+    } catch (SdkException e) {
+      throw io("conditionally write", key, e);
+    }
+  }
+
+  @Override
+  public List<String> list(String dir) throws IOException {
+    String p = key(dir.endsWith("/") ? dir : dir + "/");
+    TreeSet<String> names = new TreeSet<>();
+    try {
+      String token = null;
+      do {
+        ListObjectsV2Request.Builder req = ListObjectsV2Request.builder().bucket(bucket).prefix(p).delimiter("/");
+        if (token != null) {
+          req.continuationToken(token);
+        }
+        ListObjectsV2Response r = s3.listObjectsV2(req.build());
+        for (CommonPrefix cp : r.commonPrefixes()) {
+          names.add(cp.prefix().substring(p.length()).replaceAll("/+$", ""));
+        }
+        for (S3Object o : r.contents()) {
+          names.add(o.key().substring(p.length()));
+        }
+        token = Boolean.TRUE.equals(r.isTruncated()) ? r.nextContinuationToken() : null;
+      } while (token != null);
+    } catch (SdkException e) {
+      throw io("list", dir, e);
+    }
+    names.remove("");
+    return new ArrayList<>(names);
+  }
+
+  @Override
+  public void delete(String key) throws IOException {
+    try {
+      s3.deleteObject(b -> b.bucket(bucket).key(key(key)));
+    } catch (S3Exception e) {
+      if (e.statusCode() != 404) {
+        throw io("delete", key, e);
+      }
+    } catch (SdkException e) {
+      throw io("delete", key, e);
+    }
+  }
+
+  @Override
+  public void deleteTree(String dir) throws IOException {
+    String p = key(dir.endsWith("/") ? dir : dir + "/");
+    List<String> keys = new ArrayList<>();
+    try {
+      s3.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(p)).contents().forEach(o -> keys.add(o.key()));
+    } catch (SdkException e) {
+      throw io("list", dir, e);
+    }
+    // One DELETE per object: a snapshot has a few dozen files, and not every S3-compatible server
+    // accepts multi-object delete.
+    for (String k : keys) {
+      delete(k.substring(prefix.length()));
+    }
+  }
+
+  @Override
+  public long lastModified(String key) throws IOException {
+    try {
+      Instant t = head(key).lastModified();
+      return t == null ? -1 : t.toEpochMilli();
+    } catch (NoSuchFileException e) {
+      return -1;
+    }
+  }
+
+  private IOException io(String what, String key, Exception e) {
+    return new IOException("cannot " + what + " " + root + "/" + key + ": " + e.getMessage(), e);
+  }
+
+  @Override
+  public void close() {
+    s3.close();
+  }
+}

@@ -1,0 +1,44 @@
+package dev.kiln.publish;
+
+import dev.kiln.config.IndexConfig;
+import dev.kiln.snapshot.SnapshotException;
+import dev.kiln.snapshot.SnapshotLayout;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The recall gate before publishing: {@link RecallProbe} on every shard of a snapshot, against
+ * {@code index.recall-floor}. A shard below the floor refuses the whole snapshot, so it is never
+ * published. (Lucene searches segments under 100 vectors exactly, so small shards always reach 1.0.)
+ */
+public final class RecallFloor {
+  private RecallFloor() {}
+
+  /**
+   * Probes each shard and throws a {@link SnapshotException} naming every shard below the floor, its
+   * recall and the floor.
+   *
+   * @return the lowest recall over the shards
+   */
+  public static double enforce(SnapshotLayout layout, String id, List<Integer> shards, IndexConfig index)
+      throws IOException {
+    double min = 1.0;
+    List<String> low = new ArrayList<>();
+    for (int shard : shards) {
+      double recall = RecallProbe.recall(layout.shardDir(id, shard), index.recallProbeSamples, index.recallProbeK,
+          17L * shard + 1);
+      min = Math.min(min, recall);
+      if (recall < index.recallFloor) {
+        low.add(String.format(Locale.ROOT, "shard %d recall@%d %.3f", shard, index.recallProbeK, recall));
+      }
+    }
+    if (!low.isEmpty()) {
+      throw new SnapshotException("snapshot " + id + " will not be published: the recall probe is below"
+          + " index.recall-floor " + index.recallFloor + " (" + String.join(", ", low) + "); raise"
+          + " index.hnsw-beam-width / index.hnsw-m or lower the floor");
+    }
+    return min;
+  }
+}
