@@ -53,7 +53,7 @@ final class RegressCommand implements Callable<Integer> {
       throw new ConfigException("regressions folder not found: " + specs);
     }
     BuildConfig defaults = BuildConfig.load(BuildCommand.defaultConfig());
-    RegressionRunner runner = new RegressionRunner(data, work, defaults, System.err);
+    RegressionRunner runner = new RegressionRunner(data, home, work, defaults, System.err);
     List<Drift> all = new ArrayList<>();
     List<Path> files;
     try (Stream<Path> list = Files.list(specs)) {

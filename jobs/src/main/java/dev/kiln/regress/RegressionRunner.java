@@ -28,12 +28,21 @@ import java.util.Map;
  */
 public final class RegressionRunner {
   private final Path datasetsRoot;
+  private final Path home;
   private final Path workDir;
   private final BuildConfig defaults;
   private final PrintStream log;
 
   public RegressionRunner(Path datasetsRoot, Path workDir, BuildConfig defaults, PrintStream log) {
+    this(datasetsRoot, Path.of("."), workDir, defaults, log);
+  }
+
+  /**
+   * @param home the Kiln home (the repository), against which a regression's {@code path} is resolved
+   */
+  public RegressionRunner(Path datasetsRoot, Path home, Path workDir, BuildConfig defaults, PrintStream log) {
     this.datasetsRoot = datasetsRoot;
+    this.home = home;
     this.workDir = workDir;
     this.defaults = defaults;
     this.log = log;
@@ -44,14 +53,16 @@ public final class RegressionRunner {
     if (runs.isEmpty()) {
       return List.of();
     }
-    Path dir = datasetsRoot.resolve(spec.dataset());
+    Path dir = spec.folder(datasetsRoot, home);
     Path corpus = dir.resolve(spec.corpus());
     Path queries = dir.resolve(spec.queries());
     Path qrels = dir.resolve(spec.qrels());
     for (Path p : List.of(corpus, queries, qrels)) {
       if (!Files.isRegularFile(p)) {
         throw new ConfigException("regression " + spec.dataset() + ": file not found " + p
-            + " (set --datasets to the folder that holds the BEIR sets)");
+            + (spec.path() != null && !spec.path().isBlank()
+                ? " (its 'path' is resolved against the Kiln home " + home + ")"
+                : " (set --datasets to the folder that holds the BEIR sets)"));
       }
     }
     BuildConfig config = spec.buildConfig(copy(defaults));

@@ -18,6 +18,8 @@ import java.util.Map;
  * {@code configs/regressions/<dataset>.yaml}, the Anserini way.
  *
  * @param dataset folder name under the datasets root
+ * @param path optional folder of the dataset's files, relative to the Kiln home (the repository) or
+ *     absolute, for small sets kept in the repository; when set, the datasets root is not used
  * @param corpus corpus file, relative to the dataset folder
  * @param queries queries file, relative to the dataset folder
  * @param qrels judgements file, relative to the dataset folder
@@ -25,7 +27,7 @@ import java.util.Map;
  * @param runs the expected results
  */
 public record RegressionSpec(
-    String dataset, String corpus, String queries, String qrels, JsonNode build, List<Run> runs) {
+    String dataset, String path, String corpus, String queries, String qrels, JsonNode build, List<Run> runs) {
 
   /**
    * One evaluated mode.
@@ -58,6 +60,17 @@ public record RegressionSpec(
     } catch (IOException e) {
       throw new ConfigException("cannot read regression " + file + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The folder that holds this regression's files: {@code path} against the Kiln home when given,
+   * else the dataset's folder under the datasets root.
+   */
+  public Path folder(Path datasetsRoot, Path home) {
+    if (path != null && !path.isBlank()) {
+      return home.resolve(path).normalize();
+    }
+    return datasetsRoot.resolve(dataset);
   }
 
   /** The default build config with this regression's overrides applied. */

@@ -54,6 +54,18 @@ class ChineseSearchITCase {
   }
 
   @Test
+  void bm25MatchesSegmentedWordsNotSingleCharacters() {
+    // 北京 is one word in zh-rail; zh-dumpling has 北方 (北 + 方). Per-character analysis would match both.
+    try (Searcher s = Searcher.open(root)) {
+      List<String> docs =
+          s.search("北京", SearchMode.BM25, 10).results().stream().map(SearchHit::docId).distinct().toList();
+      assertEquals(List.of("zh-rail"), docs);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  @Test
   void denseFindsChineseParaphrases() {
     try (Searcher s = Searcher.open(root)) {
       assertEquals("zh-panda", top(s, "熊猫平时吃什么东西", SearchMode.DENSE));
