@@ -138,7 +138,7 @@ class S3SnapshotsITCase {
   /** A YAML config whose filesystem section points at the proxy, with the given secret key. */
   static Path searchConfig(String name, String secret) throws Exception {
     return Files.writeString(work.resolve(name + ".yaml"), "filesystem:\n"
-        + "  s3.endpoint: http://127.0.0.1:" + proxy.getPort() + "\n"
+        + "  s3.endpoint: " + s3.get("s3.endpoint") + "\n"
         + "  s3.access-key: kiln-access\n"
         + "  s3.secret-key: " + secret + "\n");
   }
@@ -180,11 +180,11 @@ class S3SnapshotsITCase {
   @Order(1)
   void missingS3CredentialsFailBeforeAnyRequest() {
     CliRun half = CliRun.of("search", "--snapshots", "s3://" + BUCKET + "/snapshots",
-        "--fs", "s3.endpoint=http://127.0.0.1:" + proxy.getPort(), "--fs", "s3.access-key=kiln-access", "lamp");
+        "--fs", "s3.endpoint=" + s3.get("s3.endpoint"), "--fs", "s3.access-key=kiln-access", "lamp");
     assertEquals(2, half.exitCode(), half.err());
     assertTrue(half.err().contains("s3.secret-key is not"), half.err());
     CliRun none = CliRun.of("search", "--snapshots", "s3://" + BUCKET + "/snapshots",
-        "--fs", "s3.endpoint=http://127.0.0.1:" + proxy.getPort(), "lamp");
+        "--fs", "s3.endpoint=" + s3.get("s3.endpoint"), "lamp");
     assertEquals(2, none.exitCode(), none.err());
     assertTrue(none.err().contains("no S3 credentials") && none.err().contains("s3.access-key"), none.err());
   }
