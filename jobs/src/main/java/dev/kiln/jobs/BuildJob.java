@@ -15,6 +15,7 @@ import dev.kiln.model.EmbeddedChunk;
 import dev.kiln.model.ParentChunk;
 import dev.kiln.model.RawRecord;
 import dev.kiln.model.ShardResult;
+import dev.kiln.operators.ChangelogShardWriterFunction;
 import dev.kiln.operators.ChunkFunction;
 import dev.kiln.operators.EmbedFunction;
 import dev.kiln.operators.DeduplicateFunction;
@@ -165,10 +166,39 @@ public final class BuildJob {
    * @return the job's accumulators and the shard writers' results
    */
   public JobOutcome execute(StreamExecutionEnvironment env, String snapshotId) throws Exception {
-    List<org.apache.flink.core.fs.Path> roots = corpusPaths();
+    return execute(env, snapshotId, null);
+  }
+
+  /** As {@link #execute(StreamExecutionEnvironment, String)}; a changelog build reads {@code changelog}'s range. */
+  public JobOutcome execute(StreamExecutionEnvironment env, String snapshotId, ChangelogPlan changelog)
+      throws Exception {
     env.setRuntimeMode(RuntimeExecutionMode.BATCH);
     env.setParallelism(config.parallelism);
+    DataStream<Document> documents;
+    DataStream<dev.kiln.operators.QuarantinedRecord> quarantined;
+    ChangelogStages.Streams changes = null;
+    if (changelog != null) {
+      changes = ChangelogStages.read(env, changelog, config, snapshotId);
+      documents = changes.upserts();
+      quarantined = changes.quarantine();
+    } else {
+      SingleOutputStreamOperator<Document> deduplicated = readCorpus(env);
+      documents = deduplicated;
+      quarantined = corpusQuarantine.union(deduplicated.getSideOutput(ParseFunction.QUARANTINE));
+    }
+    quarantined
+        .fullWindowPartition()
+        .mapPartition(new QuarantineWriterFunction(quarantineDir(snapshotId)))
+        .name("write-quarantine")
+        .sinkTo(new DiscardingSink<>()).name("quarantine-done");
+    return run(env, snapshotId, documents, changelog, changes);
+  }
 
+  private transient DataStream<dev.kiln.operators.QuarantinedRecord> corpusQuarantine;
+
+  /** Corpus → parse → deduplicate; the parse stage's quarantine is left in {@link #corpusQuarantine}. */
+  private SingleOutputStreamOperator<Document> readCorpus(StreamExecutionEnvironment env) {
+    List<org.apache.flink.core.fs.Path> roots = corpusPaths();
     CorpusFileFormat format = new CorpusFileFormat(config.inputFormat(), config.ingest.maxRecordBytes);
     long splitBytes = config.ingest.splitBytes;
     FileSource<RawRecord> source = FileSource
@@ -181,17 +211,15 @@ public final class BuildJob {
     SingleOutputStreamOperator<SourcedDocument> parsed = raw
         .process(new ParseFunction(new RecordParser(rootNames, config.ingest)))
         .name("parse");
-    SingleOutputStreamOperator<Document> documents = parsed
+    corpusQuarantine = parsed.getSideOutput(ParseFunction.QUARANTINE);
+    return parsed
         .keyBy(new DocumentId())
         .process(new DeduplicateFunction())
         .name("deduplicate");
-    parsed.getSideOutput(ParseFunction.QUARANTINE)
-        .union(documents.getSideOutput(ParseFunction.QUARANTINE))
-        .fullWindowPartition()
-        .mapPartition(new QuarantineWriterFunction(quarantineDir(snapshotId)))
-        .name("write-quarantine")
-        .sinkTo(new DiscardingSink<>()).name("quarantine-done");
+  }
 
+  private JobOutcome run(StreamExecutionEnvironment env, String snapshotId, DataStream<Document> documents,
+      ChangelogPlan changelog, ChangelogStages.Streams changes) throws Exception {
     SingleOutputStreamOperator<Chunk> chunks = documents
         .process(new ChunkFunction(config.chunker, config.embed.model))
         .name("chunk");
@@ -213,7 +241,16 @@ public final class BuildJob {
 
     int writers = Math.min(config.shards, config.parallelism);
     int shards = config.shards;
-    DataStream<ShardResult> written = embedded
+    DataStream<ShardResult> written = changes != null
+        ? embedded.map(new ChangelogStages.Fresh()).name("fresh-chunks")
+            .union(changes.removals())
+            .partitionCustom(new ShardPartitioner(), new ChangelogStages.ChangeShardKey(shards))
+            .fullWindowPartition()
+            .mapPartition(new ChangelogShardWriterFunction(layout.root().toString(), snapshotId, changelog.base(),
+                shards, model.dimension(), config.index))
+            .name("write-shards")
+            .setParallelism(writers)
+        : embedded
         .partitionCustom(new ShardPartitioner(), new ShardKey(shards))
         .fullWindowPartition()
         .mapPartition(new ShardWriterFunction(remote ? config.snapshots : layout.root().toString(), snapshotId, shards,
