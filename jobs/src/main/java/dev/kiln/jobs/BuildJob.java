@@ -15,6 +15,7 @@ import dev.kiln.model.EmbeddedChunk;
 import dev.kiln.model.ParentChunk;
 import dev.kiln.model.RawRecord;
 import dev.kiln.model.ShardResult;
+import dev.kiln.operators.ChangelogParentWriterFunction;
 import dev.kiln.operators.ChangelogShardWriterFunction;
 import dev.kiln.operators.ChunkFunction;
 import dev.kiln.operators.EmbedFunction;
@@ -182,9 +183,9 @@ public final class BuildJob {
       documents = changes.upserts();
       quarantined = changes.quarantine();
     } else {
-      SingleOutputStreamOperator<Document> deduplicated = readCorpus(env);
-      documents = deduplicated;
-      quarantined = corpusQuarantine.union(deduplicated.getSideOutput(ParseFunction.QUARANTINE));
+      CorpusStreams corpus = readCorpus(env);
+      documents = corpus.documents();
+      quarantined = corpus.quarantine();
     }
     quarantined
         .fullWindowPartition()
@@ -194,10 +195,12 @@ public final class BuildJob {
     return run(env, snapshotId, documents, changelog, changes);
   }
 
-  private transient DataStream<dev.kiln.operators.QuarantinedRecord> corpusQuarantine;
+  /** A corpus build's documents and the records its parse and deduplicate stages set aside. */
+  private record CorpusStreams(DataStream<Document> documents,
+      DataStream<dev.kiln.operators.QuarantinedRecord> quarantine) {}
 
-  /** Corpus → parse → deduplicate; the parse stage's quarantine is left in {@link #corpusQuarantine}. */
-  private SingleOutputStreamOperator<Document> readCorpus(StreamExecutionEnvironment env) {
+  /** Corpus → parse → deduplicate. */
+  private CorpusStreams readCorpus(StreamExecutionEnvironment env) {
     List<org.apache.flink.core.fs.Path> roots = corpusPaths();
     CorpusFileFormat format = new CorpusFileFormat(config.inputFormat(), config.ingest.maxRecordBytes);
     long splitBytes = config.ingest.splitBytes;
@@ -211,11 +214,12 @@ public final class BuildJob {
     SingleOutputStreamOperator<SourcedDocument> parsed = raw
         .process(new ParseFunction(new RecordParser(rootNames, config.ingest)))
         .name("parse");
-    corpusQuarantine = parsed.getSideOutput(ParseFunction.QUARANTINE);
-    return parsed
+    SingleOutputStreamOperator<Document> documents = parsed
         .keyBy(new DocumentId())
         .process(new DeduplicateFunction())
         .name("deduplicate");
+    return new CorpusStreams(documents, parsed.getSideOutput(ParseFunction.QUARANTINE)
+        .union(documents.getSideOutput(ParseFunction.QUARANTINE)));
   }
 
   private JobOutcome run(StreamExecutionEnvironment env, String snapshotId, DataStream<Document> documents,
@@ -260,7 +264,17 @@ public final class BuildJob {
         // every shard would be written by one subtask.
         .setParallelism(writers);
     written.sinkTo(new DiscardingSink<>()).name("shard-results").setParallelism(writers);
-    if (config.chunker.parents.enabled) {
+    if (config.chunker.parents.enabled && changes != null) {
+      chunks.getSideOutput(ChunkFunction.PARENTS).map(new ChangelogStages.FreshParent()).name("fresh-parents")
+          .union(changes.parentRemovals())
+          .partitionCustom(new ShardPartitioner(), new ChangelogStages.ParentChangeShardKey(shards))
+          .fullWindowPartition()
+          .mapPartition(new ChangelogParentWriterFunction(layout.root().toString(), snapshotId, changelog.base(),
+              shards))
+          .name("write-parents")
+          .setParallelism(writers)
+          .sinkTo(new DiscardingSink<>()).name("parent-results").setParallelism(writers);
+    } else if (config.chunker.parents.enabled) {
       // Parents are routed like their children and written once into the snapshot's docstore.
       chunks.getSideOutput(ChunkFunction.PARENTS)
           .partitionCustom(new ShardPartitioner(), new ParentShardKey(shards))

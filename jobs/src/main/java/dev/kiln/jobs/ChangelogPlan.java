@@ -70,10 +70,6 @@ public record ChangelogPlan(String topic, String bootstrap, String base, Manifes
       throw new ConfigException("--changelog-topic: changelog builds need a local --snapshots root, was "
           + config.snapshots);
     }
-    if (config.chunker.parents.enabled) {
-      throw new ConfigException("--changelog-topic: changelog builds do not support parent-child chunking yet;"
-          + " unset --parents / chunker.parents");
-    }
     String base = baseId(c, store);
     Manifest manifest = base == null ? null : store.open(base);
     if (manifest != null) {

@@ -6,6 +6,8 @@ import dev.kiln.ingest.ChangelogRecordParser;
 import dev.kiln.model.ChangeOp;
 import dev.kiln.model.Document;
 import dev.kiln.model.EmbeddedChunk;
+import dev.kiln.model.ParentChange;
+import dev.kiln.model.ParentChunk;
 import dev.kiln.model.RawRecord;
 import dev.kiln.model.ShardChange;
 import dev.kiln.operators.ChangelogParseFunction;
@@ -37,7 +39,7 @@ final class ChangelogStages {
 
   /** Upserted documents, ids to remove from the base, and quarantined records. */
   record Streams(DataStream<Document> upserts, DataStream<ShardChange> removals,
-      DataStream<QuarantinedRecord> quarantine) {}
+      DataStream<ParentChange> parentRemovals, DataStream<QuarantinedRecord> quarantine) {}
 
   static Streams read(StreamExecutionEnvironment env, ChangelogPlan plan, BuildConfig config, String snapshotId) {
     KafkaSource<RawRecord> source = KafkaSource.<RawRecord>builder()
@@ -62,7 +64,8 @@ final class ChangelogStages {
         .name("resolve-ops");
     DataStream<Document> upserts = winners.flatMap(new Upserted()).name("upserted-documents");
     DataStream<ShardChange> removals = winners.map(new Removal()).name("removals");
-    return new Streams(upserts, removals, ops.getSideOutput(ParseFunction.QUARANTINE));
+    DataStream<ParentChange> parentRemovals = winners.map(new ParentRemoval()).name("parent-removals");
+    return new Streams(upserts, removals, parentRemovals, ops.getSideOutput(ParseFunction.QUARANTINE));
   }
 
   private static Map<TopicPartition, Long> partitions(String topic, Map<Integer, Long> offsets) {
@@ -98,6 +101,38 @@ final class ChangelogStages {
     @Override
     public ShardChange map(ChangeOp op) {
       return ShardChange.remove(op.id(), op.kind() == ChangeOp.Kind.DELETE);
+    }
+  }
+
+  static final class ParentRemoval implements MapFunction<ChangeOp, ParentChange> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public ParentChange map(ChangeOp op) {
+      return ParentChange.remove(op.id());
+    }
+  }
+
+  static final class FreshParent implements MapFunction<ParentChunk, ParentChange> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public ParentChange map(ParentChunk p) {
+      return ParentChange.add(p);
+    }
+  }
+
+  static final class ParentChangeShardKey implements KeySelector<ParentChange, Integer> {
+    private static final long serialVersionUID = 1L;
+    private final int shards;
+
+    ParentChangeShardKey(int shards) {
+      this.shards = shards;
+    }
+
+    @Override
+    public Integer getKey(ParentChange c) {
+      return ShardRouter.shardOf(c.docId(), shards);
     }
   }
 

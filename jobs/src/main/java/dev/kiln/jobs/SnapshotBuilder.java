@@ -123,6 +123,11 @@ public final class SnapshotBuilder {
       // Parents are checked (and, for a remote root, were downloaded with the shards) like the shards.
       Manifest.DocstoreEntry docstore = config.chunker.parents.enabled ? ParentsDocstore.verify(layout, id,
           config.shards, outcome.counter(JobCounters.PARENTS), outcome.counter(JobCounters.PARENTS_WRITTEN)) : null;
+      if (docstore != null && changelog != null) {
+        // The docstore also holds the base's parents of documents the changelog left alone.
+        docstore = new Manifest.DocstoreEntry(docstore.directory(), docstore.format(),
+            outcome.counter(JobCounters.CHANGELOG_PARENTS), docstore.files());
+      }
       for (ShardResult r : shards) {
         if (job.remote()) {
           break; // writers already merged to index.max-segments; a merge here would need a re-upload

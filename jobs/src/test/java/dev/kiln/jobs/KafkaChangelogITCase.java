@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.config.BuildConfig;
 import dev.kiln.config.ConfigException;
+import dev.kiln.index.ParentStoreWriter;
 import dev.kiln.index.ShardSchema;
 import dev.kiln.operators.JobCounters;
 import dev.kiln.search.SearchHit;
@@ -129,6 +130,9 @@ class KafkaChangelogITCase {
     config.ingest.maxBadFraction = 0.5; // bad records are part of the fixtures
     config.chunker.size = 48;
     config.chunker.overlap = 8;
+    // Parent-child chunking, so the parents docstore is carried over and changed like the shards.
+    config.chunker.parents.enabled = true;
+    config.chunker.parents.size = 96;
     return config;
   }
 
@@ -181,6 +185,23 @@ class KafkaChangelogITCase {
         for (int d = 0; d < r.maxDoc(); d++) {
           var doc = fields.document(d);
           all.put(doc.get(ShardSchema.CHUNK_ID), doc.get(ShardSchema.DOC_ID) + "|" + doc.get(ShardSchema.TEXT));
+        }
+      }
+    }
+    return all;
+  }
+
+  /** parent id → doc id + text, over every docstore part of a snapshot. */
+  static Map<String, String> parents(String id) throws Exception {
+    SnapshotLayout layout = new SnapshotLayout(root);
+    Map<String, String> all = new TreeMap<>();
+    for (int s = 0; s < 2; s++) {
+      try (FSDirectory dir = FSDirectory.open(layout.parentsDir(id, s)); DirectoryReader r = DirectoryReader.open(dir)) {
+        StoredFields fields = r.storedFields();
+        for (int d = 0; d < r.maxDoc(); d++) {
+          var doc = fields.document(d);
+          all.put(doc.get(ParentStoreWriter.PARENT_ID), doc.get(ParentStoreWriter.DOC_ID) + "|"
+              + doc.get(ParentStoreWriter.TEXT));
         }
       }
     }
@@ -270,6 +291,20 @@ class KafkaChangelogITCase {
     }
     assertTrue(written.contains("{this is not json"), written);
     assertTrue(written.contains("kafka://" + TOPIC + "/"), written);
+  }
+
+  @Test
+  void theParentsDocstoreFollowsTheChanges() throws Exception {
+    Map<String, String> before = parents(first.id());
+    Map<String, String> after = parents(second.id());
+    assertEquals(docIds(chunksSecond), docIds(after));
+    assertTrue(textOf(after, "tides").contains("zebrafinch"));
+    assertFalse(textOf(after, "tides").contains("Moon"));
+    for (String doc : UNTOUCHED) {
+      assertEquals(textOf(before, doc), textOf(after, doc), doc);
+    }
+    assertEquals(after.size(), second.docstore().parents());
+    assertEquals(parents(third.id()).size(), third.docstore().parents());
   }
 
   @Test

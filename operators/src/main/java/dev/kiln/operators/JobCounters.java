@@ -31,6 +31,8 @@ public final class JobCounters {
   public static final String CHANGELOG_SUPERSEDED = "changelog.superseded";
   /** Chunks of the base snapshot removed because their document was deleted or upserted. */
   public static final String CHANGELOG_CHUNKS_REMOVED = "changelog.chunks.removed";
+  /** Parents in a changelog build's docstore: the base's kept ones plus the fresh ones. */
+  public static final String CHANGELOG_PARENTS = "changelog.parents";
 
   public static final String TIME_PARSE = "time.parse.ns";
   public static final String TIME_CHUNK = "time.chunk.ns";
