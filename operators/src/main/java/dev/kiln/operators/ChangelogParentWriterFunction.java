@@ -54,8 +54,12 @@ public final class ChangelogParentWriterFunction extends RichMapPartitionFunctio
 
     Part(SnapshotLayout layout, int shard) throws IOException {
       writer = new ParentStoreWriter(layout.parentsDir(snapshotId, shard));
-      Path base = baseId == null ? null : layout.parentsDir(baseId, shard);
-      if (base != null && Files.isDirectory(base)) {
+      if (baseId != null) {
+        Path base = layout.parentsDir(baseId, shard);
+        if (!Files.isDirectory(base)) {
+          writer.close();
+          throw new IOException("docstore part " + shard + " of base snapshot " + baseId + " is missing: " + base);
+        }
         writer.addBase(base);
       }
     }

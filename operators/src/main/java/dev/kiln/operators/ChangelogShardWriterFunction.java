@@ -80,13 +80,17 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
 
     ShardState(SnapshotLayout layout, int shard) throws IOException {
       writer = new ShardIndexWriter(layout.shardDir(snapshotId, shard), config, dimension);
-      Path baseDir = baseId == null ? null : layout.shardDir(baseId, shard);
-      if (baseDir != null && Files.isDirectory(baseDir)) {
-        writer.addBase(baseDir);
-        base = DirectoryReader.open(FSDirectory.open(baseDir));
-      } else {
+      if (baseId == null) {
         base = null;
+        return;
       }
+      Path baseDir = layout.shardDir(baseId, shard);
+      if (!Files.isDirectory(baseDir)) {
+        writer.close();
+        throw new IOException("shard " + shard + " of base snapshot " + baseId + " is missing: " + baseDir);
+      }
+      writer.addBase(baseDir);
+      base = DirectoryReader.open(FSDirectory.open(baseDir));
     }
 
     /** Removes the base chunks of {@code docId} once; returns how many there were. */
