@@ -332,6 +332,35 @@ class KafkaChangelogITCase {
   }
 
   @Test
+  void anEmptyRangeKeepsTheBaseAndAnEmptyRootStartsFromTheEarliestOffsets() throws Exception {
+    BuildConfig again = changelogConfig();
+    again.publish = false;
+    Manifest unchanged = build(again);
+    assertEquals(0L, unchanged.counters().get(JobCounters.RECORDS_READ));
+    assertEquals(third.changelog().offsets(), unchanged.changelog().offsets());
+    assertEquals(chunks(third.id()), chunks(unchanged.id()));
+
+    BuildConfig scratch = changelogConfig();
+    scratch.snapshots = work.resolve("from-topic").toString();
+    Manifest fromTopic = build(scratch);
+    assertNull(fromTopic.changelog().base());
+    assertEquals(Map.of("0", 0L, "1", 0L), new TreeMap<>(fromTopic.changelog().startOffsets()));
+    assertEquals(third.changelog().offsets(), fromTopic.changelog().offsets());
+    assertEquals(4, fromTopic.changelog().unknownDeletes(), "bees, unicorns, sourdough, chess: nothing to delete");
+    SnapshotLayout layout = new SnapshotLayout(Path.of(scratch.snapshots));
+    Set<String> ids = new TreeSet<>();
+    for (int s = 0; s < 2; s++) {
+      try (FSDirectory dir = FSDirectory.open(layout.shardDir(fromTopic.id(), s));
+          DirectoryReader r = DirectoryReader.open(dir)) {
+        for (int d = 0; d < r.maxDoc(); d++) {
+          ids.add(r.storedFields().document(d).get(ShardSchema.DOC_ID));
+        }
+      }
+    }
+    assertEquals(Set.of("compilers", "glaciers", "penguins", "tides"), ids);
+  }
+
+  @Test
   void misconfigurationFailsFastNamingTheOption() throws Exception {
     BuildConfig missing = changelogConfig();
     missing.changelog.topic = "no-such-topic";
