@@ -46,6 +46,8 @@ public class BuildConfig implements Serializable {
   public ChunkerConfig chunker = new ChunkerConfig();
   public EmbedConfig embed = new EmbedConfig();
   public IndexConfig index = new IndexConfig();
+  /** Kafka changelog builds: base snapshot + a bounded offset range of a topic. */
+  public ChangelogConfig changelog = new ChangelogConfig();
 
   private static ObjectMapper yaml() {
     return new ObjectMapper(new YAMLFactory())
@@ -97,6 +99,7 @@ public class BuildConfig implements Serializable {
     chunker.validate();
     embed.validate();
     index.validate();
+    changelog.validate();
     return this;
   }
 

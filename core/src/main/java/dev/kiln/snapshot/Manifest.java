@@ -25,9 +25,40 @@ public record Manifest(
     @JsonProperty("shards") List<ShardEntry> shards,
     @JsonProperty("quarantine") QuarantineInfo quarantine,
     @JsonProperty("embeddings") EmbeddingsInfo embeddings,
-    @JsonProperty("docstore") DocstoreEntry docstore) {
+    @JsonProperty("docstore") DocstoreEntry docstore,
+    @JsonProperty("changelog") ChangelogInfo changelog) {
 
   public static final int FORMAT_VERSION = 1;
+
+  /** A manifest of a corpus build (no changelog section). */
+  public Manifest(int formatVersion, String id, String created, String parent, ModelInfo model,
+      ChunkerInfo chunker, IndexInfo index, Map<String, Long> counters, List<ShardEntry> shards,
+      QuarantineInfo quarantine, EmbeddingsInfo embeddings, DocstoreEntry docstore) {
+    this(formatVersion, id, created, parent, model, chunker, index, counters, shards, quarantine,
+        embeddings, docstore, null);
+  }
+
+  /** This manifest with a changelog section. */
+  public Manifest withChangelog(ChangelogInfo info) {
+    return new Manifest(formatVersion, id, created, parent, model, chunker, index, counters, shards, quarantine,
+        embeddings, docstore, info);
+  }
+
+  /**
+   * A changelog build: the snapshot is {@code base} plus the records of {@code topic} up to
+   * {@code offsets} (per partition, the next offset to read), which is where the next changelog build
+   * starts. {@code upserts}/{@code deletes} count the ids whose winning op was of that kind;
+   * {@code unknown_deletes} the deletes of ids the base did not hold.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record ChangelogInfo(
+      @JsonProperty("topic") String topic,
+      @JsonProperty("offsets") Map<String, Long> offsets,
+      @JsonProperty("start_offsets") Map<String, Long> startOffsets,
+      @JsonProperty("base") String base,
+      @JsonProperty("upserts") long upserts,
+      @JsonProperty("deletes") long deletes,
+      @JsonProperty("unknown_deletes") long unknownDeletes) {}
 
   /** A manifest with a quarantine summary and stored embeddings, without a docstore. */
   public Manifest(int formatVersion, String id, String created, String parent, ModelInfo model,

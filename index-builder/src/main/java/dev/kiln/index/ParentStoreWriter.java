@@ -10,7 +10,9 @@ import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
+import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.Term;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.store.FSDirectory;
 
@@ -33,6 +35,7 @@ public final class ParentStoreWriter implements Closeable {
   private final FSDirectory dir;
   private final IndexWriter writer;
   private long parents;
+  private boolean recount;
 
   public ParentStoreWriter(Path directory) throws IOException {
     if (Files.exists(directory) && Files.list(directory).findAny().isPresent()) {
@@ -57,6 +60,21 @@ public final class ParentStoreWriter implements Closeable {
     parents++;
   }
 
+  /** Starts this docstore part from a base snapshot's part (a changelog build); call before anything else. */
+  public void addBase(Path basePart) throws IOException {
+    try (FSDirectory base = FSDirectory.open(basePart)) {
+      writer.addIndexes(base);
+    }
+    recount = true;
+  }
+
+  /** Removes every parent of {@code docId} added so far; parents added afterwards are kept. */
+  public void deleteDocument(String docId) throws IOException {
+    writer.deleteDocuments(new Term(DOC_ID, docId));
+    recount = true;
+  }
+
+  /** Parents in this part: those added, or after {@link #close} of a part with a base or deletes, all live ones. */
   public long parents() {
     return parents;
   }
@@ -68,7 +86,15 @@ public final class ParentStoreWriter implements Closeable {
       writer.commit();
     } finally {
       writer.close();
-      dir.close();
+      try {
+        if (recount) {
+          try (DirectoryReader reader = DirectoryReader.open(dir)) {
+            parents = reader.numDocs();
+          }
+        }
+      } finally {
+        dir.close();
+      }
     }
   }
 }

@@ -20,7 +20,16 @@ import org.apache.lucene.document.KnnFloatVectorField;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.PostingsEnum;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.index.Terms;
+import org.apache.lucene.index.TermsEnum;
+import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.util.Bits;
+import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.similarities.BM25Similarity;
@@ -39,6 +48,7 @@ public final class ShardIndexWriter implements Closeable {
   private final Set<String> documents = new HashSet<>();
   private final Analyzer chinese = Analyzers.forName(Analyzers.CHINESE);
   private long chunks;
+  private boolean counted;
 
   public ShardIndexWriter(Path directory, IndexConfig config, int dimension) throws IOException {
     if (Files.exists(directory) && Files.list(directory).findAny().isPresent()) {
@@ -122,6 +132,29 @@ public final class ShardIndexWriter implements Closeable {
     chunks++;
   }
 
+  /**
+   * Starts this shard from a base snapshot's shard (a changelog build): its segments are copied as
+   * they are, so untouched chunks keep their ids, text and vectors. Call before anything else.
+   */
+  public void addBase(Path baseShard) throws IOException {
+    if (chunks > 0 || counted) {
+      throw new IllegalStateException("the base must be added to an empty shard writer");
+    }
+    try (FSDirectory base = FSDirectory.open(baseShard)) {
+      writer.addIndexes(base);
+    }
+    counted = true;
+  }
+
+  /**
+   * Removes every chunk of {@code docId} added so far (with the base, or by {@link #add}); chunks
+   * added afterwards are kept, which is what lets an upsert replace a document in one pass.
+   */
+  public void deleteDocument(String docId) throws IOException {
+    writer.deleteDocuments(new Term(ShardSchema.DOC_ID, docId));
+    counted = true;
+  }
+
   /** Keyword fields hold at most 32766 UTF-8 bytes; a breadcrumb is cut well before that. */
   private static String keyword(String value) {
     return value.length() <= 4096 ? value : value.substring(0, 4096);
@@ -139,16 +172,54 @@ public final class ShardIndexWriter implements Closeable {
     return directory;
   }
 
-  /** Merges down to the configured segment count, commits and closes. */
+  /**
+   * Merges down to the configured segment count, commits and closes. A shard started from a base or
+   * with deletes counts its chunks and documents from the committed index: the writer cannot know
+   * them otherwise.
+   */
   @Override
   public void close() throws IOException {
     try {
+      if (counted) {
+        writer.forceMergeDeletes();
+      }
       writer.forceMerge(config.maxSegments);
       writer.commit();
     } finally {
       writer.close();
-      dir.close();
-      chinese.close();
+      try {
+        if (counted) {
+          countLive();
+        }
+      } finally {
+        dir.close();
+        chinese.close();
+      }
+    }
+  }
+
+  private void countLive() throws IOException {
+    try (DirectoryReader reader = DirectoryReader.open(dir)) {
+      chunks = reader.numDocs();
+      documents.clear();
+      for (LeafReaderContext leaf : reader.leaves()) {
+        Bits live = leaf.reader().getLiveDocs();
+        Terms terms = leaf.reader().terms(ShardSchema.DOC_ID);
+        if (terms == null) {
+          continue;
+        }
+        TermsEnum te = terms.iterator();
+        PostingsEnum postings = null;
+        for (BytesRef term = te.next(); term != null; term = te.next()) {
+          postings = te.postings(postings, PostingsEnum.NONE);
+          for (int d = postings.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = postings.nextDoc()) {
+            if (live == null || live.get(d)) {
+              documents.add(term.utf8ToString());
+              break;
+            }
+          }
+        }
+      }
     }
   }
 }

@@ -71,6 +71,17 @@ final class BuildCommand implements Callable<Integer> {
   @Option(names = "--reuse-from", paramLabel = "ID", description = "reuse stored vectors of this snapshot (default: CURRENT)")
   String reuseFrom;
 
+  @Option(names = "--changelog-topic", paramLabel = "TOPIC",
+      description = "changelog build: base snapshot + this Kafka topic's records since the base's offsets")
+  String changelogTopic;
+
+  @Option(names = "--kafka-bootstrap", paramLabel = "HOST:PORT", description = "Kafka bootstrap servers")
+  String kafkaBootstrap;
+
+  @Option(names = "--base-snapshot", paramLabel = "ID|current",
+      description = "snapshot a changelog build starts from (default: current)")
+  String baseSnapshot;
+
   @Option(names = "--no-publish", description = "build and verify, but leave CURRENT as it is")
   boolean noPublish;
 
@@ -132,6 +143,15 @@ final class BuildCommand implements Callable<Integer> {
     }
     if (noPublish) {
       config.publish = false;
+    }
+    if (changelogTopic != null) {
+      config.changelog.topic = changelogTopic;
+    }
+    if (kafkaBootstrap != null) {
+      config.changelog.bootstrap = kafkaBootstrap;
+    }
+    if (baseSnapshot != null) {
+      config.changelog.baseSnapshot = baseSnapshot;
     }
     config.validate();
     StreamExecutionEnvironment env = cluster

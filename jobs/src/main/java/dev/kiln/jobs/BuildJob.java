@@ -15,6 +15,8 @@ import dev.kiln.model.EmbeddedChunk;
 import dev.kiln.model.ParentChunk;
 import dev.kiln.model.RawRecord;
 import dev.kiln.model.ShardResult;
+import dev.kiln.operators.ChangelogParentWriterFunction;
+import dev.kiln.operators.ChangelogShardWriterFunction;
 import dev.kiln.operators.ChunkFunction;
 import dev.kiln.operators.EmbedFunction;
 import dev.kiln.operators.DeduplicateFunction;
@@ -165,10 +167,41 @@ public final class BuildJob {
    * @return the job's accumulators and the shard writers' results
    */
   public JobOutcome execute(StreamExecutionEnvironment env, String snapshotId) throws Exception {
-    List<org.apache.flink.core.fs.Path> roots = corpusPaths();
+    return execute(env, snapshotId, null);
+  }
+
+  /** As {@link #execute(StreamExecutionEnvironment, String)}; a changelog build reads {@code changelog}'s range. */
+  public JobOutcome execute(StreamExecutionEnvironment env, String snapshotId, ChangelogPlan changelog)
+      throws Exception {
     env.setRuntimeMode(RuntimeExecutionMode.BATCH);
     env.setParallelism(config.parallelism);
+    DataStream<Document> documents;
+    DataStream<dev.kiln.operators.QuarantinedRecord> quarantined;
+    ChangelogStages.Streams changes = null;
+    if (changelog != null) {
+      changes = ChangelogStages.read(env, changelog, config, snapshotId);
+      documents = changes.upserts();
+      quarantined = changes.quarantine();
+    } else {
+      CorpusStreams corpus = readCorpus(env);
+      documents = corpus.documents();
+      quarantined = corpus.quarantine();
+    }
+    quarantined
+        .fullWindowPartition()
+        .mapPartition(new QuarantineWriterFunction(quarantineDir(snapshotId)))
+        .name("write-quarantine")
+        .sinkTo(new DiscardingSink<>()).name("quarantine-done");
+    return run(env, snapshotId, documents, changelog, changes);
+  }
 
+  /** A corpus build's documents and the records its parse and deduplicate stages set aside. */
+  private record CorpusStreams(DataStream<Document> documents,
+      DataStream<dev.kiln.operators.QuarantinedRecord> quarantine) {}
+
+  /** Corpus → parse → deduplicate. */
+  private CorpusStreams readCorpus(StreamExecutionEnvironment env) {
+    List<org.apache.flink.core.fs.Path> roots = corpusPaths();
     CorpusFileFormat format = new CorpusFileFormat(config.inputFormat(), config.ingest.maxRecordBytes);
     long splitBytes = config.ingest.splitBytes;
     FileSource<RawRecord> source = FileSource
@@ -185,13 +218,12 @@ public final class BuildJob {
         .keyBy(new DocumentId())
         .process(new DeduplicateFunction())
         .name("deduplicate");
-    parsed.getSideOutput(ParseFunction.QUARANTINE)
-        .union(documents.getSideOutput(ParseFunction.QUARANTINE))
-        .fullWindowPartition()
-        .mapPartition(new QuarantineWriterFunction(quarantineDir(snapshotId)))
-        .name("write-quarantine")
-        .sinkTo(new DiscardingSink<>()).name("quarantine-done");
+    return new CorpusStreams(documents, parsed.getSideOutput(ParseFunction.QUARANTINE)
+        .union(documents.getSideOutput(ParseFunction.QUARANTINE)));
+  }
 
+  private JobOutcome run(StreamExecutionEnvironment env, String snapshotId, DataStream<Document> documents,
+      ChangelogPlan changelog, ChangelogStages.Streams changes) throws Exception {
     SingleOutputStreamOperator<Chunk> chunks = documents
         .process(new ChunkFunction(config.chunker, config.embed.model))
         .name("chunk");
@@ -213,7 +245,16 @@ public final class BuildJob {
 
     int writers = Math.min(config.shards, config.parallelism);
     int shards = config.shards;
-    DataStream<ShardResult> written = embedded
+    DataStream<ShardResult> written = changes != null
+        ? embedded.map(new ChangelogStages.Fresh()).name("fresh-chunks")
+            .union(changes.removals())
+            .partitionCustom(new ShardPartitioner(), new ChangelogStages.ChangeShardKey(shards))
+            .fullWindowPartition()
+            .mapPartition(new ChangelogShardWriterFunction(layout.root().toString(), snapshotId, changelog.base(),
+                shards, model.dimension(), config.index))
+            .name("write-shards")
+            .setParallelism(writers)
+        : embedded
         .partitionCustom(new ShardPartitioner(), new ShardKey(shards))
         .fullWindowPartition()
         .mapPartition(new ShardWriterFunction(remote ? config.snapshots : layout.root().toString(), snapshotId, shards,
@@ -223,7 +264,17 @@ public final class BuildJob {
         // every shard would be written by one subtask.
         .setParallelism(writers);
     written.sinkTo(new DiscardingSink<>()).name("shard-results").setParallelism(writers);
-    if (config.chunker.parents.enabled) {
+    if (config.chunker.parents.enabled && changes != null) {
+      chunks.getSideOutput(ChunkFunction.PARENTS).map(new ChangelogStages.FreshParent()).name("fresh-parents")
+          .union(changes.parentRemovals())
+          .partitionCustom(new ShardPartitioner(), new ChangelogStages.ParentChangeShardKey(shards))
+          .fullWindowPartition()
+          .mapPartition(new ChangelogParentWriterFunction(layout.root().toString(), snapshotId, changelog.base(),
+              shards))
+          .name("write-parents")
+          .setParallelism(writers)
+          .sinkTo(new DiscardingSink<>()).name("parent-results").setParallelism(writers);
+    } else if (config.chunker.parents.enabled) {
       // Parents are routed like their children and written once into the snapshot's docstore.
       chunks.getSideOutput(ChunkFunction.PARENTS)
           .partitionCustom(new ShardPartitioner(), new ParentShardKey(shards))

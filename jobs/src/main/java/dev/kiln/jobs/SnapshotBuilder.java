@@ -83,10 +83,16 @@ public final class SnapshotBuilder {
     String base = store.current().orElse(null);
     String id = SnapshotLayout.newSnapshotId();
     out.println("+ snapshot: " + id + " (CURRENT at start: " + (base == null ? "none" : base) + ")");
+    ChangelogPlan changelog = config.changelog.enabled() ? ChangelogPlan.plan(config, store, job) : null;
+    if (changelog != null) {
+      out.println("+ changelog: topic " + changelog.topic() + ", base " + (changelog.base() == null ? "none (empty)"
+          : changelog.base()) + ", offsets " + changelog.startOffsets() + " -> " + changelog.endOffsets() + " ("
+          + changelog.records() + " records)");
+    }
     publisher.begin(id, base);
     BuildJob.JobOutcome outcome;
     try {
-      outcome = job.execute(env, id);
+      outcome = job.execute(env, id, changelog);
     } catch (Exception e) {
       discard(job, store, id);
       throw e;
@@ -103,7 +109,7 @@ public final class SnapshotBuilder {
     try {
       BadInputCheck.check(outcome.counter(JobCounters.RECORDS_READ), outcome.counter(JobCounters.QUARANTINED),
           config.ingest.maxBadFraction, outcome.quarantine(), outcome.quarantineDir());
-      if (documents == 0) {
+      if (documents == 0 && changelog == null) {
         throw new SnapshotException("no documents were read from " + config.corpus
             + " (" + outcome.counter(JobCounters.RECORDS_READ) + " records, "
             + outcome.counter(JobCounters.QUARANTINED) + " quarantined): nothing to publish");
@@ -114,10 +120,18 @@ public final class SnapshotBuilder {
         mirror.downloadShards(id);
         written = localized(written, job, id);
       }
-      List<ShardResult> shards = ShardVerifier.verify(layout, id, config.shards, written, embedded + reused);
+      // A changelog build's shards hold the base's chunks minus those removed plus the fresh ones.
+      long expected = embedded + reused + (changelog == null ? 0
+          : changelog.baseChunks() - outcome.counter(JobCounters.CHANGELOG_CHUNKS_REMOVED));
+      List<ShardResult> shards = ShardVerifier.verify(layout, id, config.shards, written, expected);
       // Parents are checked (and, for a remote root, were downloaded with the shards) like the shards.
       Manifest.DocstoreEntry docstore = config.chunker.parents.enabled ? ParentsDocstore.verify(layout, id,
           config.shards, outcome.counter(JobCounters.PARENTS), outcome.counter(JobCounters.PARENTS_WRITTEN)) : null;
+      if (docstore != null && changelog != null) {
+        // The docstore also holds the base's parents of documents the changelog left alone.
+        docstore = new Manifest.DocstoreEntry(docstore.directory(), docstore.format(),
+            outcome.counter(JobCounters.CHANGELOG_PARENTS), docstore.files());
+      }
       for (ShardResult r : shards) {
         if (job.remote()) {
           break; // writers already merged to index.max-segments; a merge here would need a re-upload
@@ -130,6 +144,15 @@ public final class SnapshotBuilder {
         minRecall = RecallFloor.enforce(layout, id, shards.stream().map(ShardResult::shard).toList(), config.index);
       }
       manifest = manifest(id, job, shards, layout, outcome, base, docstore);
+      if (changelog != null) {
+        for (String name : List.of(JobCounters.CHANGELOG_UPSERTS, JobCounters.CHANGELOG_DELETES,
+            JobCounters.CHANGELOG_DELETE_UNKNOWN, JobCounters.CHANGELOG_SUPERSEDED, JobCounters.CHANGELOG_CHUNKS_REMOVED)) {
+          manifest.counters().put(name, outcome.counter(name));
+        }
+        manifest = manifest.withChangelog(new Manifest.ChangelogInfo(changelog.topic(), changelog.endOffsets(),
+            changelog.startOffsets(), changelog.base(), outcome.counter(JobCounters.CHANGELOG_UPSERTS),
+            outcome.counter(JobCounters.CHANGELOG_DELETES), outcome.counter(JobCounters.CHANGELOG_DELETE_UNKNOWN)));
+      }
       if (mirror != null && manifest.embeddings() != null) {
         // Stored vectors were written next to the local mirror's shards: upload them before the
         // manifest, which must only name files that are already there.
@@ -163,6 +186,14 @@ public final class SnapshotBuilder {
         .put("documents", documents)
         .put("quarantined", outcome.counter(JobCounters.QUARANTINED));
     outcome.quarantine().byReason().forEach((reason, n) -> c.put("  quarantined: " + reason, n));
+    if (changelog != null) {
+      c.put("changelog records (offset range)", changelog.records())
+          .put("changelog upserts", outcome.counter(JobCounters.CHANGELOG_UPSERTS))
+          .put("changelog deletes", outcome.counter(JobCounters.CHANGELOG_DELETES))
+          .put("changelog_delete_unknown", outcome.counter(JobCounters.CHANGELOG_DELETE_UNKNOWN))
+          .put("changelog ops superseded", outcome.counter(JobCounters.CHANGELOG_SUPERSEDED))
+          .put("base chunks removed", outcome.counter(JobCounters.CHANGELOG_CHUNKS_REMOVED));
+    }
     c
         .put("chunks", outcome.counter(JobCounters.CHUNKS))
         .put("chunks embedded", embedded)

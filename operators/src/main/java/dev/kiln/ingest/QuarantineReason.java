@@ -19,4 +19,8 @@ public final class QuarantineReason {
   public static final String UNREADABLE_ROW_GROUP = "unreadable_row_group";
   public static final String UNREADABLE_FILE = "unreadable_file";
   public static final String UNSUPPORTED_FORMAT = "unsupported_format";
+  /** A changelog record whose {@code op} is missing or neither {@code upsert} nor {@code delete}. */
+  public static final String UNKNOWN_OP = "unknown_op";
+  /** A changelog record without a value (a Kafka tombstone): deletes are explicit ops. */
+  public static final String EMPTY_RECORD = "empty_record";
 }

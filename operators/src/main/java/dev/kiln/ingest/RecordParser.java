@@ -66,6 +66,7 @@ public final class RecordParser implements Serializable {
       case QuarantineReason.INVALID_UTF8 -> "invalid UTF-8";
       case QuarantineReason.BINARY_FILE -> "binary content (NUL bytes) in a text input";
       case QuarantineReason.TOO_LARGE -> "record exceeds ingest.max-record-bytes";
+      case QuarantineReason.EMPTY_RECORD -> "record without a value (a Kafka tombstone; deletes are {\"op\": \"delete\"})";
       default -> reason;
     };
   }

@@ -22,6 +22,18 @@ public final class JobCounters {
   public static final String PARENTS = "parents";
   public static final String PARENTS_WRITTEN = "parents.written";
 
+  /** Changelog builds: ids whose winning op was an upsert / a delete. */
+  public static final String CHANGELOG_UPSERTS = "changelog.upserts";
+  public static final String CHANGELOG_DELETES = "changelog.deletes";
+  /** Changelog deletes of ids the base snapshot did not hold (counted, not an error). */
+  public static final String CHANGELOG_DELETE_UNKNOWN = "changelog_delete_unknown";
+  /** Changelog ops overridden by a later op on the same id in the same range. */
+  public static final String CHANGELOG_SUPERSEDED = "changelog.superseded";
+  /** Chunks of the base snapshot removed because their document was deleted or upserted. */
+  public static final String CHANGELOG_CHUNKS_REMOVED = "changelog.chunks.removed";
+  /** Parents in a changelog build's docstore: the base's kept ones plus the fresh ones. */
+  public static final String CHANGELOG_PARENTS = "changelog.parents";
+
   public static final String TIME_PARSE = "time.parse.ns";
   public static final String TIME_CHUNK = "time.chunk.ns";
   public static final String TIME_EMBED = "time.embed.ns";

@@ -1,0 +1,57 @@
+package dev.kiln.config;
+
+import java.io.Serializable;
+
+/**
+ * A changelog build ({@code changelog:} in the YAML): the next snapshot is a base snapshot plus the
+ * records of one Kafka topic from the offsets the base recorded up to the topic's end at job start.
+ * Unset {@code topic} means an ordinary corpus build.
+ */
+public class ChangelogConfig implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  /** Kafka topic of {@code {"op": "upsert"|"delete", "id": ..., fields}} records ({@code --changelog-topic}). */
+  public String topic = "";
+  /** Kafka bootstrap servers, {@code host:port[,host:port]} ({@code --kafka-bootstrap}). */
+  public String bootstrap = "";
+  /**
+   * Snapshot the build starts from ({@code --base-snapshot}): {@code current} (what {@code CURRENT}
+   * names, or an empty base when nothing is published yet) or a snapshot id.
+   */
+  public String baseSnapshot = "current";
+  /** How long to wait for the brokers when the build plans its offset range. */
+  public int timeoutSeconds = 30;
+
+  public boolean enabled() {
+    return topic != null && !topic.isBlank();
+  }
+
+  void validate() {
+    boolean hasBootstrap = bootstrap != null && !bootstrap.isBlank();
+    if (!enabled()) {
+      if (hasBootstrap) {
+        throw new ConfigException("--kafka-bootstrap / changelog.bootstrap is set but no --changelog-topic /"
+            + " changelog.topic: name the topic to build from");
+      }
+      return;
+    }
+    if (!hasBootstrap) {
+      throw new ConfigException("--changelog-topic " + topic + " needs --kafka-bootstrap HOST:PORT"
+          + " (changelog.bootstrap)");
+    }
+    for (String server : bootstrap.split(",")) {
+      if (!server.strip().matches("[^:\\s]+:[0-9]{1,5}")) {
+        throw new ConfigException("--kafka-bootstrap / changelog.bootstrap must be HOST:PORT[,HOST:PORT...], was '"
+            + bootstrap + "'");
+      }
+    }
+    if (baseSnapshot == null || !(baseSnapshot.equals("current")
+        || dev.kiln.snapshot.SnapshotLayout.isSnapshotId(baseSnapshot))) {
+      throw new ConfigException("--base-snapshot / changelog.base-snapshot must be 'current' or a snapshot id such as"
+          + " 20261202T131755Z-3fa9c1, was '" + baseSnapshot + "'");
+    }
+    if (timeoutSeconds < 1 || timeoutSeconds > 3600) {
+      throw new ConfigException("changelog.timeout-seconds must be in 1..3600, was " + timeoutSeconds);
+    }
+  }
+}
