@@ -43,13 +43,17 @@ final class SnapshotRoots {
     try {
       return new SnapshotMirror(RemoteStorages.open(root, settings), root, RemoteRoots.localMirror(root))
           .localize(id);
-    } catch (SnapshotException | ConfigException e) {
+    } catch (ConfigException e) {
       throw e;
     } catch (IOException | RuntimeException e) {
       String cause = Kiln.describe(e);
+      // Checked before passing a SnapshotException on: the storage reports a refused read as one.
       if (isS3(root) && refused(e)) {
         throw new ConfigException("the S3 server refused the credentials for " + root + " (" + cause
             + "): check s3.access-key and s3.secret-key " + WHERE, e);
+      }
+      if (e instanceof SnapshotException se) {
+        throw se;
       }
       throw new SnapshotException("cannot read the snapshots root " + root + ": " + cause
           + " (file system settings: the 'filesystem:' section of --config FILE, or --fs KEY=VALUE)", e);
@@ -84,7 +88,7 @@ final class SnapshotRoots {
   private static boolean refused(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       String m = String.valueOf(t.getMessage());
-      if (m.contains("403") || m.contains("Access Denied") || m.contains("AccessDenied")
+      if (m.contains("403") || m.contains("Forbidden") || m.contains("Access Denied") || m.contains("AccessDenied")
           || m.contains("SignatureDoesNotMatch") || m.contains("InvalidAccessKeyId")) {
         return true;
       }
