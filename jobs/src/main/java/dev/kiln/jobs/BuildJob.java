@@ -32,6 +32,7 @@ import dev.kiln.route.ShardRouter;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.io.FlinkFileSystems;
 import dev.kiln.snapshot.io.RemoteRoots;
+import dev.kiln.snapshot.io.RemoteStorages;
 import dev.kiln.snapshot.io.SnapshotMirror;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.vectors.VectorFiles;
@@ -229,13 +230,20 @@ public final class BuildJob {
         .name("chunk");
 
     int threads = embedThreads(config.embed.threads, Runtime.getRuntime().availableProcessors(), config.parallelism);
-    EmbeddingReuse.Plan reuse = EmbeddingReuse.plan(config.embed, new SnapshotStore(layout.root()),
-        fingerprint, model.dimension());
+    // A remote root's stored vectors are read from the root itself, by the client and by the subtasks.
+    EmbeddingReuse.Plan reuse = remote
+        ? EmbeddingReuse.plan(config.embed, RemoteStorages.store(config.snapshots, config.filesystem), fingerprint,
+            model.dimension(), config.snapshots)
+        : EmbeddingReuse.plan(config.embed, new SnapshotStore(layout.root()), fingerprint, model.dimension());
     LOG.info("embed: {} slot(s) x {} engine thread(s) ({}), device {}, model {} {}; reuse: {}",
         config.parallelism, threads, config.embed.threads > 0 ? "embed.threads" : "cores / parallelism",
         config.embed.device, model.name(), fingerprint, reuse.reason());
     String keySettings = keySettings();
-    String vectorsDir = layout.snapshotDir(snapshotId).resolve(VectorFiles.DIRECTORY).toString();
+    // With a remote root each embed subtask uploads its own part file there, like the shard writers.
+    String vectorsDir = remote
+        ? new org.apache.flink.core.fs.Path(config.snapshots, SnapshotLayout.snapshotKey(snapshotId) + VectorFiles.DIRECTORY)
+            .toString()
+        : layout.snapshotDir(snapshotId).resolve(VectorFiles.DIRECTORY).toString();
     // By content key, so each subtask needs only its own partition of the stored vectors.
     DataStream<Chunk> byKey = chunks.partitionCustom(new ContentKeyPartitioner(), new ContentKeySelector(keySettings));
     DataStream<EmbeddedChunk> embedded = EmbedOperator.embed(byKey,

@@ -4,9 +4,9 @@ import dev.kiln.config.ConfigException;
 import dev.kiln.config.EmbedConfig;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
+import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.vectors.ReuseSource;
-import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.Logger;
@@ -17,6 +17,8 @@ import org.slf4j.LoggerFactory;
  * {@code --reuse-from ID}, else of the snapshot {@code CURRENT} names, else none ({@code --no-reuse},
  * nothing published, a snapshot without stored vectors, or another model fingerprint). The chosen
  * files are verified against their manifest's SHA-256 first: reuse never trusts unchecked bytes.
+ * Everything is read through the store's storage, so a remote root works like a local one; its part
+ * files are handed to the embed subtasks as remote URIs, never as paths on the client's disk.
  */
 final class EmbeddingReuse {
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddingReuse.class);
@@ -27,6 +29,13 @@ final class EmbeddingReuse {
   private EmbeddingReuse() {}
 
   static Plan plan(EmbedConfig config, SnapshotStore store, String fingerprint, int dimension) {
+    return plan(config, store, fingerprint, dimension, null);
+  }
+
+  /**
+   * @param remoteRoot the remote snapshots root {@code store} reads, or {@code null} for a local one
+   */
+  static Plan plan(EmbedConfig config, SnapshotStore store, String fingerprint, int dimension, String remoteRoot) {
     if (!config.reuse) {
       return none("reuse switched off (--no-reuse)");
     }
@@ -34,14 +43,15 @@ final class EmbeddingReuse {
     boolean explicit = config.reuseFrom != null && !config.reuseFrom.isEmpty();
     if (explicit) {
       id = config.reuseFrom;
-      if (!Files.isRegularFile(store.layout().manifest(id))) {
-        throw new ConfigException("--reuse-from " + id + ": no such snapshot under " + store.layout().root()
-            + " (snapshots: " + store.list() + ")");
+      if (!store.hasManifest(id)) {
+        throw new ConfigException("--reuse-from " + id + ": no such snapshot under "
+            + (remoteRoot != null ? remoteRoot : store.layout().root()) + " (snapshots: " + store.list() + ")");
       }
-    } else if (Files.isRegularFile(store.layout().current())) {
-      id = store.currentId();
     } else {
-      return none("no published snapshot to reuse vectors from");
+      id = store.current().orElse(null);
+      if (id == null) {
+        return none("no published snapshot to reuse vectors from");
+      }
     }
     Manifest m = store.manifest(id);
     Manifest.EmbeddingsInfo e = m.embeddings();
@@ -63,7 +73,10 @@ final class EmbeddingReuse {
       return none(msg);
     }
     List<String> files = e.files().stream()
-        .map(f -> store.layout().snapshotDir(id).resolve(e.directory()).resolve(f.name()).toString())
+        .map(f -> remoteRoot != null
+            ? new org.apache.flink.core.fs.Path(remoteRoot, SnapshotLayout.snapshotKey(id) + e.directory() + "/" + f.name())
+                .toString()
+            : store.layout().snapshotDir(id).resolve(e.directory()).resolve(f.name()).toString())
         .toList();
     return new Plan(new ReuseSource(id, files), "vectors of snapshot " + id + " (" + files.size() + " part file(s))");
   }

@@ -116,7 +116,8 @@ public final class SnapshotBuilder {
       }
       List<ShardResult> written = outcome.shards();
       if (job.remote()) {
-        // Remote root: the writers uploaded their shards; verify and describe local copies of them.
+        // Remote root: the writers uploaded their shards and the embed subtasks their stored vectors;
+        // verify and describe local copies of them (the manifest then names only files already there).
         mirror.downloadShards(id);
         written = localized(written, job, id);
       }
@@ -152,11 +153,6 @@ public final class SnapshotBuilder {
         manifest = manifest.withChangelog(new Manifest.ChangelogInfo(changelog.topic(), changelog.endOffsets(),
             changelog.startOffsets(), changelog.base(), outcome.counter(JobCounters.CHANGELOG_UPSERTS),
             outcome.counter(JobCounters.CHANGELOG_DELETES), outcome.counter(JobCounters.CHANGELOG_DELETE_UNKNOWN)));
-      }
-      if (mirror != null && manifest.embeddings() != null) {
-        // Stored vectors were written next to the local mirror's shards: upload them before the
-        // manifest, which must only name files that are already there.
-        mirror.upload(id, manifest.embeddings().directory(), manifest.embeddings().files());
       }
       publisher.writeManifest(manifest);
       if (mirror != null) {

@@ -10,10 +10,13 @@ import dev.kiln.embed.TextEmbedder;
 import dev.kiln.model.Chunk;
 import dev.kiln.model.ContentKey;
 import dev.kiln.model.EmbeddedChunk;
+import dev.kiln.snapshot.io.FlinkFileSystems;
+import dev.kiln.snapshot.io.RemoteFiles;
 import dev.kiln.vectors.ReuseSource;
 import dev.kiln.vectors.VectorFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -35,6 +38,9 @@ import org.slf4j.LoggerFactory;
  * first chunk that needs it and reused for every batch; chunks are gathered into windows of several
  * batches so the embedder can bucket them by token length before padding. Every vector the subtask
  * emits is also stored in this snapshot's {@code embeddings/part-NNNNN.parquet} for the next build.
+ * With a remote snapshots root the part file is written to a local temporary file and uploaded by the
+ * subtask itself at end of input, and remote stored vectors are downloaded before they are read: the
+ * client never sees a TaskManager's disk.
  *
  * <p>Driven by {@link EmbedOperator} in the task thread: Flink's {@code mapPartition} runs its function
  * in a second thread whose output races the task thread's end-of-input watermark on the shuffle
@@ -61,6 +67,8 @@ public final class EmbedFunction extends AbstractRichFunction {
   private transient Map<String, float[]> known;
   private transient Set<String> stored;
   private transient VectorFiles.Writer store;
+  /** Where {@link #store} writes: the part file itself, or a temporary file to upload when the root is remote. */
+  private transient Path storeFile;
   private transient LongCounter embedded;
   private transient LongCounter reused;
   private transient LongCounter truncated;
@@ -71,8 +79,9 @@ public final class EmbedFunction extends AbstractRichFunction {
    * @param modelFingerprint the model's fingerprint; stored vectors are tagged with it
    * @param keySettings the chunker settings fingerprint that goes into every content key
    * @param breadcrumbPrefix embed structured chunks under their breadcrumb instead of the title
-   * @param vectorsDir where this snapshot's part files go, or {@code null} to store nothing
-   * @param reuse stored vectors to take instead of running the model
+   * @param vectorsDir where this snapshot's part files go (a local directory or a remote URI), or
+   *     {@code null} to store nothing
+   * @param reuse stored vectors to take instead of running the model (local paths or remote URIs)
    */
   public EmbedFunction(EmbedConfig config, int threads, String modelFingerprint, String keySettings,
       boolean breadcrumbPrefix, String vectorsDir, ReuseSource reuse) {
@@ -104,11 +113,22 @@ public final class EmbedFunction extends AbstractRichFunction {
     long start = System.nanoTime();
     for (String file : reuse.files()) {
       try {
-        VectorFiles.read(Path.of(file), modelFingerprint, spec.dimension(), (key, v) -> {
-          if (ContentKey.partition(key, subtasks) == subtask) {
-            known.put(key, v);
+        boolean remote = FlinkFileSystems.isRemote(file);
+        Path local = remote ? Files.createTempFile("kiln-reuse-" + subtask + "-", ".parquet") : Path.of(file);
+        try {
+          if (remote) {
+            RemoteFiles.download(new org.apache.flink.core.fs.Path(file), local);
           }
-        });
+          VectorFiles.read(local, modelFingerprint, spec.dimension(), (key, v) -> {
+            if (ContentKey.partition(key, subtasks) == subtask) {
+              known.put(key, v);
+            }
+          });
+        } finally {
+          if (remote) {
+            Files.deleteIfExists(local);
+          }
+        }
       } catch (IOException e) {
         throw new UncheckedIOException("cannot read stored vectors " + file, e);
       }
@@ -154,11 +174,28 @@ public final class EmbedFunction extends AbstractRichFunction {
     }
   }
 
-  /** End of input: embeds what is still queued. */
+  /** End of input: embeds what is still queued, then completes (and for a remote root uploads) the part file. */
   public void finish(Collector<EmbeddedChunk> out) {
     if (pending != null) {
       flush(pending, pendingKeys, out);
     }
+    if (store == null) {
+      return;
+    }
+    try {
+      store.close();
+      store = null;
+      if (remote()) {
+        RemoteFiles.upload(storeFile, new org.apache.flink.core.fs.Path(vectorsDir, VectorFiles.partName(subtask)));
+        Files.delete(storeFile);
+      }
+    } catch (IOException ex) {
+      throw new UncheckedIOException("cannot store vectors in " + vectorsDir, ex);
+    }
+  }
+
+  private boolean remote() {
+    return FlinkFileSystems.isRemote(vectorsDir);
   }
 
   private void flush(List<Chunk> pending, List<String> keys, Collector<EmbeddedChunk> out) {
@@ -192,8 +229,10 @@ public final class EmbedFunction extends AbstractRichFunction {
     }
     try {
       if (store == null) {
-        store = new VectorFiles.Writer(Path.of(vectorsDir).resolve(VectorFiles.partName(subtask)),
-            modelFingerprint, spec.dimension());
+        // Parquet writes to a local disk; a remote root gets the finished file uploaded in finish().
+        storeFile = remote() ? Files.createTempFile("kiln-vectors-" + subtask + "-", ".parquet")
+            : Path.of(vectorsDir).resolve(VectorFiles.partName(subtask));
+        store = new VectorFiles.Writer(storeFile, modelFingerprint, spec.dimension());
       }
       store.write(key, vector);
     } catch (IOException ex) {
@@ -205,9 +244,12 @@ public final class EmbedFunction extends AbstractRichFunction {
   public void close() throws Exception {
     try {
       if (store != null) {
-        store.close();
+        store.close(); // a failed subtask: its part is never uploaded, and a local one is discarded with the snapshot
       }
     } finally {
+      if (storeFile != null && vectorsDir != null && remote()) {
+        Files.deleteIfExists(storeFile);
+      }
       if (embedder != null) {
         embedder.close();
       }

@@ -137,7 +137,10 @@ public final class SnapshotMirror {
     Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
 
-  /** Downloads an unpublished snapshot's files (no manifest yet) for verification; not its staging marker. */
+  /**
+   * Downloads an unpublished snapshot's files (no manifest yet: shards, parents, stored vectors) for
+   * verification; not its staging marker.
+   */
   public void downloadShards(String id) throws IOException {
     String prefix = SnapshotLayout.snapshotKey(id);
     for (String name : storage().list(prefix)) {
@@ -159,20 +162,4 @@ public final class SnapshotMirror {
     }
   }
 
-  /**
-   * Uploads the files of a snapshot directory that the build wrote locally (stored vectors) before
-   * the manifest that names them.
-   */
-  public void upload(String id, String directory, List<Manifest.FileEntry> files) throws IOException {
-    for (Manifest.FileEntry f : files) {
-      String rel = directory + "/" + f.name();
-      java.nio.file.Path file = local.snapshotDir(id).resolve(rel);
-      String key = SnapshotLayout.snapshotKey(id) + rel;
-      if (storage() instanceof S3SnapshotStorage s3) {
-        s3.upload(key, file);
-      } else {
-        RemoteFiles.upload(file, remote(key));
-      }
-    }
-  }
 }
