@@ -1,8 +1,6 @@
 package dev.kiln.ingest;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.config.IngestConfig;
 import dev.kiln.model.ChangeOp;
 import dev.kiln.model.Document;
@@ -19,7 +17,6 @@ import java.util.Locale;
  */
 public final class ChangelogRecordParser implements Serializable {
   private static final long serialVersionUID = 1L;
-  private static final ObjectMapper JSON = new ObjectMapper();
   public static final String OP_FIELD = "op";
 
   private final String root;
@@ -51,15 +48,7 @@ public final class ChangelogRecordParser implements Serializable {
       documents.parse(raw); // throws with the reason the file formats use
     }
     int partition = partitionOf(raw.sourceUri());
-    JsonNode node;
-    try {
-      node = JSON.readTree(raw.payload());
-    } catch (JsonProcessingException e) {
-      throw new MalformedRecordException(QuarantineReason.MALFORMED_JSON, "malformed JSON: " + e.getOriginalMessage());
-    }
-    if (node == null || !node.isObject()) {
-      throw new MalformedRecordException(QuarantineReason.NOT_AN_OBJECT, "not a JSON object");
-    }
+    JsonNode node = RecordParser.readObject(raw.payload());
     JsonNode op = node.get(OP_FIELD);
     String kind = op != null && op.isTextual() ? op.asText().toLowerCase(Locale.ROOT) : "";
     switch (kind) {

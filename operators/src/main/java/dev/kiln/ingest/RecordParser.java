@@ -71,16 +71,22 @@ public final class RecordParser implements Serializable {
     };
   }
 
-  private Document parseObject(RawRecord raw) throws MalformedRecordException {
+  /** One JSON object, or the quarantine reason why the payload is not one (shared with the changelog). */
+  static JsonNode readObject(String payload) throws MalformedRecordException {
     JsonNode node;
     try {
-      node = JSON.readTree(raw.payload());
+      node = JSON.readTree(payload);
     } catch (JsonProcessingException e) {
       throw new MalformedRecordException(QuarantineReason.MALFORMED_JSON, "malformed JSON: " + e.getOriginalMessage());
     }
     if (node == null || !node.isObject()) {
       throw new MalformedRecordException(QuarantineReason.NOT_AN_OBJECT, "not a JSON object");
     }
+    return node;
+  }
+
+  private Document parseObject(RawRecord raw) throws MalformedRecordException {
+    JsonNode node = readObject(raw.payload());
     JsonNode id = node.get(config.idField);
     if (id == null && config.idField.equals("_id")) {
       id = node.get("id");
