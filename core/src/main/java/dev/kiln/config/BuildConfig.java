@@ -118,7 +118,14 @@ public class BuildConfig implements Serializable {
         flatten(prefix.isEmpty() ? e.getKey() : prefix + "." + e.getKey(), e.getValue(), out);
       }
     } else {
-      out.add("+ " + prefix + ": " + (node.isTextual() ? node.asText() : node.toString()));
+      out.add("+ " + prefix + ": " + (isSecret(prefix) ? "****" : node.isTextual() ? node.asText() : node.toString()));
     }
+  }
+
+  /** Settings whose values must never reach a log: credentials in {@code filesystem:} and Kafka properties. */
+  static boolean isSecret(String key) {
+    String k = key.toLowerCase(java.util.Locale.ROOT);
+    return k.contains("secret") || k.contains("password") || k.contains("access-key") || k.contains("access.key")
+        || k.contains("token") || k.contains("jaas") || k.endsWith(".key");
   }
 }

@@ -21,6 +21,17 @@ public class ChangelogConfig implements Serializable {
   public String baseSnapshot = "current";
   /** How long to wait for the brokers when the build plans its offset range. */
   public int timeoutSeconds = 30;
+  /**
+   * Kafka client properties for both the planning admin client and the source, e.g.
+   * {@code security.protocol}, {@code sasl.mechanism}, {@code sasl.jaas.config},
+   * {@code ssl.truststore.location}; secret-looking values are masked in the effective-config log.
+   * Kiln sets bootstrap servers, group and client ids and offset handling itself.
+   */
+  public java.util.Map<String, String> properties = new java.util.LinkedHashMap<>();
+
+  /** Properties Kiln owns: setting them under {@code changelog.properties} would break the bounded read. */
+  static final java.util.Set<String> RESERVED = java.util.Set.of("bootstrap.servers", "group.id",
+      "enable.auto.commit", "auto.offset.reset", "key.deserializer", "value.deserializer");
 
   public boolean enabled() {
     return topic != null && !topic.isBlank();
@@ -49,6 +60,12 @@ public class ChangelogConfig implements Serializable {
         || dev.kiln.snapshot.SnapshotLayout.isSnapshotId(baseSnapshot))) {
       throw new ConfigException("--base-snapshot / changelog.base-snapshot must be 'current' or a snapshot id such as"
           + " 20261202T131755Z-3fa9c1, was '" + baseSnapshot + "'");
+    }
+    for (String key : properties.keySet()) {
+      if (RESERVED.contains(key)) {
+        throw new ConfigException("changelog.properties." + key + " is set by Kiln (use --kafka-bootstrap for the"
+            + " servers; offsets come from the base snapshot's manifest); remove it");
+      }
     }
     if (timeoutSeconds < 1 || timeoutSeconds > 3600) {
       throw new ConfigException("changelog.timeout-seconds must be in 1..3600, was " + timeoutSeconds);

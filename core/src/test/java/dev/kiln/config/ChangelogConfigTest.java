@@ -59,4 +59,24 @@ class ChangelogConfigTest {
     ConfigException e = assertThrows(ConfigException.class, () -> BuildConfig.load(typo));
     assertTrue(e.getMessage().contains("topik"), e.getMessage());
   }
+
+  @Test
+  void clientPropertiesLoadAreMaskedInTheLogAndCannotOverrideWhatKilnOwns() throws Exception {
+    Path yaml = dir.resolve("sasl.yaml");
+    Files.writeString(yaml, "changelog:\n  topic: docs\n  bootstrap: 127.0.0.1:9092\n  properties:\n"
+        + "    security.protocol: SASL_SSL\n    sasl.mechanism: PLAIN\n"
+        + "    sasl.jaas.config: \"PlainLoginModule required username='u' password='p';\"\n"
+        + "filesystem:\n  s3.secret-key: hush\n");
+    BuildConfig c = BuildConfig.load(yaml).validate();
+    assertTrue(c.changelog.properties.get("security.protocol").equals("SASL_SSL"));
+    String log = String.join("\n", c.describe());
+    assertTrue(log.contains("+ changelog.properties.security.protocol: SASL_SSL"), log);
+    assertTrue(log.contains("+ changelog.properties.sasl.jaas.config: ****"), log);
+    assertTrue(log.contains("+ filesystem.s3.secret-key: ****"), log);
+    assertFalse(log.contains("password='p'") || log.contains("hush"), log);
+
+    BuildConfig group = changelog("docs", "127.0.0.1:9092");
+    group.changelog.properties.put("group.id", "mine");
+    fails(group, "changelog.properties.group.id");
+  }
 }

@@ -148,12 +148,20 @@ public record ChangelogPlan(String topic, String bootstrap, String base, Manifes
 
   private static void offsets(ChangelogConfig c, Map<Integer, Long> earliest, Map<Integer, Long> latest) {
     Properties props = new Properties();
+    props.putAll(c.properties);
     props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, c.bootstrap);
     int timeoutMs = c.timeoutSeconds * 1000;
     props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, timeoutMs);
     props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Math.min(timeoutMs, 30_000));
     props.put(AdminClientConfig.CLIENT_ID_CONFIG, "kiln-changelog-plan");
-    try (Admin admin = Admin.create(props)) {
+    Admin created;
+    try {
+      created = Admin.create(props);
+    } catch (org.apache.kafka.common.KafkaException e) {
+      throw new ConfigException("changelog.properties: the Kafka client rejects them: "
+          + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
+    }
+    try (Admin admin = created) {
       TopicDescription topic;
       try {
         topic = admin.describeTopics(List.of(c.topic)).allTopicNames().get(timeoutMs, TimeUnit.MILLISECONDS)

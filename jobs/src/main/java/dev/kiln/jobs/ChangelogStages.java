@@ -42,7 +42,10 @@ final class ChangelogStages {
       DataStream<ParentChange> parentRemovals, DataStream<QuarantinedRecord> quarantine) {}
 
   static Streams read(StreamExecutionEnvironment env, ChangelogPlan plan, BuildConfig config, String snapshotId) {
+    java.util.Properties client = new java.util.Properties();
+    client.putAll(config.changelog.properties);
     KafkaSource<RawRecord> source = KafkaSource.<RawRecord>builder()
+        .setProperties(client)
         .setBootstrapServers(plan.bootstrap())
         .setTopics(plan.topic())
         .setGroupId("kiln-build-" + snapshotId)

@@ -389,5 +389,13 @@ class KafkaChangelogITCase {
     unreachable.publish = false;
     e = assertThrows(ConfigException.class, () -> build(unreachable));
     assertTrue(e.getMessage().contains("--kafka-bootstrap"), e.getMessage());
+
+    // changelog.properties reach the Kafka client: one it rejects fails the build before the job.
+    BuildConfig protocol = changelogConfig();
+    protocol.changelog.properties.put("security.protocol", "NOT_A_PROTOCOL");
+    protocol.publish = false;
+    e = assertThrows(ConfigException.class, () -> build(protocol));
+    assertTrue(e.getMessage().contains("changelog.properties") && e.getMessage().contains("NOT_A_PROTOCOL"),
+        e.getMessage());
   }
 }
