@@ -135,4 +135,33 @@ class HdfsITCase {
     assertEquals(report.snapshotId(), json.get("snapshot").asText());
     assertEquals("penguins", json.get("results").get(0).get("doc_id").asText());
   }
+
+  /** HDFS refuses a second exclusive create, so the lock file makes compare-and-set real there. */
+  @Test
+  void compareAndSetOnHdfsHasExactlyOneWinnerAmongConcurrentPublishers() throws Exception {
+    int publishers = 4;
+    java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(publishers);
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(publishers);
+    try {
+      java.util.List<java.util.concurrent.Future<Boolean>> won = new java.util.ArrayList<>();
+      for (int i = 0; i < publishers; i++) {
+        byte[] value = ("snapshot-" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        // One storage per publisher: the lock is the only thing they share, as separate processes would.
+        dev.kiln.snapshot.io.FlinkSnapshotStorage st = new dev.kiln.snapshot.io.FlinkSnapshotStorage(base + "/cas");
+        won.add(pool.submit(() -> {
+          start.await();
+          return st.compareAndSet("CURRENT", null, value);
+        }));
+      }
+      int winners = 0;
+      for (java.util.concurrent.Future<Boolean> f : won) {
+        winners += f.get() ? 1 : 0;
+      }
+      assertEquals(1, winners, "exactly one first publish may win");
+      assertFalse(hdfs.exists(new org.apache.hadoop.fs.Path(base.replaceFirst("^hdfs://[^/]+", "") + "/cas/CURRENT.lock")),
+          "no lock is left behind");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
 }

@@ -3,7 +3,11 @@ package dev.kiln.snapshot.io;
 import dev.kiln.snapshot.SnapshotStorage;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -13,15 +17,29 @@ import org.apache.flink.core.fs.Path;
 
 /**
  * {@link SnapshotStorage} on any other Flink file system ({@code hdfs://}, ...) for roots that
- * {@link S3SnapshotStorage} does not serve. Flink's API has no conditional write, so compare-and-set
- * is the documented fallback: read and compare just before an unconditional write; the publisher
- * reads back afterwards and reports a lost race.
+ * {@link S3SnapshotStorage} does not serve. Flink's API has no conditional write, but creating a file
+ * without overwrite is exclusive on HDFS (the NameNode refuses a second create), so compare-and-set
+ * holds a lock file {@code KEY.lock} around read-compare-write: two publishers cannot interleave. A
+ * lock older than {@link #STALE_LOCK} is taken to be a crashed publisher's and removed. (On a file
+ * system whose create is not exclusive this degrades to the read-compare-write fallback; the
+ * publisher still reads back afterwards and reports a lost race.)
  */
 public final class FlinkSnapshotStorage implements SnapshotStorage {
+  /** A compare-and-set takes milliseconds; a lock this old belongs to a process that died holding it. */
+  public static final Duration STALE_LOCK = Duration.ofMinutes(10);
+  private static final String LOCK_SUFFIX = ".lock";
+
   private final String root;
+  private final Duration lockWait;
 
   public FlinkSnapshotStorage(String root) {
+    this(root, Duration.ofSeconds(30));
+  }
+
+  /** @param lockWait how long a compare-and-set waits for another one's lock before failing */
+  public FlinkSnapshotStorage(String root, Duration lockWait) {
     this.root = root.replaceAll("/+$", "");
+    this.lockWait = lockWait;
   }
 
   private Path path(String key) {
@@ -77,11 +95,57 @@ public final class FlinkSnapshotStorage implements SnapshotStorage {
 
   @Override
   public synchronized boolean compareAndSet(String key, byte[] expected, byte[] update) throws IOException {
-    if (!Arrays.equals(read(key).orElse(null), expected)) {
-      return false;
+    String lockKey = key + LOCK_SUFFIX;
+    Path lock = path(lockKey);
+    acquire(lockKey);
+    try {
+      if (!Arrays.equals(read(key).orElse(null), expected)) {
+        return false;
+      }
+      write(key, update);
+      return true;
+    } finally {
+      fs(lock).delete(lock, false);
     }
-    write(key, update);
-    return true;
+  }
+
+  private void acquire(String lockKey) throws IOException {
+    Path lock = path(lockKey);
+    long deadline = System.nanoTime() + lockWait.toNanos();
+    String owner = ProcessHandle.current().pid() + "@" + java.net.InetAddress.getLocalHost().getHostName()
+        + " " + Instant.now();
+    while (true) {
+      try (OutputStream out = fs(lock).create(lock, FileSystem.WriteMode.NO_OVERWRITE)) {
+        out.write(owner.getBytes(StandardCharsets.UTF_8));
+        return;
+      } catch (IOException e) {
+        // The holder may release it between our create and this check, so "already exists" (HDFS's own
+        // exception or java.nio's) counts as held too; anything else is a real I/O problem.
+        boolean held = e.getClass().getSimpleName().equals("FileAlreadyExistsException") || fs(lock).exists(lock);
+        if (!held) {
+          throw e;
+        }
+      }
+      long modified = lastModified(lockKey);
+      if (modified < 0) {
+        continue; // released meanwhile: try again at once
+      }
+      if (System.currentTimeMillis() - modified > STALE_LOCK.toMillis()) {
+        fs(lock).delete(lock, false);
+        continue;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IOException("compare-and-set lock " + lock + " is held by another publisher ("
+            + new String(read(lockKey).orElse(new byte[0]), StandardCharsets.UTF_8) + ") for more than "
+            + lockWait.toSeconds() + " s; if no build, publish, rollback or gc is running, delete it");
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+        throw new java.io.InterruptedIOException("interrupted waiting for " + lock);
+      }
+    }
   }
 
   @Override

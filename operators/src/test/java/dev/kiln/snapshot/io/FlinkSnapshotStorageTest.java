@@ -53,4 +53,23 @@ class FlinkSnapshotStorageTest {
     assertTrue(st.compareAndSet("CURRENT", utf8("a"), utf8("b")));
     assertArrayEquals(utf8("b"), st.read("CURRENT").orElseThrow());
   }
+
+  @Test
+  void compareAndSetWaitsForAHeldLockThenFailsNamingItAndTakesOverAStaleOne() throws Exception {
+    FlinkSnapshotStorage st = new FlinkSnapshotStorage(dir.toUri().toString(), java.time.Duration.ofMillis(300));
+    assertTrue(st.compareAndSet("CURRENT", null, utf8("a")));
+    assertFalse(java.nio.file.Files.exists(dir.resolve("CURRENT.lock")), "the lock is released");
+
+    java.nio.file.Path lock = java.nio.file.Files.writeString(dir.resolve("CURRENT.lock"), "4242@other-host");
+    java.io.IOException held = assertThrows(java.io.IOException.class,
+        () -> st.compareAndSet("CURRENT", utf8("a"), utf8("b")));
+    assertTrue(held.getMessage().contains("held by another publisher (4242@other-host)"), held.getMessage());
+    assertArrayEquals(utf8("a"), st.read("CURRENT").orElseThrow(), "nothing changed while the lock was held");
+
+    java.nio.file.Files.setLastModifiedTime(lock, java.nio.file.attribute.FileTime.fromMillis(
+        System.currentTimeMillis() - FlinkSnapshotStorage.STALE_LOCK.toMillis() - 60_000));
+    assertTrue(st.compareAndSet("CURRENT", utf8("a"), utf8("b")), "a crashed publisher's stale lock is taken over");
+    assertArrayEquals(utf8("b"), st.read("CURRENT").orElseThrow());
+    assertFalse(java.nio.file.Files.exists(lock));
+  }
 }
