@@ -61,6 +61,8 @@ public final class FlinkSnapshotStorage implements SnapshotStorage {
     }
     try (InputStream in = fs(p).open(p)) {
       return Optional.of(in.readAllBytes());
+    } catch (java.io.FileNotFoundException e) {
+      return Optional.empty(); // removed between the two calls
     }
   }
 
@@ -88,9 +90,24 @@ public final class FlinkSnapshotStorage implements SnapshotStorage {
     return fs(p).exists(p);
   }
 
+  /**
+   * Written under a temporary name, then renamed: a reader never sees a partial object. HDFS refuses a
+   * rename onto an existing file, so a replacement deletes the old object first and a reader may, for
+   * that moment, find none (and retry).
+   */
   @Override
   public void write(String key, byte[] data) throws IOException {
-    RemoteFiles.writeBytes(path(key), data);
+    Path target = path(key);
+    Path tmp = path(key + ".tmp-" + java.util.UUID.randomUUID());
+    RemoteFiles.writeBytes(tmp, data);
+    FileSystem fs = fs(target);
+    if (!fs.rename(tmp, target)) {
+      fs.delete(target, false);
+      if (!fs.rename(tmp, target)) {
+        fs.delete(tmp, false);
+        throw new IOException("cannot rename " + tmp + " to " + target);
+      }
+    }
   }
 
   @Override
@@ -175,6 +192,10 @@ public final class FlinkSnapshotStorage implements SnapshotStorage {
   @Override
   public long lastModified(String key) throws IOException {
     Path p = path(key);
-    return fs(p).exists(p) ? fs(p).getFileStatus(p).getModificationTime() : -1;
+    try {
+      return fs(p).exists(p) ? fs(p).getFileStatus(p).getModificationTime() : -1;
+    } catch (java.io.FileNotFoundException e) {
+      return -1; // removed between the two calls (a released lock, say)
+    }
   }
 }
