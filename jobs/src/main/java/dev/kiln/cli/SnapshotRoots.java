@@ -31,11 +31,7 @@ final class SnapshotRoots {
 
   /** A local root as is; a remote one ({@code s3://…}, {@code hdfs://…}) downloaded, the snapshot {@code id} or CURRENT's. */
   static Path local(String root, String id, FileSystemOptions fs) throws IOException {
-    return local(root, id, fs.settings());
-  }
-
-  /** As {@link #local(String, String, FileSystemOptions)}, with the settings already gathered. */
-  static Path local(String root, String id, Map<String, String> settings) throws IOException {
+    Map<String, String> settings = fs.settings(); // read even for a local root: a wrong --config fails
     if (!FlinkFileSystems.isRemote(root)) {
       return Path.of(root);
     }

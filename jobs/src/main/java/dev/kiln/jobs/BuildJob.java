@@ -12,8 +12,10 @@ import dev.kiln.model.Chunk;
 import dev.kiln.model.ContentKey;
 import dev.kiln.model.Document;
 import dev.kiln.model.EmbeddedChunk;
+import dev.kiln.model.ParentChange;
 import dev.kiln.model.ParentChunk;
 import dev.kiln.model.RawRecord;
+import dev.kiln.model.ShardChange;
 import dev.kiln.model.ShardResult;
 import dev.kiln.operators.ChangelogParentWriterFunction;
 import dev.kiln.operators.ChangelogShardWriterFunction;
@@ -28,7 +30,7 @@ import dev.kiln.operators.QuarantineWriterFunction;
 import dev.kiln.operators.SourcedDocument;
 import dev.kiln.operators.ShardWriterFunction;
 import dev.kiln.route.ShardPartitioner;
-import dev.kiln.route.ShardRouter;
+import dev.kiln.route.DocShardKey;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.io.FlinkFileSystems;
 import dev.kiln.snapshot.io.RemoteRoots;
@@ -256,14 +258,14 @@ public final class BuildJob {
     DataStream<ShardResult> written = changes != null
         ? embedded.map(new ChangelogStages.Fresh()).name("fresh-chunks")
             .union(changes.removals())
-            .partitionCustom(new ShardPartitioner(), new ChangelogStages.ChangeShardKey(shards))
+            .partitionCustom(new ShardPartitioner(), new DocShardKey<ShardChange>(shards, ShardChange::docId))
             .fullWindowPartition()
             .mapPartition(new ChangelogShardWriterFunction(layout.root().toString(), snapshotId, changelog.base(),
                 shards, model.dimension(), config.index))
             .name("write-shards")
             .setParallelism(writers)
         : embedded
-        .partitionCustom(new ShardPartitioner(), new ShardKey(shards))
+        .partitionCustom(new ShardPartitioner(), new DocShardKey<EmbeddedChunk>(shards, c -> c.chunk().docId()))
         .fullWindowPartition()
         .mapPartition(new ShardWriterFunction(remote ? config.snapshots : layout.root().toString(), snapshotId, shards,
             model.dimension(), config.index))
@@ -275,7 +277,7 @@ public final class BuildJob {
     if (config.chunker.parents.enabled && changes != null) {
       chunks.getSideOutput(ChunkFunction.PARENTS).map(new ChangelogStages.FreshParent()).name("fresh-parents")
           .union(changes.parentRemovals())
-          .partitionCustom(new ShardPartitioner(), new ChangelogStages.ParentChangeShardKey(shards))
+          .partitionCustom(new ShardPartitioner(), new DocShardKey<ParentChange>(shards, ParentChange::docId))
           .fullWindowPartition()
           .mapPartition(new ChangelogParentWriterFunction(layout.root().toString(), snapshotId, changelog.base(),
               shards))
@@ -285,7 +287,7 @@ public final class BuildJob {
     } else if (config.chunker.parents.enabled) {
       // Parents are routed like their children and written once into the snapshot's docstore.
       chunks.getSideOutput(ChunkFunction.PARENTS)
-          .partitionCustom(new ShardPartitioner(), new ParentShardKey(shards))
+          .partitionCustom(new ShardPartitioner(), new DocShardKey<ParentChunk>(shards, ParentChunk::docId))
           .fullWindowPartition()
           .mapPartition(new ParentWriterFunction(remote ? config.snapshots : layout.root().toString(),
               snapshotId, shards))
@@ -332,20 +334,6 @@ public final class BuildJob {
     }
   }
 
-  static final class ParentShardKey implements KeySelector<ParentChunk, Integer> {
-    private static final long serialVersionUID = 1L;
-    private final int shards;
-
-    ParentShardKey(int shards) {
-      this.shards = shards;
-    }
-
-    @Override
-    public Integer getKey(ParentChunk p) {
-      return ShardRouter.shardOf(p.docId(), shards);
-    }
-  }
-
   static final class DocumentId implements KeySelector<SourcedDocument, String> {
     private static final long serialVersionUID = 1L;
 
@@ -375,20 +363,6 @@ public final class BuildJob {
     @Override
     public int partition(String key, int partitions) {
       return ContentKey.partition(key, partitions);
-    }
-  }
-
-  static final class ShardKey implements KeySelector<EmbeddedChunk, Integer> {
-    private static final long serialVersionUID = 1L;
-    private final int shards;
-
-    ShardKey(int shards) {
-      this.shards = shards;
-    }
-
-    @Override
-    public Integer getKey(EmbeddedChunk c) {
-      return ShardRouter.shardOf(c.chunk().docId(), shards);
     }
   }
 }

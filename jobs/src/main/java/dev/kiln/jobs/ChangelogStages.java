@@ -14,7 +14,6 @@ import dev.kiln.operators.ChangelogParseFunction;
 import dev.kiln.operators.ChangelogResolveFunction;
 import dev.kiln.operators.ParseFunction;
 import dev.kiln.operators.QuarantinedRecord;
-import dev.kiln.route.ShardRouter;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -125,40 +124,12 @@ final class ChangelogStages {
     }
   }
 
-  static final class ParentChangeShardKey implements KeySelector<ParentChange, Integer> {
-    private static final long serialVersionUID = 1L;
-    private final int shards;
-
-    ParentChangeShardKey(int shards) {
-      this.shards = shards;
-    }
-
-    @Override
-    public Integer getKey(ParentChange c) {
-      return ShardRouter.shardOf(c.docId(), shards);
-    }
-  }
-
   static final class Fresh implements MapFunction<EmbeddedChunk, ShardChange> {
     private static final long serialVersionUID = 1L;
 
     @Override
     public ShardChange map(EmbeddedChunk c) {
       return ShardChange.add(c);
-    }
-  }
-
-  static final class ChangeShardKey implements KeySelector<ShardChange, Integer> {
-    private static final long serialVersionUID = 1L;
-    private final int shards;
-
-    ChangeShardKey(int shards) {
-      this.shards = shards;
-    }
-
-    @Override
-    public Integer getKey(ShardChange c) {
-      return ShardRouter.shardOf(c.docId(), shards);
     }
   }
 }
