@@ -123,7 +123,7 @@ public class BuildConfig implements Serializable {
   }
 
   /** Settings whose values must never reach a log: credentials in {@code filesystem:} and Kafka properties. */
-  static boolean isSecret(String key) {
+  public static boolean isSecret(String key) {
     String k = key.toLowerCase(java.util.Locale.ROOT);
     return k.contains("secret") || k.contains("password") || k.contains("access-key") || k.contains("access.key")
         || k.contains("token") || k.contains("jaas") || k.endsWith(".key");

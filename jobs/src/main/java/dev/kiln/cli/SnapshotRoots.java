@@ -95,11 +95,7 @@ final class SnapshotRoots {
   /** The settings for the log, with every secret-looking value hidden. */
   static Map<String, String> masked(Map<String, String> settings) {
     Map<String, String> out = new TreeMap<>();
-    settings.forEach((k, v) -> {
-      String key = k.toLowerCase(Locale.ROOT);
-      out.put(k, key.contains("secret") || key.contains("password") || key.contains("access-key")
-          || key.contains("access.key") || key.contains("token") ? "****" : v);
-    });
+    settings.forEach((k, v) -> out.put(k, dev.kiln.config.BuildConfig.isSecret(k) ? "****" : v));
     return out;
 
   }
