@@ -50,8 +50,11 @@ import org.slf4j.LoggerFactory;
 public final class EmbedFunction extends AbstractRichFunction {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(EmbedFunction.class);
-  /** Batches per length-bucketing window: wider windows pad less but hold more chunks in memory. */
-  /** Chunks gathered before they are sorted by length and embedded (several batches' worth). */
+  /**
+   * Chunks gathered before they are sorted by length and embedded: several GPU batches' worth (a wider
+   * window pads less but holds more chunks in memory); on CPU, one text per call, it only sets how often
+   * vectors are flushed downstream.
+   */
   private static final int WINDOW = 256;
 
   private final EmbedConfig config;
