@@ -3,7 +3,9 @@
 # chunks in one run, then raw chunks/s per model (fp32 vs int8 where both exist).
 #   scripts/bench-embed.sh [CORPUS.jsonl]   (default: ../shared/datasets/scifact/corpus.jsonl)
 # Environment: BENCH_DOCS (per-model docs, 100), BENCH_COMPARE_DOCS (operator-vs-raw docs, 300),
-#              BENCH_MODELS (comma list; the first one is compared), BENCH_THREADS (default: all cores).
+#              BENCH_MODELS (comma list; the first one is compared), BENCH_THREADS (default: all cores),
+#              BENCH_BATCH (default: the operator's automatic size), BENCH_COMPARE_BATCH (also time the first
+#              model at this batch size, alternated with the default in the same run).
 set -euo pipefail
 KILN_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$KILN_HOME/scripts/lib/java-env.sh"
@@ -18,4 +20,5 @@ exec "$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-ac
   -cp "$KILN_HOME/bench/target/classes:$(cat "$KILN_HOME/bench/target/classpath.txt")" dev.kiln.bench.EmbedBench \
   --corpus "$CORPUS" --docs "${BENCH_DOCS:-100}" --compare-docs "${BENCH_COMPARE_DOCS:-300}" \
   --models "${BENCH_MODELS:-all-minilm-l6-v2-q,all-minilm-l6-v2,bge-small-en-v15-q,e5-small-v2-q,bge-small-zh-v15-q}" \
-  ${BENCH_THREADS:+--threads "$BENCH_THREADS"}
+  ${BENCH_THREADS:+--threads "$BENCH_THREADS"} ${BENCH_BATCH:+--batch-size "$BENCH_BATCH"} \
+  ${BENCH_COMPARE_BATCH:+--compare-batch "$BENCH_COMPARE_BATCH"}

@@ -34,16 +34,19 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
  *
  * <ol>
  *   <li><b>raw</b>: the DJL predictor loop with nothing around it — {@link TextEmbedder} over the
- *       chunks in windows of 8 batches (what the operator does), the model loaded and warmed before
- *       the clock starts;
+ *       chunks in windows of {@link EmbedFunction#WINDOW} (what the operator does), at the operator's
+ *       batch size (automatic unless {@code --batch-size}), the model loaded and warmed before the
+ *       clock starts;
  *   <li><b>operator</b>: the same chunks through the Flink {@link EmbedFunction} on a mini-cluster at
  *       parallelism 1 with the same engine threads; the clock covers the whole job (cluster start,
  *       model load, serialisation), so the ratio is a lower bound on the operator's efficiency.
  * </ol>
  *
- * Each further model gets the raw loop only (chunks/s per model). Usage:
- * {@code EmbedBench --corpus FILE [--docs N] [--models a,b,...] [--threads N] [--batch-size N]
- * [--compare-docs N] [--device cpu|gpu|gpu:N]}.
+ * Each further model gets the raw loop only (chunks/s per model). {@code --compare-batch N} also runs
+ * the raw loop of the first model at batch size N, alternating with the default batch three times in
+ * the same JVM, and prints the time ratio (how the automatic CPU batch of one compares with batching).
+ * Usage: {@code EmbedBench --corpus FILE [--docs N] [--models a,b,...] [--threads N] [--batch-size N]
+ * [--compare-docs N] [--compare-batch N] [--device cpu|gpu|gpu:N]}.
  */
 public final class EmbedBench {
   private EmbedBench() {}
@@ -55,11 +58,13 @@ public final class EmbedBench {
     int compareDocs = Integer.parseInt(opt.getOrDefault("compare-docs", "300"));
     int threads = Integer.parseInt(opt.getOrDefault("threads",
         Integer.toString(Runtime.getRuntime().availableProcessors())));
-    int batch = Integer.parseInt(opt.getOrDefault("batch-size", "32"));
+    int batchOption = Integer.parseInt(opt.getOrDefault("batch-size", "0")); // 0: the operator's automatic size
+    int compareBatch = Integer.parseInt(opt.getOrDefault("compare-batch", "0"));
     List<String> models = List.of(opt.getOrDefault("models", ModelRegistry.DEFAULT_MODEL).split(","));
     String device = opt.getOrDefault("device", "cpu");
     System.out.printf(Locale.ROOT, "+ corpus: %s%n+ compare docs: %d%n+ per-model docs: %d%n+ threads: %d%n"
-        + "+ batch size: %d%n+ models: %s%n+ device: %s%n", corpus, compareDocs, docs, threads, batch, models, device);
+        + "+ batch size: %s%n+ models: %s%n+ device: %s%n", corpus, compareDocs, docs, threads,
+        batchOption == 0 ? "auto" : Integer.toString(batchOption), models, device);
 
     List<Document> compareSet = readDocs(corpus, compareDocs);
     List<Document> modelSet = readDocs(corpus, docs);
@@ -69,9 +74,22 @@ public final class EmbedBench {
       List<Chunk> chunks = chunk(spec, compare ? compareSet : modelSet);
       List<String> texts = chunks.stream().map(c -> c.title().isEmpty() ? c.text() : c.title() + "\n" + c.text()).toList();
       EmbedDevice d = DeviceSelector.select(device, 0, spec.engine());
+      EmbedConfig sizing = new EmbedConfig();
+      sizing.batchSize = batchOption;
+      int batch = sizing.effectiveBatchSize(d.isGpu());
       double raw = raw(spec, texts, batch, threads, d);
       System.out.printf(Locale.ROOT, "RESULT model=%s precision=%s device=%s chunks=%d raw_chunks_per_s=%.2f%n",
           spec.name(), spec.precision(), d, chunks.size(), raw);
+      if (compare && compareBatch > 0) {
+        double timeBatch = 0;
+        double timeOther = 0;
+        for (int round = 0; round < 3; round++) { // alternated, so both see the same machine load
+          timeBatch += texts.size() / raw(spec, texts, batch, threads, d);
+          timeOther += texts.size() / raw(spec, texts, compareBatch, threads, d);
+        }
+        System.out.printf(Locale.ROOT, "RESULT model=%s batch=%d vs batch=%d: time ratio %.2f (3 alternated rounds)%n",
+            spec.name(), batch, compareBatch, timeBatch / timeOther);
+      }
       if (compare) {
         double[] op = operator(spec, chunks, batch, threads, device);
         System.out.printf(Locale.ROOT, "RESULT model=%s operator_chunks_per_s=%.2f (job wall %.1f s) "
@@ -82,7 +100,7 @@ public final class EmbedBench {
   }
 
   static double raw(ModelSpec spec, List<String> texts, int batch, int threads, EmbedDevice device) {
-    int window = batch * 8;
+    int window = EmbedFunction.WINDOW;
     try (TextEmbedder e = TextEmbedder.open(spec, batch, threads, device)) {
       e.embedPassages(texts.subList(0, Math.min(batch, texts.size()))); // warm-up: first-call allocations
       long t0 = System.nanoTime();

@@ -55,7 +55,7 @@ public final class EmbedFunction extends AbstractRichFunction {
    * window pads less but holds more chunks in memory); on CPU, one text per call, it only sets how often
    * vectors are flushed downstream.
    */
-  private static final int WINDOW = 256;
+  public static final int WINDOW = 256;
 
   private final EmbedConfig config;
   private final int threads;
