@@ -2,6 +2,7 @@ package dev.kiln.cli;
 
 import dev.kiln.search.SearchOptions;
 import dev.kiln.search.fusion.FusionMethod;
+import dev.kiln.search.rewrite.DenseFeedback;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
@@ -51,6 +52,14 @@ final class RetrievalOptions {
   @Option(names = "--prf", description = "expand BM25 queries with RM3 pseudo-relevance feedback")
   boolean prf;
 
+  @Option(names = "--dense-prf-docs", paramLabel = "N", defaultValue = "" + DenseFeedback.DEFAULT_DOCS,
+      description = "hybrid search moves the query vector towards its first dense pass's top N documents; 0 = off (default: ${DEFAULT-VALUE})")
+  int densePrfDocs;
+
+  @Option(names = "--dense-prf-weight", paramLabel = "W", defaultValue = "" + DenseFeedback.DEFAULT_WEIGHT,
+      description = "how far the query vector moves towards those documents; 0 = off (default: ${DEFAULT-VALUE})")
+  double densePrfWeight;
+
   SearchOptions toOptions() {
     return SearchOptions.defaults()
         .withFusion(FusionMethod.parse(fusion))
@@ -60,6 +69,7 @@ final class RetrievalOptions {
         .withExactFilterRatio(exactFilterRatio)
         .withGates(minScore == null ? Double.NaN : minScore, maxDrop == null ? Double.NaN : maxDrop)
         .withReranker(rerankModel, rerankDepth)
-        .withPrf(prf);
+        .withPrf(prf)
+        .withDenseFeedback(new DenseFeedback(densePrfDocs, densePrfWeight));
   }
 }

@@ -2,6 +2,7 @@ package dev.kiln.search;
 
 import dev.kiln.config.ConfigException;
 import dev.kiln.search.fusion.FusionMethod;
+import dev.kiln.search.rewrite.DenseFeedback;
 import java.nio.file.Path;
 
 /**
@@ -25,6 +26,8 @@ import java.nio.file.Path;
  * @param rerankDepth how many fused candidates the reranker rescores before cutting to k (at least
  *     k, so every returned score is a reranker score; {@code --rerank-depth})
  * @param prf whether BM25 queries are expanded by pseudo-relevance feedback ({@code --prf})
+ * @param denseFeedback pseudo-relevance feedback on hybrid search's dense side ({@code
+ *     --dense-prf-docs}, {@code --dense-prf-weight})
  */
 public record SearchOptions(
     FusionMethod fusion,
@@ -37,7 +40,8 @@ public record SearchOptions(
     double maxDrop,
     Path reranker,
     int rerankDepth,
-    boolean prf) {
+    boolean prf,
+    DenseFeedback denseFeedback) {
   /** The constant from Cormack, Clarke and Büttcher (2009), which most fusion systems keep. */
   public static final int DEFAULT_RRF_K = 60;
   public static final int DEFAULT_CANDIDATE_DEPTH = 100;
@@ -68,15 +72,22 @@ public record SearchOptions(
     if (!Double.isNaN(maxDrop) && maxDrop < 0) {
       throw new ConfigException("--max-drop must be >= 0, was " + maxDrop);
     }
+    if (denseFeedback == null) {
+      denseFeedback = DenseFeedback.OFF;
+    }
     if (rerankDepth < 1) {
       throw new ConfigException("--rerank-depth must be >= 1, was " + rerankDepth);
     }
   }
 
-  /** Backwards-compatible constructor: RRF with the given constant and depth on both paths. */
+  /**
+   * Backwards-compatible constructor: RRF with the given constant and depth on both paths, no query
+   * expansion of either kind.
+   */
   public SearchOptions(int rrfK, int candidateDepth) {
     this(FusionMethod.RRF, rrfK, DEFAULT_ALPHA, candidateDepth, candidateDepth,
-        DEFAULT_EXACT_FILTER_RATIO, Double.NaN, Double.NaN, null, DEFAULT_RERANK_DEPTH, false);
+        DEFAULT_EXACT_FILTER_RATIO, Double.NaN, Double.NaN, null, DEFAULT_RERANK_DEPTH, false,
+        DenseFeedback.OFF);
   }
 
   /** The deeper of the two per-path candidate depths. */
@@ -87,25 +98,27 @@ public record SearchOptions(
   /**
    * Kiln's defaults. Hybrid fusion is the min-max blend with α 0.5: it measured better than RRF on
    * every set tried (Cranfield with MiniLM 0.4161 vs 0.4059 nDCG@10, chosen there; SciFact with bge
-   * 0.7386 vs 0.7300), as the raw-library baselines also show. RRF stays available.
+   * 0.7386 vs 0.7300), as the raw-library baselines also show. RRF stays available. The dense side
+   * of hybrid search takes {@link DenseFeedback#DEFAULT} pseudo-relevance feedback.
    */
   public static SearchOptions defaults() {
-    return new SearchOptions(DEFAULT_RRF_K, DEFAULT_CANDIDATE_DEPTH).withFusion(FusionMethod.BLEND);
+    return new SearchOptions(DEFAULT_RRF_K, DEFAULT_CANDIDATE_DEPTH).withFusion(FusionMethod.BLEND)
+        .withDenseFeedback(DenseFeedback.DEFAULT);
   }
 
   public SearchOptions withFusion(FusionMethod value) {
     return new SearchOptions(value, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, prf);
+        maxDrop, reranker, rerankDepth, prf, denseFeedback);
   }
 
   public SearchOptions withRrfK(int value) {
     return new SearchOptions(fusion, value, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, prf);
+        maxDrop, reranker, rerankDepth, prf, denseFeedback);
   }
 
   public SearchOptions withAlpha(double value) {
     return new SearchOptions(fusion, rrfK, value, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, prf);
+        maxDrop, reranker, rerankDepth, prf, denseFeedback);
   }
 
   /** Sets the candidate depth of both retrieval paths. */
@@ -115,28 +128,33 @@ public record SearchOptions(
 
   public SearchOptions withDepths(int dense, int bm25) {
     return new SearchOptions(fusion, rrfK, alpha, dense, bm25, exactFilterRatio, minScore, maxDrop,
-        reranker, rerankDepth, prf);
+        reranker, rerankDepth, prf, denseFeedback);
   }
 
   public SearchOptions withExactFilterRatio(double value) {
     return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, value, minScore, maxDrop,
-        reranker, rerankDepth, prf);
+        reranker, rerankDepth, prf, denseFeedback);
   }
 
   /** Relevance gates; NaN switches a gate off. */
   public SearchOptions withGates(double floor, double drop) {
     return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, floor, drop,
-        reranker, rerankDepth, prf);
+        reranker, rerankDepth, prf, denseFeedback);
   }
 
   public SearchOptions withReranker(Path modelDir, int depth) {
     return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, modelDir, depth, prf);
+        maxDrop, modelDir, depth, prf, denseFeedback);
   }
 
   public SearchOptions withPrf(boolean value) {
     return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, value);
+        maxDrop, reranker, rerankDepth, value, denseFeedback);
+  }
+
+  public SearchOptions withDenseFeedback(DenseFeedback value) {
+    return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
+        maxDrop, reranker, rerankDepth, prf, value);
   }
 
   /** One line for the start-up log, so a run explains itself. */
@@ -146,6 +164,6 @@ public record SearchOptions(
         + " min-score=" + (Double.isNaN(minScore) ? "off" : minScore)
         + " max-drop=" + (Double.isNaN(maxDrop) ? "off" : maxDrop)
         + " rerank=" + (reranker == null ? "off" : reranker + " (top " + rerankDepth + ")")
-        + " prf=" + (prf ? "rm3" : "off");
+        + " prf=" + (prf ? "rm3" : "off") + " dense-prf=" + denseFeedback.describe();
   }
 }

@@ -7,7 +7,6 @@ import dev.kiln.embed.ModelTokenizer;
 import dev.kiln.search.context.AssembledContext;
 import dev.kiln.search.context.ContextAssembler;
 import dev.kiln.search.context.ParentLookup;
-import java.util.Optional;
 import dev.kiln.search.parents.ParentStore;
 import dev.kiln.search.filter.FilteredVectorSearch;
 import dev.kiln.search.filter.MetadataFilter;
@@ -18,6 +17,7 @@ import dev.kiln.search.fusion.ReciprocalRankFusion;
 import dev.kiln.search.fusion.ScoredId;
 import dev.kiln.search.rerank.CrossEncoderReranker;
 import dev.kiln.search.rerank.Reranker;
+import dev.kiln.search.rewrite.DenseFeedback;
 import dev.kiln.search.rewrite.QueryRewriter;
 import dev.kiln.search.rewrite.RewriteContext;
 import dev.kiln.search.rewrite.RewrittenQuery;
@@ -33,15 +33,26 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.index.FloatVectorValues;
+import org.apache.lucene.index.KnnVectorValues;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.ReaderUtil;
+import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.similarities.BM25Similarity;
 import org.apache.lucene.util.IOUtils;
@@ -315,6 +326,76 @@ public final class Searcher implements Closeable {
     }
   }
 
+  /**
+   * Dense search with {@link SearchOptions#denseFeedback()}: a first pass, then the query moved
+   * towards the vectors of its top documents' best chunks, then the second pass that is returned.
+   */
+  public List<SearchHit> denseWithFeedback(float[] queryVector, int k, MetadataFilter filter) {
+    checkK(k);
+    checkDimension(queryVector);
+    DenseFeedback feedback = options.denseFeedback();
+    try {
+      TopDocs top = FilteredVectorSearch.search(searcher, ShardSchema.VECTOR, queryVector, k,
+          filter.toQuery(), options.exactFilterRatio());
+      if (feedback.enabled()) {
+        float[] expanded = feedback.expand(queryVector, feedbackVectors(top, feedback.docs()));
+        top = FilteredVectorSearch.search(searcher, ShardSchema.VECTOR, expanded, k,
+            filter.toQuery(), options.exactFilterRatio());
+      }
+      return HitReader.read(searcher, top);
+    } catch (IOException e) {
+      throw new UncheckedIOException("search failed on snapshot " + snapshotId, e);
+    }
+  }
+
+  /** The stored vector of a chunk, or empty when the snapshot holds no chunk with that id. */
+  public Optional<float[]> chunkVector(String chunkId) {
+    try {
+      TopDocs top = searcher.search(new TermQuery(new Term(ShardSchema.CHUNK_ID, chunkId)), 1);
+      if (top.scoreDocs.length == 0) {
+        return Optional.empty();
+      }
+      return Optional.ofNullable(vectorOf(top.scoreDocs[0].doc));
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading a vector failed on snapshot " + snapshotId, e);
+    }
+  }
+
+  /**
+   * Vectors of the best chunk of each of the first {@code docs} distinct documents in {@code top}:
+   * one document's several chunks would otherwise count as several votes for the same topic.
+   */
+  private List<float[]> feedbackVectors(TopDocs top, int docs) throws IOException {
+    List<float[]> out = new ArrayList<>(docs);
+    Set<String> seen = new HashSet<>();
+    StoredFields stored = searcher.storedFields();
+    for (ScoreDoc sd : top.scoreDocs) {
+      if (out.size() == docs) {
+        break;
+      }
+      String docId = stored.document(sd.doc, Set.of(ShardSchema.DOC_ID)).get(ShardSchema.DOC_ID);
+      if (seen.add(docId)) {
+        float[] v = vectorOf(sd.doc);
+        if (v != null) {
+          out.add(v);
+        }
+      }
+    }
+    return out;
+  }
+
+  private float[] vectorOf(int doc) throws IOException {
+    List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+    LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
+    FloatVectorValues values = leaf.reader().getFloatVectorValues(ShardSchema.VECTOR);
+    if (values == null) {
+      return null;
+    }
+    KnnVectorValues.DocIndexIterator it = values.iterator();
+    int local = doc - leaf.docBase;
+    return it.advance(local) == local ? values.vectorValue(it.index()).clone() : null;
+  }
+
   /** Exact (brute-force) nearest chunks passing {@code filter}: the reference for ANN recall. */
   public List<SearchHit> exactDense(float[] queryVector, int k, MetadataFilter filter) {
     checkK(k);
@@ -374,7 +455,7 @@ public final class Searcher implements Closeable {
 
   /** Both retrievers to their candidate depths, fused, cut to {@code k}. */
   private List<SearchHit> hybrid(RewrittenQuery query, int k, MetadataFilter filter) {
-    List<SearchHit> dense = dense(embedder.embed(query.denseText()),
+    List<SearchHit> dense = denseWithFeedback(embedder.embed(query.denseText()),
         Math.max(k, options.denseDepth()), filter);
     List<SearchHit> lexical = bm25(query.bm25Terms(), Math.max(k, options.bm25Depth()), filter);
     Map<String, SearchHit> byId = new HashMap<>();

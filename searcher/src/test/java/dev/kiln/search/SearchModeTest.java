@@ -1,5 +1,7 @@
 package dev.kiln.search;
 
+import dev.kiln.search.rewrite.DenseFeedback;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -31,8 +33,15 @@ class SearchModeTest {
     // The min-max blend (α 0.5) is the default fusion: it measured best (docs/QUALITY.md).
     assertEquals(dev.kiln.search.fusion.FusionMethod.BLEND, defaults.fusion());
     assertEquals(0.5, defaults.alpha());
-    assertEquals(new SearchOptions(10, 100).withFusion(dev.kiln.search.fusion.FusionMethod.BLEND), defaults.withRrfK(10));
-    assertEquals(new SearchOptions(60, 5).withFusion(dev.kiln.search.fusion.FusionMethod.BLEND), defaults.withCandidateDepth(5));
+    // Hybrid's dense side takes pseudo-relevance feedback by default (chosen on SciFact train).
+    assertEquals(DenseFeedback.DEFAULT, defaults.denseFeedback());
+    assertEquals(DenseFeedback.OFF, new SearchOptions(60, 100).denseFeedback());
+    assertEquals(new SearchOptions(10, 100).withFusion(dev.kiln.search.fusion.FusionMethod.BLEND)
+        .withDenseFeedback(DenseFeedback.DEFAULT), defaults.withRrfK(10));
+    assertEquals(new SearchOptions(60, 5).withFusion(dev.kiln.search.fusion.FusionMethod.BLEND)
+        .withDenseFeedback(DenseFeedback.DEFAULT), defaults.withCandidateDepth(5));
+    assertTrue(defaults.describe().contains("dense-prf=3 docs x 0.25"), defaults.describe());
+    assertTrue(defaults.withDenseFeedback(DenseFeedback.OFF).describe().endsWith("dense-prf=off"));
     assertThrows(ConfigException.class, () -> defaults.withCandidateDepth(0));
     assertThrows(ConfigException.class, () -> defaults.withRrfK(-1));
   }

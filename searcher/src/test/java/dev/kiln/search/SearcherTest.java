@@ -17,6 +17,9 @@ import java.util.Set;
 import dev.kiln.search.context.AssembledContext;
 import dev.kiln.search.filter.MetadataFilter;
 import dev.kiln.search.fusion.FusionMethod;
+import dev.kiln.search.fusion.MinMaxBlend;
+import dev.kiln.search.fusion.ScoredId;
+import dev.kiln.search.rewrite.DenseFeedback;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -239,6 +242,53 @@ class SearcherTest {
       assertEquals("volcano#1", expanded.get(0));
       assertTrue(expanded.contains("bread#0"), expanded.toString());
     }
+  }
+
+  @Test
+  void hybridDenseSideIsTheFeedbackSecondPass() throws IOException {
+    // The same chain rebuilt from public parts: first dense pass, the best chunk of each of its top
+    // 3 documents, the query moved towards their mean, second pass, blended with BM25.
+    String query = "replaying commits onto another branch";
+    int depth = SearchOptions.DEFAULT_CANDIDATE_DEPTH;
+    float[] q = searcher.embedQuery(query);
+    List<float[]> feedback = new ArrayList<>();
+    Set<String> docs = new java.util.HashSet<>();
+    for (SearchHit h : searcher.dense(q, depth)) {
+      if (feedback.size() < DenseFeedback.DEFAULT_DOCS && docs.add(h.docId())) {
+        feedback.add(searcher.chunkVector(h.chunkId()).orElseThrow());
+      }
+    }
+    float[] moved = DenseFeedback.DEFAULT.expand(q, feedback);
+    List<SearchHit> second = searcher.dense(moved, depth);
+    assertEquals(chunkIds(second), chunkIds(searcher.denseWithFeedback(q, depth, MetadataFilter.none())));
+    // The query really moved: the second pass scores differ from the first.
+    assertTrue(Math.abs(second.get(0).score() - searcher.dense(q, depth).get(0).score()) > 1e-6);
+    List<ScoredId> fused = new MinMaxBlend(SearchOptions.DEFAULT_ALPHA).fuse(List.of(
+        second.stream().map(h -> new ScoredId(h.chunkId(), h.score())).toList(),
+        searcher.bm25(query, depth).stream().map(h -> new ScoredId(h.chunkId(), h.score())).toList()), 6);
+    List<SearchHit> hybrid = searcher.search(query, SearchMode.HYBRID, 6).results();
+    assertEquals(fused.stream().map(ScoredId::id).toList(), chunkIds(hybrid));
+    for (int i = 0; i < fused.size(); i++) {
+      assertEquals(fused.get(i).score(), hybrid.get(i).score(), 1e-9);
+    }
+    // Switched off, hybrid's dense side is the plain first pass.
+    try (Searcher plain = Searcher.open(root, null, SearchOptions.defaults().withDenseFeedback(DenseFeedback.OFF))) {
+      assertEquals(chunkIds(plain.dense(q, depth)),
+          chunkIds(plain.denseWithFeedback(q, depth, MetadataFilter.none())));
+    }
+  }
+
+  @Test
+  void chunkVectorsAreTheStoredUnitVectors() {
+    float[] v = searcher.chunkVector("git#1").orElseThrow();
+    double norm = 0;
+    for (float x : v) {
+      norm += x * x;
+    }
+    assertEquals(1.0, norm, 1e-3);
+    // A chunk is its own nearest neighbour.
+    assertEquals("git#1", searcher.dense(v, 1).get(0).chunkId());
+    assertTrue(searcher.chunkVector("no-such#0").isEmpty());
   }
 
   @Test
