@@ -2,7 +2,8 @@
 # Benchmarks, side by side with the raw libraries Kiln is built on, in the same run; prints ratios and
 # writes target/kiln-report/index.html (tables + PNG charts).
 #   scripts/bench.sh              JMH: ANN (Kiln/Lucene HNSW vs hnswlib-core), shard build vs raw IndexWriter,
-#                                 BM25 latency vs raw Lucene, window chunker vs bare tokenizer; ANN recall@10
+#                                 BM25 latency vs raw Lucene, window chunker vs bare tokenizer, hybrid's dense side
+#                                 with/without vector feedback vs raw Lucene kNN; ANN recall@10
 #   scripts/bench.sh --e2e        + end-to-end builds at 1x/2x/4x corpus and parallelism 1/2
 #   scripts/bench.sh --regress    + the quality regressions (kiln regress --json)
 #   KILN_BENCH_JMH="AnnSearch"    run only matching JMH benchmarks
