@@ -3,6 +3,7 @@ package dev.kiln.cli;
 import dev.kiln.search.SearchOptions;
 import dev.kiln.search.fusion.FusionMethod;
 import dev.kiln.search.rewrite.DenseFeedback;
+import dev.kiln.search.rewrite.LexicalFeedback;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
@@ -60,6 +61,14 @@ final class RetrievalOptions {
       description = "how far the query vector moves towards those documents; 0 = off (default: ${DEFAULT-VALUE})")
   double densePrfWeight;
 
+  @Option(names = "--hybrid-prf-docs", paramLabel = "N", defaultValue = "" + LexicalFeedback.DEFAULT_DOCS,
+      description = "hybrid search expands its BM25 query (RM3) from the top N chunks of a first fused list; 0 = off (default: ${DEFAULT-VALUE})")
+  int hybridPrfDocs;
+
+  @Option(names = "--hybrid-prf-orig-weight", paramLabel = "W", defaultValue = "" + LexicalFeedback.DEFAULT_ORIGINAL_WEIGHT,
+      description = "weight the original query terms keep in that expansion, 0..1; 1 = off (default: ${DEFAULT-VALUE})")
+  double hybridPrfOrigWeight;
+
   SearchOptions toOptions() {
     return SearchOptions.defaults()
         .withFusion(FusionMethod.parse(fusion))
@@ -70,6 +79,7 @@ final class RetrievalOptions {
         .withGates(minScore == null ? Double.NaN : minScore, maxDrop == null ? Double.NaN : maxDrop)
         .withReranker(rerankModel, rerankDepth)
         .withPrf(prf)
-        .withDenseFeedback(new DenseFeedback(densePrfDocs, densePrfWeight));
+        .withDenseFeedback(new DenseFeedback(densePrfDocs, densePrfWeight))
+        .withLexicalFeedback(new LexicalFeedback(hybridPrfDocs, LexicalFeedback.DEFAULT_TERMS, hybridPrfOrigWeight));
   }
 }

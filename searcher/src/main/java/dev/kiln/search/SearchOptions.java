@@ -3,6 +3,7 @@ package dev.kiln.search;
 import dev.kiln.config.ConfigException;
 import dev.kiln.search.fusion.FusionMethod;
 import dev.kiln.search.rewrite.DenseFeedback;
+import dev.kiln.search.rewrite.LexicalFeedback;
 import java.nio.file.Path;
 
 /**
@@ -28,6 +29,8 @@ import java.nio.file.Path;
  * @param prf whether BM25 queries are expanded by pseudo-relevance feedback ({@code --prf})
  * @param denseFeedback pseudo-relevance feedback on hybrid search's dense side ({@code
  *     --dense-prf-docs}, {@code --dense-prf-weight})
+ * @param lexicalFeedback RM3 on hybrid search's BM25 side, fed by the first fused list ({@code
+ *     --hybrid-prf-docs}, {@code --hybrid-prf-orig-weight})
  */
 public record SearchOptions(
     FusionMethod fusion,
@@ -41,7 +44,8 @@ public record SearchOptions(
     Path reranker,
     int rerankDepth,
     boolean prf,
-    DenseFeedback denseFeedback) {
+    DenseFeedback denseFeedback,
+    LexicalFeedback lexicalFeedback) {
   /** The constant from Cormack, Clarke and Büttcher (2009), which most fusion systems keep. */
   public static final int DEFAULT_RRF_K = 60;
   public static final int DEFAULT_CANDIDATE_DEPTH = 100;
@@ -75,6 +79,9 @@ public record SearchOptions(
     if (denseFeedback == null) {
       denseFeedback = DenseFeedback.OFF;
     }
+    if (lexicalFeedback == null) {
+      lexicalFeedback = LexicalFeedback.OFF;
+    }
     if (rerankDepth < 1) {
       throw new ConfigException("--rerank-depth must be >= 1, was " + rerankDepth);
     }
@@ -87,7 +94,7 @@ public record SearchOptions(
   public SearchOptions(int rrfK, int candidateDepth) {
     this(FusionMethod.RRF, rrfK, DEFAULT_ALPHA, candidateDepth, candidateDepth,
         DEFAULT_EXACT_FILTER_RATIO, Double.NaN, Double.NaN, null, DEFAULT_RERANK_DEPTH, false,
-        DenseFeedback.OFF);
+        DenseFeedback.OFF, LexicalFeedback.OFF);
   }
 
   /** The deeper of the two per-path candidate depths. */
@@ -99,26 +106,27 @@ public record SearchOptions(
    * Kiln's defaults. Hybrid fusion is the min-max blend with α 0.5: it measured better than RRF on
    * every set tried (Cranfield with MiniLM 0.4161 vs 0.4059 nDCG@10, chosen there; SciFact with bge
    * 0.7386 vs 0.7300), as the raw-library baselines also show. RRF stays available. The dense side
-   * of hybrid search takes {@link DenseFeedback#DEFAULT} pseudo-relevance feedback.
+   * of hybrid search takes {@link DenseFeedback#DEFAULT} pseudo-relevance feedback, its BM25 side
+   * {@link LexicalFeedback#DEFAULT} (both chosen on SciFact train, docs/QUALITY.md).
    */
   public static SearchOptions defaults() {
     return new SearchOptions(DEFAULT_RRF_K, DEFAULT_CANDIDATE_DEPTH).withFusion(FusionMethod.BLEND)
-        .withDenseFeedback(DenseFeedback.DEFAULT);
+        .withDenseFeedback(DenseFeedback.DEFAULT).withLexicalFeedback(LexicalFeedback.DEFAULT);
   }
 
   public SearchOptions withFusion(FusionMethod value) {
     return new SearchOptions(value, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, prf, denseFeedback);
+        maxDrop, reranker, rerankDepth, prf, denseFeedback, lexicalFeedback);
   }
 
   public SearchOptions withRrfK(int value) {
     return new SearchOptions(fusion, value, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, prf, denseFeedback);
+        maxDrop, reranker, rerankDepth, prf, denseFeedback, lexicalFeedback);
   }
 
   public SearchOptions withAlpha(double value) {
     return new SearchOptions(fusion, rrfK, value, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, prf, denseFeedback);
+        maxDrop, reranker, rerankDepth, prf, denseFeedback, lexicalFeedback);
   }
 
   /** Sets the candidate depth of both retrieval paths. */
@@ -128,33 +136,38 @@ public record SearchOptions(
 
   public SearchOptions withDepths(int dense, int bm25) {
     return new SearchOptions(fusion, rrfK, alpha, dense, bm25, exactFilterRatio, minScore, maxDrop,
-        reranker, rerankDepth, prf, denseFeedback);
+        reranker, rerankDepth, prf, denseFeedback, lexicalFeedback);
   }
 
   public SearchOptions withExactFilterRatio(double value) {
     return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, value, minScore, maxDrop,
-        reranker, rerankDepth, prf, denseFeedback);
+        reranker, rerankDepth, prf, denseFeedback, lexicalFeedback);
   }
 
   /** Relevance gates; NaN switches a gate off. */
   public SearchOptions withGates(double floor, double drop) {
     return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, floor, drop,
-        reranker, rerankDepth, prf, denseFeedback);
+        reranker, rerankDepth, prf, denseFeedback, lexicalFeedback);
   }
 
   public SearchOptions withReranker(Path modelDir, int depth) {
     return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, modelDir, depth, prf, denseFeedback);
+        maxDrop, modelDir, depth, prf, denseFeedback, lexicalFeedback);
   }
 
   public SearchOptions withPrf(boolean value) {
     return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, value, denseFeedback);
+        maxDrop, reranker, rerankDepth, value, denseFeedback, lexicalFeedback);
   }
 
   public SearchOptions withDenseFeedback(DenseFeedback value) {
     return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, prf, value);
+        maxDrop, reranker, rerankDepth, prf, value, lexicalFeedback);
+  }
+
+  public SearchOptions withLexicalFeedback(LexicalFeedback value) {
+    return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
+        maxDrop, reranker, rerankDepth, prf, denseFeedback, value);
   }
 
   /** One line for the start-up log, so a run explains itself. */
@@ -164,6 +177,7 @@ public record SearchOptions(
         + " min-score=" + (Double.isNaN(minScore) ? "off" : minScore)
         + " max-drop=" + (Double.isNaN(maxDrop) ? "off" : maxDrop)
         + " rerank=" + (reranker == null ? "off" : reranker + " (top " + rerankDepth + ")")
-        + " prf=" + (prf ? "rm3" : "off") + " dense-prf=" + denseFeedback.describe();
+        + " prf=" + (prf ? "rm3" : "off") + " dense-prf=" + denseFeedback.describe()
+        + " hybrid-prf=" + lexicalFeedback.describe();
   }
 }

@@ -18,6 +18,7 @@ import dev.kiln.search.fusion.ScoredId;
 import dev.kiln.search.rerank.CrossEncoderReranker;
 import dev.kiln.search.rerank.Reranker;
 import dev.kiln.search.rewrite.DenseFeedback;
+import dev.kiln.search.rewrite.LexicalFeedback;
 import dev.kiln.search.rewrite.QueryRewriter;
 import dev.kiln.search.rewrite.RewriteContext;
 import dev.kiln.search.rewrite.RewrittenQuery;
@@ -244,7 +245,7 @@ public final class Searcher implements Closeable {
     List<SearchHit> hits = switch (mode) {
       case DENSE -> dense(embedder.embed(rewritten.denseText()), n, filter);
       case BM25 -> bm25(rewritten.bm25Terms(), n, filter);
-      case HYBRID -> hybrid(rewritten, n, filter);
+      case HYBRID -> hybrid(request.query(), rewritten, n, filter);
     };
     if (reranker != null) {
       hits = rerank(request.query(), hits, k);
@@ -424,7 +425,12 @@ public final class Searcher implements Closeable {
     return run(filtered(bm25Queries.build(query), filter), k);
   }
 
-  private List<SearchHit> bm25(Map<String, Float> terms, int k, MetadataFilter filter) {
+  /**
+   * BM25 over already analysed terms with their query weights, as a {@link QueryRewriter} produces
+   * them, among chunks passing {@code filter}.
+   */
+  public List<SearchHit> bm25(Map<String, Float> terms, int k, MetadataFilter filter) {
+    checkK(k);
     return run(filtered(bm25Queries.build(terms), filter), k);
   }
 
@@ -453,11 +459,26 @@ public final class Searcher implements Closeable {
     };
   }
 
-  /** Both retrievers to their candidate depths, fused, cut to {@code k}. */
-  private List<SearchHit> hybrid(RewrittenQuery query, int k, MetadataFilter filter) {
+  /**
+   * Both retrievers to their candidate depths, fused, cut to {@code k}. With lexical feedback on,
+   * the first fused list only picks the chunks that expand the BM25 query; BM25 then runs again and
+   * the final fusion uses its expanded ranking.
+   */
+  private List<SearchHit> hybrid(String original, RewrittenQuery query, int k, MetadataFilter filter) {
+    int bm25Depth = Math.max(k, options.bm25Depth());
     List<SearchHit> dense = denseWithFeedback(embedder.embed(query.denseText()),
         Math.max(k, options.denseDepth()), filter);
-    List<SearchHit> lexical = bm25(query.bm25Terms(), Math.max(k, options.bm25Depth()), filter);
+    List<SearchHit> lexical = bm25(query.bm25Terms(), bm25Depth, filter);
+    LexicalFeedback feedback = options.lexicalFeedback();
+    if (feedback.enabled() && !bm25Queries.terms(original).isEmpty()) {
+      List<String> texts = fuse(dense, lexical, feedback.docs()).stream().map(SearchHit::text).toList();
+      RewrittenQuery expanded = feedback.expand(original, texts, bm25Queries::terms);
+      lexical = bm25(expanded.bm25Terms(), bm25Depth, filter);
+    }
+    return fuse(dense, lexical, k);
+  }
+
+  private List<SearchHit> fuse(List<SearchHit> dense, List<SearchHit> lexical, int k) {
     Map<String, SearchHit> byId = new HashMap<>();
     for (SearchHit h : dense) {
       byId.putIfAbsent(h.chunkId(), h);

@@ -1,6 +1,7 @@
 package dev.kiln.search;
 
 import dev.kiln.search.rewrite.DenseFeedback;
+import dev.kiln.search.rewrite.LexicalFeedback;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -36,12 +37,16 @@ class SearchModeTest {
     // Hybrid's dense side takes pseudo-relevance feedback by default (chosen on SciFact train).
     assertEquals(DenseFeedback.DEFAULT, defaults.denseFeedback());
     assertEquals(DenseFeedback.OFF, new SearchOptions(60, 100).denseFeedback());
+    assertEquals(LexicalFeedback.DEFAULT, defaults.lexicalFeedback());
+    assertEquals(LexicalFeedback.OFF, new SearchOptions(60, 100).lexicalFeedback());
     assertEquals(new SearchOptions(10, 100).withFusion(dev.kiln.search.fusion.FusionMethod.BLEND)
-        .withDenseFeedback(DenseFeedback.DEFAULT), defaults.withRrfK(10));
+        .withDenseFeedback(DenseFeedback.DEFAULT).withLexicalFeedback(LexicalFeedback.DEFAULT), defaults.withRrfK(10));
     assertEquals(new SearchOptions(60, 5).withFusion(dev.kiln.search.fusion.FusionMethod.BLEND)
-        .withDenseFeedback(DenseFeedback.DEFAULT), defaults.withCandidateDepth(5));
+        .withDenseFeedback(DenseFeedback.DEFAULT).withLexicalFeedback(LexicalFeedback.DEFAULT), defaults.withCandidateDepth(5));
     assertTrue(defaults.describe().contains("dense-prf=3 docs x 0.25"), defaults.describe());
-    assertTrue(defaults.withDenseFeedback(DenseFeedback.OFF).describe().endsWith("dense-prf=off"));
+    assertTrue(defaults.withDenseFeedback(DenseFeedback.OFF).describe().contains("dense-prf=off"));
+    assertTrue(defaults.describe().endsWith("hybrid-prf=rm3 from the fused top 10 (10 terms, original weight 0.7)"),
+        defaults.describe());
     assertThrows(ConfigException.class, () -> defaults.withCandidateDepth(0));
     assertThrows(ConfigException.class, () -> defaults.withRrfK(-1));
   }

@@ -20,6 +20,7 @@ import dev.kiln.search.fusion.FusionMethod;
 import dev.kiln.search.fusion.MinMaxBlend;
 import dev.kiln.search.fusion.ScoredId;
 import dev.kiln.search.rewrite.DenseFeedback;
+import dev.kiln.search.rewrite.LexicalFeedback;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -266,16 +267,52 @@ class SearcherTest {
     List<ScoredId> fused = new MinMaxBlend(SearchOptions.DEFAULT_ALPHA).fuse(List.of(
         second.stream().map(h -> new ScoredId(h.chunkId(), h.score())).toList(),
         searcher.bm25(query, depth).stream().map(h -> new ScoredId(h.chunkId(), h.score())).toList()), 6);
-    List<SearchHit> hybrid = searcher.search(query, SearchMode.HYBRID, 6).results();
-    assertEquals(fused.stream().map(ScoredId::id).toList(), chunkIds(hybrid));
-    for (int i = 0; i < fused.size(); i++) {
-      assertEquals(fused.get(i).score(), hybrid.get(i).score(), 1e-9);
+    try (Searcher denseOnly = Searcher.open(root, null,
+        SearchOptions.defaults().withLexicalFeedback(LexicalFeedback.OFF))) {
+      List<SearchHit> hybrid = denseOnly.search(query, SearchMode.HYBRID, 6).results();
+      assertEquals(fused.stream().map(ScoredId::id).toList(), chunkIds(hybrid));
+      for (int i = 0; i < fused.size(); i++) {
+        assertEquals(fused.get(i).score(), hybrid.get(i).score(), 1e-9);
+      }
     }
     // Switched off, hybrid's dense side is the plain first pass.
     try (Searcher plain = Searcher.open(root, null, SearchOptions.defaults().withDenseFeedback(DenseFeedback.OFF))) {
       assertEquals(chunkIds(plain.dense(q, depth)),
           chunkIds(plain.denseWithFeedback(q, depth, MetadataFilter.none())));
     }
+  }
+
+  @Test
+  void hybridBm25SideIsExpandedFromTheFirstFusedList() throws IOException {
+    // Rebuilt from public parts: dense side (with its feedback) and plain BM25 fused once; the top
+    // chunks of that list expand the BM25 query (RM3); BM25 again; the final fusion.
+    String query = "pyroclastic";
+    int depth = SearchOptions.DEFAULT_CANDIDATE_DEPTH;
+    List<SearchHit> dense = searcher.denseWithFeedback(searcher.embedQuery(query), depth, MetadataFilter.none());
+    List<SearchHit> plain = searcher.bm25(query, depth);
+    MinMaxBlend blend = new MinMaxBlend(SearchOptions.DEFAULT_ALPHA);
+    Map<String, String> textOf = new java.util.HashMap<>();
+    dense.forEach(h -> textOf.put(h.chunkId(), h.text()));
+    plain.forEach(h -> textOf.put(h.chunkId(), h.text()));
+    List<String> feedback = blend.fuse(List.of(scored(dense), scored(plain)), LexicalFeedback.DEFAULT_DOCS)
+        .stream().map(f -> textOf.get(f.id())).toList();
+    Bm25QueryBuilder analysis = new Bm25QueryBuilder(
+        dev.kiln.index.Analyzers.forName(searcher.manifest().index().analyzer()), dev.kiln.index.ShardSchema.TEXT);
+    Map<String, Float> terms = LexicalFeedback.DEFAULT.expand(query, feedback, analysis::terms).bm25Terms();
+    List<SearchHit> expanded = searcher.bm25(terms, depth, MetadataFilter.none());
+    // "pyroclastic" is in one chunk only; the expansion reaches chunks plain BM25 cannot.
+    assertEquals(List.of("volcano#1"), chunkIds(plain));
+    assertTrue(expanded.size() > 1, chunkIds(expanded).toString());
+    List<ScoredId> fused = blend.fuse(List.of(scored(dense), scored(expanded)), 6);
+    List<SearchHit> hybrid = searcher.search(query, SearchMode.HYBRID, 6).results();
+    assertEquals(fused.stream().map(ScoredId::id).toList(), chunkIds(hybrid));
+    for (int i = 0; i < fused.size(); i++) {
+      assertEquals(fused.get(i).score(), hybrid.get(i).score(), 1e-9);
+    }
+  }
+
+  private static List<ScoredId> scored(List<SearchHit> hits) {
+    return hits.stream().map(h -> new ScoredId(h.chunkId(), h.score())).toList();
   }
 
   @Test

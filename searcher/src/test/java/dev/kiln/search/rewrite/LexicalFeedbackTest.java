@@ -1,0 +1,53 @@
+package dev.kiln.search.rewrite;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kiln.config.ConfigException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class LexicalFeedbackTest {
+  /** Whitespace analysis, enough to see which texts fed the expansion. */
+  private static Map<String, Integer> words(String text) {
+    Map<String, Integer> counts = new LinkedHashMap<>();
+    for (String w : text.toLowerCase().split("\\s+")) {
+      if (!w.isEmpty()) {
+        counts.merge(w, 1, Integer::sum);
+      }
+    }
+    return counts;
+  }
+
+  @Test
+  void expandsFromTheFirstDocsTextsOnlyAndKeepsTheOriginalWeight() {
+    LexicalFeedback one = new LexicalFeedback(1, 10, 0.7);
+    Map<String, Float> terms = one.expand("lava flow",
+        List.of("lava flow basalt basalt", "sourdough bread oven"), LexicalFeedbackTest::words).bm25Terms();
+    assertTrue(terms.containsKey("basalt"), terms.toString());
+    assertFalse(terms.containsKey("sourdough"), "only the first text may feed a 1-doc expansion: " + terms);
+    double original = terms.get("lava") + terms.get("flow");
+    double total = terms.values().stream().mapToDouble(Float::doubleValue).sum();
+    assertEquals(1.0, total, 1e-5);
+    // lava and flow also occur in the feedback text, so they hold at least the original 0.7.
+    assertTrue(original >= 0.7 - 1e-6, terms.toString());
+    assertEquals(0.3 * 0.5, terms.get("basalt"), 1e-5);
+  }
+
+  @Test
+  void switchesOffAndNamesTheOptionOnNonsense() {
+    assertTrue(LexicalFeedback.DEFAULT.enabled());
+    assertFalse(LexicalFeedback.OFF.enabled());
+    assertFalse(new LexicalFeedback(10, 10, 1.0).enabled());
+    assertEquals("off", LexicalFeedback.OFF.describe());
+    ConfigException docs = assertThrows(ConfigException.class, () -> new LexicalFeedback(-1, 10, 0.7));
+    assertTrue(docs.getMessage().contains("--hybrid-prf-docs"), docs.getMessage());
+    ConfigException w = assertThrows(ConfigException.class, () -> new LexicalFeedback(10, 10, 1.5));
+    assertTrue(w.getMessage().contains("--hybrid-prf-orig-weight"), w.getMessage());
+    assertThrows(ConfigException.class, () -> new LexicalFeedback(10, 0, 0.7));
+  }
+}
