@@ -470,7 +470,7 @@ public final class Searcher implements Closeable {
         Math.max(k, options.denseDepth()), filter);
     List<SearchHit> lexical = bm25(query.bm25Terms(), bm25Depth, filter);
     LexicalFeedback feedback = options.lexicalFeedback();
-    if (feedback.enabled() && !bm25Queries.terms(original).isEmpty()) {
+    if (feedback.enabled()) {
       List<String> texts = fuse(dense, lexical, feedback.docs()).stream().map(SearchHit::text).toList();
       RewrittenQuery expanded = feedback.expand(original, texts, bm25Queries::terms);
       lexical = bm25(expanded.bm25Terms(), bm25Depth, filter);

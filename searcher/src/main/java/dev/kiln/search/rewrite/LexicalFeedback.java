@@ -3,6 +3,7 @@ package dev.kiln.search.rewrite;
 import dev.kiln.config.ConfigException;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Pseudo-relevance feedback for hybrid search's BM25 side, fed by the hybrid list itself: the first
@@ -46,10 +47,11 @@ public record LexicalFeedback(int docs, int terms, double originalWeight) {
 
   /**
    * The query's BM25 terms expanded from {@code feedbackTexts} (best first; only the first {@link
-   * #docs()} are used), analysed with {@code analyzer}.
+   * #docs()} are used), analysed with {@code analyzer}. A query with no terms comes back unexpanded
+   * ({@link Rm3Rewriter} checks), so callers need not.
    */
   public RewrittenQuery expand(String query, List<String> feedbackTexts,
-      java.util.function.Function<String, Map<String, Integer>> analyzer) {
+      Function<String, Map<String, Integer>> analyzer) {
     List<String> fb = feedbackTexts.size() > docs ? feedbackTexts.subList(0, docs) : feedbackTexts;
     RewriteContext context = new RewriteContext() {
       @Override
