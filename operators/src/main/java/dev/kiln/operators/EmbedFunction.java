@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.accumulators.LongCounter;
@@ -56,6 +57,7 @@ public final class EmbedFunction extends AbstractRichFunction {
    * vectors are flushed downstream.
    */
   public static final int WINDOW = 256;
+  private static final long PROGRESS_INTERVAL_NANOS = 30_000_000_000L;
 
   private final EmbedConfig config;
   private final int threads;
@@ -76,6 +78,12 @@ public final class EmbedFunction extends AbstractRichFunction {
   private transient LongCounter reused;
   private transient LongCounter truncated;
   private transient StageTimer timer;
+  /** Progress of this subtask, logged every {@link #PROGRESS_INTERVAL_NANOS}: a large build embeds for hours. */
+  private transient long progressEmbedded;
+  private transient long progressReused;
+  private transient long progressStart;
+  private transient long progressLogged;
+  private transient long progressLoggedEmbedded;
 
   /**
    * @param threads inference threads for this slot
@@ -114,6 +122,8 @@ public final class EmbedFunction extends AbstractRichFunction {
     known = new HashMap<>();
     stored = new HashSet<>();
     long start = System.nanoTime();
+    progressStart = start;
+    progressLogged = start;
     for (String file : reuse.files()) {
       try {
         boolean remote = FlinkFileSystems.isRemote(file);
@@ -166,6 +176,7 @@ public final class EmbedFunction extends AbstractRichFunction {
     float[] v = known.get(key);
     if (v != null) {
       reused.add(1);
+      progressReused++;
       store(key, v);
       out.collect(new EmbeddedChunk(c, v));
     } else {
@@ -221,8 +232,23 @@ public final class EmbedFunction extends AbstractRichFunction {
       store(keys.get(i), vectors[i]);
       out.collect(new EmbeddedChunk(pending.get(i), vectors[i]));
     }
+    progressEmbedded += pending.size();
     pending.clear();
     keys.clear();
+    logProgress();
+  }
+
+  private void logProgress() {
+    long now = System.nanoTime();
+    if (now - progressLogged < PROGRESS_INTERVAL_NANOS) {
+      return;
+    }
+    double recent = (progressEmbedded - progressLoggedEmbedded) / ((now - progressLogged) / 1e9);
+    LOG.info("embed subtask {}: {} chunks embedded ({} chunks/s over the last {} s), {} reused, {} s elapsed",
+        subtask, progressEmbedded, String.format(Locale.ROOT, "%.1f", recent),
+        (now - progressLogged) / 1_000_000_000L, progressReused, (now - progressStart) / 1_000_000_000L);
+    progressLogged = now;
+    progressLoggedEmbedded = progressEmbedded;
   }
 
   /** Each key is stored once per subtask; equal keys always land in the same subtask. */
