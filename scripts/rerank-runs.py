@@ -30,36 +30,30 @@ def read_features(path):
     return feature
 
 
-def normalised(values):
-    lo, hi = min(values), max(values)
-    return [(v - lo) / (hi - lo) if hi > lo else 0.0 for v in values]
-
-
 def mean_ndcg(qrels, run, features, depth, weights):
     total = 0.0
     for qid, grades in qrels.items():
         ranked = sorted(run.get(qid, {}).items(), key=lambda x: -x[1])
         if not ranked:
             continue  # a query with nothing retrieved scores 0 but still counts
-        top, rest = ranked[:depth], ranked[depth:]
-        columns = [normalised([s for _, s in top])]
+        top, rest = dict(ranked[:depth]), ranked[depth:]
+        columns = [fuse_runs.min_max(top)]
         for feature in features:
             scores = feature.get(qid, {})
-            missing = [d for d, _ in top if d not in scores]
+            missing = [d for d in top if d not in scores]
             if missing:
                 sys.exit(f"rerank-runs: {len(missing)} of query {qid}'s first {depth} documents have no cosine "
                          f"(e.g. {missing[0]}); run candidate-cosines with the same run and depth")
-            columns.append(normalised([scores[d] for d, _ in top]))
-        base = 1.0 - sum(weights)
-        blended = [base * columns[0][i] + sum(w * c[i] for w, c in zip(weights, columns[1:]))
-                   for i in range(len(top))]
-        order = [d for _, d in sorted(zip(blended, (d for d, _ in top)), key=lambda x: -x[0])]
+            columns.append(fuse_runs.min_max({d: scores[d] for d in top}))
+        column_weights = [1.0 - sum(weights)] + list(weights)
+        blended = {d: sum(w * c[d] for w, c in zip(column_weights, columns)) for d in top}
+        order = sorted(blended, key=lambda d: -blended[d])
         total += fuse_runs.ndcg_at(10, order + [d for d, _ in rest], grades)
     return total / len(qrels)
 
 
 def main(argv):
-    args = [a for a in argv[1:]]
+    args = list(argv[1:])
     fixed = None
     if "--weights" in args:
         i = args.index("--weights")

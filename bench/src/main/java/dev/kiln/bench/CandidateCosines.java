@@ -1,11 +1,10 @@
 package dev.kiln.bench;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.embed.ModelRegistry;
 import dev.kiln.embed.ModelSpec;
 import dev.kiln.embed.TextEmbedder;
-import java.io.BufferedReader;
+import dev.kiln.eval.Queries;
+import dev.kiln.model.Document;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -25,6 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.apache.lucene.util.VectorUtil;
 
 /**
  * A rerank lever measured without building it into the searcher: for every (query, document) among
@@ -111,7 +111,6 @@ public final class CandidateCosines {
     int threads = Integer.parseInt(opt.getOrDefault("threads",
         List.of(Integer.toString(Runtime.getRuntime().availableProcessors()))).get(0));
 
-    ObjectMapper json = new ObjectMapper();
     Map<String, String> queries = new HashMap<>();
     Map<String, List<String>> candidates = new LinkedHashMap<>();
     for (String pair : opt.get("run")) {
@@ -119,18 +118,16 @@ public final class CandidateCosines {
       if (eq < 0) {
         throw new IllegalArgumentException("--run takes queries.jsonl=run.txt, got " + pair);
       }
-      for (JsonNode q : readJsonLines(json, Path.of(pair.substring(0, eq)))) {
-        queries.put(q.get("_id").asText(), q.get("text").asText());
-      }
+      Queries split = Queries.read(Path.of(pair.substring(0, eq)));
+      split.ids().forEach(id -> queries.put(id, split.text(id)));
       candidates.putAll(topDocuments(Path.of(pair.substring(eq + 1)), depth));
     }
     Set<String> wanted = new TreeSet<>();
     candidates.values().forEach(wanted::addAll);
     Map<String, List<String>> pieces = new HashMap<>();
-    for (JsonNode d : readJsonLines(json, Path.of(opt.get("corpus").get(0)))) {
-      String id = d.get("_id").asText();
-      if (wanted.contains(id)) {
-        pieces.put(id, representation.pieces(d.path("title").asText(""), d.path("text").asText("")));
+    for (Document d : EmbedBench.readDocs(Path.of(opt.get("corpus").get(0)), Integer.MAX_VALUE)) {
+      if (wanted.contains(d.id())) {
+        pieces.put(d.id(), representation.pieces(d.title(), d.text()));
       }
     }
     List<String> texts = new ArrayList<>(new LinkedHashSet<>(pieces.values().stream().flatMap(List::stream).toList()));
@@ -155,7 +152,7 @@ public final class CandidateCosines {
           }
           double best = 0; // a document with nothing to compare (no title, no sentence) scores 0
           for (int i = 0; i < p.size(); i++) {
-            double c = dot(q, vectors.get(p.get(i)));
+            double c = VectorUtil.dotProduct(q, vectors.get(p.get(i)));
             best = i == 0 ? c : Math.max(best, c);
           }
           out.printf(Locale.ROOT, "%s\t%s\t%.6f%n", e.getKey(), doc, best);
@@ -194,25 +191,5 @@ public final class CandidateCosines {
       pool.shutdown();
     }
     return vectors;
-  }
-
-  private static List<JsonNode> readJsonLines(ObjectMapper json, Path file) throws IOException {
-    List<JsonNode> nodes = new ArrayList<>();
-    try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-      for (String line = r.readLine(); line != null; line = r.readLine()) {
-        if (!line.isBlank()) {
-          nodes.add(json.readTree(line));
-        }
-      }
-    }
-    return nodes;
-  }
-
-  private static double dot(float[] a, float[] b) {
-    double s = 0;
-    for (int i = 0; i < a.length; i++) {
-      s += a[i] * b[i];
-    }
-    return s;
   }
 }

@@ -79,8 +79,6 @@ public final class EmbedFunction extends AbstractRichFunction {
   private transient LongCounter truncated;
   private transient StageTimer timer;
   /** Progress of this subtask, logged every {@link #PROGRESS_INTERVAL_NANOS}: a large build embeds for hours. */
-  private transient long progressEmbedded;
-  private transient long progressReused;
   private transient long progressStart;
   private transient long progressLogged;
   private transient long progressLoggedEmbedded;
@@ -176,7 +174,6 @@ public final class EmbedFunction extends AbstractRichFunction {
     float[] v = known.get(key);
     if (v != null) {
       reused.add(1);
-      progressReused++;
       store(key, v);
       out.collect(new EmbeddedChunk(c, v));
     } else {
@@ -232,7 +229,6 @@ public final class EmbedFunction extends AbstractRichFunction {
       store(keys.get(i), vectors[i]);
       out.collect(new EmbeddedChunk(pending.get(i), vectors[i]));
     }
-    progressEmbedded += pending.size();
     pending.clear();
     keys.clear();
     logProgress();
@@ -243,12 +239,14 @@ public final class EmbedFunction extends AbstractRichFunction {
     if (now - progressLogged < PROGRESS_INTERVAL_NANOS) {
       return;
     }
-    double recent = (progressEmbedded - progressLoggedEmbedded) / ((now - progressLogged) / 1e9);
+    // The job counters' local values are this subtask's own counts.
+    long done = embedded.getLocalValuePrimitive();
+    double recent = (done - progressLoggedEmbedded) / ((now - progressLogged) / 1e9);
     LOG.info("embed subtask {}: {} chunks embedded ({} chunks/s over the last {} s), {} reused, {} s elapsed",
-        subtask, progressEmbedded, String.format(Locale.ROOT, "%.1f", recent),
-        (now - progressLogged) / 1_000_000_000L, progressReused, (now - progressStart) / 1_000_000_000L);
+        subtask, done, String.format(Locale.ROOT, "%.1f", recent), (now - progressLogged) / 1_000_000_000L,
+        reused.getLocalValuePrimitive(), (now - progressStart) / 1_000_000_000L);
     progressLogged = now;
-    progressLoggedEmbedded = progressEmbedded;
+    progressLoggedEmbedded = done;
   }
 
   /** Each key is stored once per subtask; equal keys always land in the same subtask. */
