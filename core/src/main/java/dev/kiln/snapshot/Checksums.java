@@ -29,6 +29,11 @@ public final class Checksums {
     return HexFormat.of().formatHex(digest.digest());
   }
 
+  /** SHA-256 (hex) of a small byte array (a manifest). */
+  public static String sha256(byte[] bytes) {
+    return HexFormat.of().formatHex(newDigest().digest(bytes));
+  }
+
   public static MessageDigest newDigest() {
     try {
       return MessageDigest.getInstance("SHA-256");

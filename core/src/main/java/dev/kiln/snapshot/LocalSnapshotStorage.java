@@ -13,9 +13,13 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Optional;
 import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link SnapshotStorage} on a local (or POSIX network) file system. Whole-object writes go to a
@@ -25,6 +29,7 @@ import java.util.stream.Stream;
 public final class LocalSnapshotStorage implements SnapshotStorage {
   /** FileLock is per process: threads of one JVM must also exclude each other. */
   private static final Object JVM_LOCK = new Object();
+  private static final Logger LOG = LoggerFactory.getLogger(LocalSnapshotStorage.class);
 
   private final Path root;
 
@@ -43,6 +48,20 @@ public final class LocalSnapshotStorage implements SnapshotStorage {
       throw new IllegalArgumentException("key escapes the snapshots root: " + key);
     }
     return p;
+  }
+
+  /** Refused before reading when the file is larger than {@code maxBytes}. */
+  @Override
+  public Optional<byte[]> read(String key, int maxBytes) throws IOException {
+    Path p = path(key);
+    try {
+      if (Files.size(p) > maxBytes) {
+        throw new IOException(p + " is larger than " + maxBytes + " bytes: refused");
+      }
+    } catch (NoSuchFileException e) {
+      return Optional.empty();
+    }
+    return SnapshotStorage.super.read(key, maxBytes);
   }
 
   @Override
@@ -89,18 +108,44 @@ public final class LocalSnapshotStorage implements SnapshotStorage {
 
   @Override
   public boolean compareAndSet(String key, byte[] expected, byte[] update) throws IOException {
+    return locked(key, () -> {
+      byte[] actual = read(key, SnapshotLayout.MAX_RECORD_BYTES).orElse(null);
+      if (!Arrays.equals(actual, expected)) {
+        return false;
+      }
+      write(key, update);
+      return true;
+    });
+  }
+
+  /** Lock files this thread holds: {@link #locked} is re-entrant, a {@link FileLock} is not. */
+  private static final ThreadLocal<Set<Path>> HELD = ThreadLocal.withInitial(HashSet::new);
+
+  /**
+   * An exclusive {@link FileLock} on the sibling {@code .NAME.lock} (the one compare-and-set takes), so
+   * that processes on this host — and the threads of this JVM — run such actions one at a time.
+   */
+  @Override
+  public <T> T locked(String key, LockedAction<T> action) throws IOException {
     Path target = path(key);
-    Files.createDirectories(target.getParent());
     Path lockFile = target.resolveSibling("." + target.getFileName() + ".lock");
+    if (HELD.get().contains(lockFile)) {
+      return action.run();
+    }
+    Files.createDirectories(target.getParent());
     synchronized (JVM_LOCK) {
-      try (FileChannel ch = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-          FileLock lock = ch.lock()) {
-        byte[] actual = read(key).orElse(null);
-        if (!Arrays.equals(actual, expected)) {
-          return false;
+      try (FileChannel ch = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+        FileLock lock = ch.tryLock();
+        if (lock == null) {
+          LOG.info("waiting for the lock {} (another publish, rollback or gc holds it)", lockFile);
+          lock = ch.lock();
         }
-        write(key, update);
-        return true;
+        HELD.get().add(lockFile);
+        try (FileLock held = lock) {
+          return action.run();
+        } finally {
+          HELD.get().remove(lockFile);
+        }
       }
     }
   }

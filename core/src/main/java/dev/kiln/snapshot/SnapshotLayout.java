@@ -17,6 +17,9 @@ import java.util.regex.Pattern;
  * ROOT/snapshots/ID/shard-00000/...         one Lucene index per shard
  * ROOT/snapshots/ID/parents/shard-00000/... parents docstore per shard (parent-child chunking only)
  * ROOT/snapshots/ID/STAGING                 present while the snapshot is being built or deleted
+ * ROOT/snapshots/ID/embeddings/part-*.parquet stored chunk vectors
+ * ROOT/snapshots/ID/VERIFIED                every byte checked against this manifest (at publish / download)
+ * ROOT/snapshots/ID/HELD                    the build failed a gate: publish only with --force
  * </pre>
  *
  * <p>Paths are for code that writes or memory-maps shard files locally; keys ({@code ...Key}) address
@@ -27,6 +30,22 @@ public final class SnapshotLayout {
   public static final String MANIFEST = "manifest.json";
   public static final String STAGING = "STAGING";
   public static final String SNAPSHOTS = "snapshots";
+  /** Record that every file was checked against the manifest ({@link VerifiedRecord}). */
+  public static final String VERIFIED = "VERIFIED";
+  /** Record that the build failed a gate and kept its data ({@link HeldRecord}). */
+  public static final String HELD = "HELD";
+  /** Directory of a snapshot's stored vectors. */
+  public static final String EMBEDDINGS = "embeddings";
+  /** {@code CURRENT} holds one id: anything longer is not a pointer and is never read whole. */
+  public static final int MAX_CURRENT_BYTES = 1024;
+  /** Staging markers and the small records beside a manifest. */
+  public static final int MAX_RECORD_BYTES = 64 * 1024;
+  /**
+   * Largest manifest read (default 64 MiB, about a million files; {@code -Dkiln.manifest.max-bytes=N}):
+   * a hostile or corrupt one must not exhaust the reader's memory.
+   */
+  public static final int MAX_MANIFEST_BYTES =
+      (int) Math.min(Integer.MAX_VALUE - 16, Long.getLong("kiln.manifest.max-bytes", 64L << 20));
   /** Directory of a snapshot's parents docstore (parent-child chunking only). */
   public static final String PARENTS = "parents";
   /** Directory under the root that holds one directory per snapshot. */
@@ -81,6 +100,14 @@ public final class SnapshotLayout {
 
   public static String stagingKey(String id) {
     return snapshotKey(id) + STAGING;
+  }
+
+  public static String verifiedKey(String id) {
+    return snapshotKey(id) + VERIFIED;
+  }
+
+  public static String heldKey(String id) {
+    return snapshotKey(id) + HELD;
   }
 
   public static String shardKey(String id, int shard) {

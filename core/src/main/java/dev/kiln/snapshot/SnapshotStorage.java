@@ -28,6 +28,36 @@ public interface SnapshotStorage {
   /** The object's bytes, or empty when it does not exist. */
   Optional<byte[]> read(String key) throws IOException;
 
+  /**
+   * The object's bytes, or empty when it does not exist, read only up to {@code maxBytes}: a larger
+   * object is refused with an {@link IOException} saying so, without reading it whole.
+   */
+  default Optional<byte[]> read(String key, int maxBytes) throws IOException {
+    try (InputStream in = open(key)) {
+      byte[] bytes = in.readNBytes(maxBytes + 1);
+      if (bytes.length > maxBytes) {
+        throw new IOException(key + " is larger than " + maxBytes + " bytes: refused");
+      }
+      return Optional.of(bytes);
+    } catch (java.nio.file.NoSuchFileException | java.io.FileNotFoundException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Runs {@code action} holding the root's exclusive lock on {@code key} — the same lock
+   * {@link #compareAndSet} of that key takes where it takes one — so that a publish and a gc
+   * serialise their read of {@code CURRENT} with what they do next. Re-entrant within one thread:
+   * a compare-and-set inside the action does not deadlock.
+   */
+  <T> T locked(String key, LockedAction<T> action) throws IOException;
+
+  /** Work done under {@link #locked}. */
+  @FunctionalInterface
+  interface LockedAction<T> {
+    T run() throws IOException;
+  }
+
   /** A stream over a (possibly large) object; throws {@link java.nio.file.NoSuchFileException} when absent. */
   InputStream open(String key) throws IOException;
 

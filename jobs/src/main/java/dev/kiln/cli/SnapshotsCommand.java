@@ -23,10 +23,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code kiln snapshots list|show|publish|rollback|gc}: inspect and move between snapshots. */
+/** {@code kiln snapshots list|show|verify|publish|rollback|gc}: inspect and move between snapshots. */
 @Command(name = "snapshots", mixinStandardHelpOptions = true,
     description = "List, verify, publish, roll back and garbage-collect snapshots.",
-    subcommands = {SnapshotsCommand.ListCmd.class, SnapshotsCommand.ShowCmd.class, SnapshotsCommand.PublishCmd.class,
+    subcommands = {SnapshotsCommand.ListCmd.class, SnapshotsCommand.ShowCmd.class, SnapshotsCommand.VerifyCmd.class, SnapshotsCommand.PublishCmd.class,
         SnapshotsCommand.RollbackCmd.class, SnapshotsCommand.GcCmd.class})
 final class SnapshotsCommand implements Runnable {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -36,7 +36,7 @@ final class SnapshotsCommand implements Runnable {
   @Override
   public void run() {
     throw new CommandLine.ParameterException(spec.commandLine(),
-        "missing subcommand: list, show ID, publish ID, rollback [ID] or gc --keep N");
+        "missing subcommand: list, show ID, verify [ID], publish ID, rollback [ID] or gc --keep N");
   }
 
   /** Options every subcommand shares. */
@@ -92,8 +92,15 @@ final class SnapshotsCommand implements Runnable {
         ObjectNode row = rows.addObject();
         row.put("id", id);
         if (store.hasManifest(id)) {
-          Manifest m = store.manifest(id);
-          row.put("state", id.equals(current) ? "published" : "complete");
+          Manifest m;
+          try {
+            m = store.manifest(id);
+          } catch (SnapshotException e) {
+            row.put("state", "invalid");
+            row.put("problem", e.getMessage());
+            continue;
+          }
+          row.put("state", id.equals(current) ? "published" : store.held(id).isPresent() ? "held" : "complete");
           row.put("created", m.created());
           row.put("parent", m.parent());
           row.put("chunks", m.totalChunks());
@@ -101,7 +108,8 @@ final class SnapshotsCommand implements Runnable {
           row.put("model", m.model().name());
         } else {
           Optional<StagingMarker> marker = store.stagingMarker(id);
-          boolean dead = marker.isEmpty() || marker.get().abandoned(now, GcCmd.DEFAULT_STALE_HOURS * 3_600_000L);
+          boolean dead = marker.isEmpty() || marker.get().abandoned(now, GcCmd.DEFAULT_STALE_HOURS * 3_600_000L,
+              store.storage().lastModified(SnapshotLayout.stagingKey(id)));
           row.put("state", dead ? "orphaned" : "building");
           marker.ifPresent(mk -> row.put("created", mk.started()));
         }
@@ -177,17 +185,50 @@ final class SnapshotsCommand implements Runnable {
     }
   }
 
+  @Command(name = "verify", mixinStandardHelpOptions = true,
+      description = "Re-read every byte of a snapshot against its manifest (exit 1 on any mismatch) and record the"
+          + " result in its VERIFIED record, which searchers rely on to skip hashing at open.")
+  static final class VerifyCmd extends Root implements Callable<Integer> {
+    @Parameters(paramLabel = "ID", arity = "0..1", description = "snapshot id (default: the published one)")
+    String id;
+
+    @Override
+    public Integer call() {
+      SnapshotStore store = store();
+      String sid = id == null ? store.currentId() : checkId(id, "ID");
+      if (!store.hasManifest(sid)) {
+        throw new SnapshotException("snapshot " + sid + " has no manifest under " + where()
+            + ": it does not exist, or it is unfinished (see 'kiln snapshots list')");
+      }
+      long t0 = System.nanoTime();
+      List<String> problems = store.verifyAndRecord(sid, "verify");
+      if (!problems.isEmpty()) {
+        problems.forEach(p -> out().println("  " + p));
+        throw new SnapshotException("snapshot " + sid + " failed verification (" + problems.size()
+            + " problem(s)); its VERIFIED record was removed, so searchers hash it at open and refuse it");
+      }
+      store.verifiedRecord(sid).ifPresent(r -> out().printf(Locale.ROOT,
+          "snapshot %s verified: %d files, %d bytes match the manifest (%.1f s); recorded in VERIFIED%n", sid,
+          r.files(), r.bytes(), (System.nanoTime() - t0) / 1e9));
+      return Kiln.OK;
+    }
+  }
+
   @Command(name = "publish", mixinStandardHelpOptions = true,
       description = "Verify a complete snapshot and point CURRENT at it.")
   static final class PublishCmd extends Root implements Callable<Integer> {
     @Parameters(paramLabel = "ID")
     String id;
 
+    @Option(names = "--force", description = "publish a snapshot whose build failed a gate (recall floor, verifier);"
+        + " every file is still verified against the manifest")
+    boolean force;
+
     @Override
     public Integer call() {
       SnapshotStore store = store();
       String before = store.current().orElse(null);
-      new SnapshotPublisher(store).publish(checkId(id, "ID"), before, false);
+      new SnapshotPublisher(store).publish(checkId(id, "ID"), before, false, force);
       out().println("published " + id + " (was " + (before == null ? "nothing" : before) + ")");
       return Kiln.OK;
     }
@@ -219,8 +260,9 @@ final class SnapshotsCommand implements Runnable {
     int keep;
 
     @Option(names = "--stale-hours", paramLabel = "H", defaultValue = "" + DEFAULT_STALE_HOURS,
-        description = "unfinished data of a build on another host counts as dead after H hours (default: ${DEFAULT-VALUE})")
-    int staleHours;
+        description = "unfinished data whose build marker shows no heartbeat for H hours (may be fractional) counts"
+            + " as dead (default: ${DEFAULT-VALUE}); a running build beats every minute")
+    double staleHours;
 
     @Option(names = "--dry-run", description = "print what would be removed")
     boolean dryRun;
@@ -233,12 +275,13 @@ final class SnapshotsCommand implements Runnable {
       if (keep < 0) {
         throw new ConfigException("--keep must be >= 0, was " + keep);
       }
-      if (staleHours < 1) {
-        throw new ConfigException("--stale-hours must be >= 1, was " + staleHours);
+      long staleMillis = (long) (staleHours * 3_600_000L);
+      if (!(staleHours > 0) || staleMillis < 1000) {
+        throw new ConfigException("--stale-hours must be at least one second (0.0003), was " + staleHours);
       }
       SnapshotRetention gc = new SnapshotRetention(store());
-      SnapshotRetention.Plan plan = gc.plan(keep, staleHours * 3_600_000L);
-      List<String> removed = dryRun ? List.of() : gc.execute(plan);
+      SnapshotRetention.Plan plan = gc.plan(keep, staleMillis);
+      List<String> removed = dryRun ? List.of() : gc.execute(plan, staleMillis);
       if (json) {
         ObjectNode root = JSON.valueToTree(plan);
         root.put("dry_run", dryRun);

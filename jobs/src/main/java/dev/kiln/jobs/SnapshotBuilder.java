@@ -9,12 +9,14 @@ import dev.kiln.model.ContentType;
 import dev.kiln.model.ShardResult;
 import dev.kiln.operators.JobCounters;
 import dev.kiln.internal.PausePoint;
+import dev.kiln.publish.GateFailedException;
 import dev.kiln.publish.ManifestFiles;
 import dev.kiln.publish.PublishConflictException;
 import dev.kiln.publish.RecallFloor;
 import dev.kiln.publish.ShardMerger;
 import dev.kiln.publish.ShardVerifier;
 import dev.kiln.publish.SnapshotPublisher;
+import dev.kiln.publish.StagingHeartbeat;
 import dev.kiln.snapshot.LocalSnapshotStorage;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
@@ -89,12 +91,15 @@ public final class SnapshotBuilder {
           : changelog.base()) + ", offsets " + changelog.startOffsets() + " -> " + changelog.endOffsets() + " ("
           + changelog.records() + " records)");
     }
-    publisher.begin(id, base);
+    // The marker's heartbeat tells gc on any host that this build is alive, however long it runs.
+    StagingHeartbeat heartbeat = StagingHeartbeat.start(store.storage(), id, publisher.begin(id, base),
+        StagingHeartbeat.DEFAULT_INTERVAL);
     BuildJob.JobOutcome outcome;
     try {
       outcome = job.execute(env, id, changelog);
     } catch (Exception e) {
-      discard(job, store, id);
+      heartbeat.close();
+      discard(job, publisher, id);
       throw e;
     }
     long tJob = System.currentTimeMillis();
@@ -106,6 +111,7 @@ public final class SnapshotBuilder {
     int segmentsBefore = 0;
     int segmentsAfter = 0;
     double minRecall = Double.NaN;
+    GateFailedException gate = null;
     try {
       BadInputCheck.check(outcome.counter(JobCounters.RECORDS_READ), outcome.counter(JobCounters.QUARANTINED),
           config.ingest.maxBadFraction, outcome.quarantine(), outcome.quarantineDir());
@@ -124,7 +130,13 @@ public final class SnapshotBuilder {
       // A changelog build's shards hold the base's chunks minus those removed plus the fresh ones.
       long expected = embedded + reused + (changelog == null ? 0
           : changelog.baseChunks() - outcome.counter(JobCounters.CHANGELOG_CHUNKS_REMOVED));
-      List<ShardResult> shards = ShardVerifier.verify(layout, id, config.shards, written, expected);
+      List<ShardResult> shards;
+      try {
+        shards = ShardVerifier.verify(layout, id, config.shards, written, expected);
+      } catch (GateFailedException e) {
+        gate = e; // every shard is there and opens, but the counts disagree: hold, do not discard
+        shards = e.shards();
+      }
       // Parents are checked (and, for a remote root, were downloaded with the shards) like the shards.
       Manifest.DocstoreEntry docstore = config.chunker.parents.enabled ? ParentsDocstore.verify(layout, id,
           config.shards, outcome.counter(JobCounters.PARENTS), outcome.counter(JobCounters.PARENTS_WRITTEN)) : null;
@@ -141,8 +153,12 @@ public final class SnapshotBuilder {
         segmentsBefore += m.segmentsBefore();
         segmentsAfter += m.segmentsAfter();
       }
-      if (config.index.recallProbeSamples > 0) {
-        minRecall = RecallFloor.enforce(layout, id, shards.stream().map(ShardResult::shard).toList(), config.index);
+      if (config.index.recallProbeSamples > 0 && gate == null) {
+        try {
+          minRecall = RecallFloor.enforce(layout, id, shards.stream().map(ShardResult::shard).toList(), config.index);
+        } catch (GateFailedException e) {
+          gate = e;
+        }
       }
       manifest = manifest(id, job, shards, layout, outcome, base, docstore);
       if (changelog != null) {
@@ -154,14 +170,28 @@ public final class SnapshotBuilder {
             changelog.startOffsets(), changelog.base(), outcome.counter(JobCounters.CHANGELOG_UPSERTS),
             outcome.counter(JobCounters.CHANGELOG_DELETES), outcome.counter(JobCounters.CHANGELOG_DELETE_UNKNOWN)));
       }
-      publisher.writeManifest(manifest);
+      heartbeat.close();
+      if (gate != null) {
+        publisher.writeHeldManifest(manifest, gate.gate(), gate.getMessage());
+      } else {
+        publisher.writeManifest(manifest);
+      }
       if (mirror != null) {
         // The local copy stays a complete snapshot too: --reuse-from and searches can start from it.
         new SnapshotPublisher(layout).writeManifest(manifest);
       }
     } catch (RuntimeException | IOException e) {
-      discard(job, store, id);
+      heartbeat.close();
+      discard(job, publisher, id);
       throw e;
+    }
+    if (gate != null) {
+      // A failed gate is no reason to throw away hours of embedding: the snapshot stays, complete and
+      // checksummed but HELD, and the message says how to go on.
+      throw new SnapshotException(gate.getMessage() + ". Its shards and vectors are kept (snapshot " + id
+          + " is HELD, not published): publish it anyway with 'kiln snapshots publish " + id + " --force' (every"
+          + " file is still verified), or fix the cause and rerun the build with '--reuse-from " + id
+          + "' to reuse its vectors");
     }
     PausePoint.reached("before-current");
     if (config.publish) {
@@ -170,7 +200,8 @@ public final class SnapshotBuilder {
       } catch (PublishConflictException e) {
         throw e; // the snapshot is complete and verified: keep it, so it can still be published by hand
       } catch (RuntimeException e) {
-        discard(job, store, id);
+        // The failure may follow a compare-and-set that succeeded: discard checks CURRENT first.
+        discard(job, publisher, id);
         throw e;
       }
     }
@@ -279,22 +310,21 @@ public final class SnapshotBuilder {
         outcome.reuse().source().snapshotId(), files);
   }
 
-  /** Removes an unpublished snapshot's directory; it was never visible, so nothing else can use it. */
-  static void discard(BuildJob job, SnapshotStore store, String id) {
+  /**
+   * Removes an unpublished snapshot's directory, unless {@code CURRENT} names it (checked under the
+   * root's lock by {@link SnapshotPublisher#discardUnpublished}).
+   */
+  static void discard(BuildJob job, SnapshotPublisher publisher, String id) {
+    if (!publisher.discardUnpublished(id)) {
+      return;
+    }
+    LOG.info("removed unpublished snapshot {}", publisher.store().layout().snapshotDir(id));
     if (job.remote()) {
       try {
         new LocalSnapshotStorage(job.layout().root()).deleteTree(SnapshotLayout.snapshotKey(id));
       } catch (IOException e) {
         LOG.warn("could not remove the local copy of unpublished snapshot {}: {}", id, e.getMessage());
       }
-    }
-    try {
-      store.storage().delete(SnapshotLayout.manifestKey(id));
-      store.storage().deleteTree(SnapshotLayout.snapshotKey(id));
-      LOG.info("removed unpublished snapshot {}", store.layout().snapshotDir(id));
-    } catch (IOException e) {
-      // Its staging marker (or missing manifest) still marks it as unfinished: 'kiln snapshots gc' removes it.
-      LOG.warn("could not remove unpublished snapshot {}: {}", id, e.getMessage());
     }
   }
 }

@@ -67,8 +67,10 @@ import org.slf4j.LoggerFactory;
  * rerank ({@link Reranker}, when configured) → relevance gates ({@link RelevanceGate}) → context
  * ({@link ContextAssembler}).
  *
- * <p>Opening verifies every file against the manifest's SHA-256 before any of it is read, so a
- * half-copied or corrupted snapshot is refused rather than served. The snapshot is searched as it
+ * <p>Opening checks the manifest's structure and every file it reads against the manifest's sizes
+ * (and, unless a {@code VERIFIED} record made at publish or download covers this very manifest,
+ * SHA-256) before any of it is read, so a half-copied or corrupted snapshot is refused rather than
+ * served; {@code kiln snapshots verify} re-checks every byte on demand. The snapshot is searched as it
  * was built: with the analyzer and BM25 parameters its manifest records and with the embedding
  * model it names.
  *
@@ -183,31 +185,48 @@ public final class Searcher implements Closeable {
     Objects.requireNonNull(options, "options");
     SnapshotStore store = new SnapshotStore(snapshotsRoot);
     String id = snapshotId == null ? store.currentId() : snapshotId;
-    Manifest manifest;
+    SnapshotStore.Opened opened;
     try {
-      manifest = store.open(id);
+      // Structure and sizes always; SHA-256 only when no VERIFIED record covers this manifest, and
+      // never for files the searcher does not read (stored vectors).
+      opened = store.openForServing(id);
     } catch (IllegalArgumentException e) {
       // The layout rejects ids that could escape the root; for a caller that is just a bad id.
       throw new SnapshotException(e.getMessage(), e);
     }
+    Manifest manifest = opened.manifest();
     Analyzer analyzer;
     try {
       analyzer = Analyzers.forName(manifest.index().analyzer());
     } catch (IllegalArgumentException e) {
       throw new SnapshotException("snapshot " + id + ": " + e.getMessage(), e);
     }
-    ShardReaders shards = ShardReaders.open(store.layout().snapshotDir(id), manifest);
-    Reranker reranker = null;
+    ShardReaders shards;
     try {
-      reranker = options.reranker() == null ? null : CrossEncoderReranker.open(options.reranker());
+      shards = ShardReaders.open(store.layout().snapshotDir(id), manifest);
     } catch (RuntimeException e) {
-      IOUtils.closeWhileHandlingException(shards, analyzer);
+      IOUtils.closeWhileHandlingException(analyzer);
       throw e;
     }
-    LOG.info("opened snapshot {}: {} shard(s), {} chunks, analyzer {}, model {}; {}", id,
+    Reranker reranker = null;
+    Searcher searcher;
+    try {
+      reranker = options.reranker() == null ? null : CrossEncoderReranker.open(options.reranker());
+      searcher = new Searcher(store.layout().root(), manifest, shards, analyzer, options, reranker, rewriter);
+    } catch (RuntimeException | Error e) {
+      // Whatever failed, nothing opened here may outlive it: a reload that fails every poll would
+      // otherwise leak the shards' memory maps each time.
+      IOUtils.closeWhileHandlingException(shards, analyzer, reranker);
+      if (e instanceof IllegalArgumentException iae) {
+        throw new SnapshotException("snapshot " + id + ": " + iae.getMessage(), iae);
+      }
+      throw e;
+    }
+    LOG.info("opened snapshot {}: {} shard(s), {} chunks, analyzer {}, model {}; files {}; {}", id,
         manifest.shards().size(), shards.reader().numDocs(), manifest.index().analyzer(),
-        manifest.model().name(), options.describe());
-    return new Searcher(store.layout().root(), manifest, shards, analyzer, options, reranker, rewriter);
+        manifest.model().name(), opened.hashed() ? "hashed (no VERIFIED record for this manifest)"
+            : "sizes checked (VERIFIED record)", options.describe());
+    return searcher;
   }
 
   public String snapshotId() {

@@ -2,6 +2,7 @@ package dev.kiln.search;
 
 import dev.kiln.index.ShardSchema;
 import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.SafePaths;
 import dev.kiln.snapshot.SnapshotException;
 import java.io.Closeable;
 import java.io.IOException;
@@ -40,7 +41,7 @@ final class ShardReaders implements Closeable {
       for (Manifest.ShardEntry shard : manifest.shards()) {
         current = shard.directory();
         // Memory-mapped explicitly: snapshots are read-only and the OS page cache is the cache.
-        Directory dir = new MMapDirectory(snapshotDir.resolve(shard.directory()));
+        Directory dir = new MMapDirectory(SafePaths.resolve(snapshotDir, "shard directory", shard.directory()));
         directories.add(dir);
         readers.add(DirectoryReader.open(dir));
       }

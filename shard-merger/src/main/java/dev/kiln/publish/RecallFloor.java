@@ -17,7 +17,7 @@ public final class RecallFloor {
   private RecallFloor() {}
 
   /**
-   * Probes each shard and throws a {@link SnapshotException} naming every shard below the floor, its
+   * Probes each shard and throws a {@link GateFailedException} naming every shard below the floor, its
    * recall and the floor.
    *
    * @return the lowest recall over the shards
@@ -35,9 +35,9 @@ public final class RecallFloor {
       }
     }
     if (!low.isEmpty()) {
-      throw new SnapshotException("snapshot " + id + " will not be published: the recall probe is below"
-          + " index.recall-floor " + index.recallFloor + " (" + String.join(", ", low) + "); raise"
-          + " index.hnsw-beam-width / index.hnsw-m or lower the floor");
+      throw new GateFailedException(dev.kiln.snapshot.HeldRecord.RECALL_FLOOR, "snapshot " + id
+          + " will not be published: the recall probe is below index.recall-floor " + index.recallFloor + " ("
+          + String.join(", ", low) + "); raise index.hnsw-beam-width / index.hnsw-m or lower the floor", null);
     }
     return min;
   }

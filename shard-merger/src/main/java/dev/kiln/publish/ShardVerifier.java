@@ -61,6 +61,9 @@ public final class ShardVerifier {
         problems.add("cannot list " + snapshotDir + ": " + e.getMessage());
       }
     }
+    // Structural problems (a shard missing, twice, elsewhere, unopenable) leave nothing to keep;
+    // counts that disagree are a gate: the shards are whole and the build can hold them.
+    List<String> counts = new ArrayList<>();
     long total = 0;
     for (ShardResult r : byShard.values()) {
       Path dir = layout.shardDir(snapshotId, r.shard());
@@ -70,18 +73,23 @@ public final class ShardVerifier {
       }
       try (FSDirectory d = FSDirectory.open(dir); DirectoryReader reader = DirectoryReader.open(d)) {
         if (reader.numDocs() != r.chunks()) {
-          problems.add("shard " + r.shard() + " holds " + reader.numDocs() + " chunks, its writer reported " + r.chunks());
+          counts.add("shard " + r.shard() + " holds " + reader.numDocs() + " chunks, its writer reported " + r.chunks());
         }
         total += reader.numDocs();
       } catch (IOException e) {
         problems.add("shard " + r.shard() + " cannot be opened: " + e.getMessage());
       }
     }
-    if (problems.isEmpty() && expectedChunks >= 0 && total != expectedChunks) {
-      problems.add("shards hold " + total + " chunks but the job embedded " + expectedChunks);
+    if (problems.isEmpty() && counts.isEmpty() && expectedChunks >= 0 && total != expectedChunks) {
+      counts.add("shards hold " + total + " chunks but the job embedded " + expectedChunks);
     }
     if (!problems.isEmpty()) {
+      problems.addAll(counts);
       throw new SnapshotException("snapshot " + snapshotId + " will not be published: " + String.join("; ", problems));
+    }
+    if (!counts.isEmpty()) {
+      throw new GateFailedException(dev.kiln.snapshot.HeldRecord.VERIFIER, "snapshot " + snapshotId
+          + " will not be published: " + String.join("; ", counts), new ArrayList<>(byShard.values()));
     }
     return new ArrayList<>(byShard.values());
   }

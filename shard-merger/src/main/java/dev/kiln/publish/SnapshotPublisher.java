@@ -1,5 +1,6 @@
 package dev.kiln.publish;
 
+import dev.kiln.snapshot.HeldRecord;
 import dev.kiln.snapshot.LocalSnapshotStorage;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
@@ -25,8 +26,9 @@ import org.slf4j.LoggerFactory;
  *   <li>shard files are written, never modified afterwards;
  *   <li>{@link #writeManifest}: the manifest is the commit record — from now on the snapshot is
  *       complete; then the staging marker is removed;
- *   <li>{@link #publish}: verify every file against the manifest, then compare-and-set {@code CURRENT}
- *       from the id the build started from to the new id, then read it back.
+ *   <li>{@link #publish}: verify every file against the manifest (and record it in {@code VERIFIED}),
+ *       then, under the root's lock, compare-and-set {@code CURRENT} from the id the build started
+ *       from to the new id, then read it back.
  * </ol>
  *
  * A crash before step 4 completes leaves {@code CURRENT} naming the previous, complete snapshot.
@@ -51,9 +53,15 @@ public final class SnapshotPublisher {
     return store;
   }
 
-  /** Marks a new snapshot as being built from {@code base} (the id CURRENT named, or null). */
-  public void begin(String id, String base) {
-    writeMarker(id, StagingMarker.forThisProcess(StagingMarker.BUILDING, base));
+  /**
+   * Marks a new snapshot as being built from {@code base} (the id CURRENT named, or null).
+   *
+   * @return the marker written (its nonce identifies this build for {@link StagingHeartbeat})
+   */
+  public StagingMarker begin(String id, String base) {
+    StagingMarker marker = StagingMarker.forThisProcess(StagingMarker.BUILDING, base);
+    writeMarker(id, marker);
+    return marker;
   }
 
   void writeMarker(String id, StagingMarker marker) {
@@ -74,43 +82,84 @@ public final class SnapshotPublisher {
     }
   }
 
+  /**
+   * Holds a snapshot that failed a gate: writes {@code HELD} (before the manifest, so it is never
+   * publishable without {@code --force}), then the manifest.
+   */
+  public void writeHeldManifest(Manifest manifest, String gate, String reason) {
+    try {
+      storage.write(SnapshotLayout.heldKey(manifest.id()), SnapshotStore.json().writeValueAsBytes(
+          new HeldRecord(gate, reason, java.time.Instant.now().toString())));
+    } catch (IOException e) {
+      throw new SnapshotException("cannot write the HELD record of " + manifest.id() + ": " + e.getMessage(), e);
+    }
+    writeManifest(manifest);
+  }
+
   /** Points {@code CURRENT} at a snapshot, whatever it named before. */
   public void publish(String snapshotId) {
     publish(snapshotId, store.current().orElse(null), true);
   }
 
+  public void publish(String snapshotId, String expected, boolean force) {
+    publish(snapshotId, expected, force, false);
+  }
+
   /**
-   * Verifies {@code snapshotId} and points {@code CURRENT} at it, provided {@code CURRENT} still
-   * names {@code expected} (null: nothing published yet).
+   * Verifies every byte of {@code snapshotId} (recording it in {@code VERIFIED}) and points
+   * {@code CURRENT} at it, provided {@code CURRENT} still names {@code expected} (null: nothing
+   * published yet). The check of {@code CURRENT}, of the manifest's presence and the
+   * compare-and-set run under the root's lock, which gc takes too: a snapshot gc has begun to remove
+   * cannot be published, and one published cannot be removed.
    *
    * @param force publish even if {@code CURRENT} has moved on since {@code expected} was read
+   * @param overrideGate publish a snapshot whose build failed a gate ({@code HELD}); its files are
+   *     still verified
    * @throws PublishConflictException when {@code CURRENT} moved and {@code force} is false
    */
-  public void publish(String snapshotId, String expected, boolean force) {
+  public void publish(String snapshotId, String expected, boolean force, boolean overrideGate) {
     if (!store.hasManifest(snapshotId)) {
       throw new SnapshotException("cannot publish " + snapshotId + ": it has no manifest (unfinished or removed)");
     }
-    store.open(snapshotId);
+    Optional<HeldRecord> held = store.held(snapshotId);
+    if (held.isPresent() && !overrideGate) {
+      throw new SnapshotException("snapshot " + snapshotId + " failed the " + held.get().gate() + " gate when it was"
+          + " built (" + held.get().reason() + "); publish it anyway with 'kiln snapshots publish " + snapshotId
+          + " --force' (its files are still verified)");
+    }
+    List<String> problems = store.verifyAndRecord(snapshotId, "publish");
+    if (!problems.isEmpty()) {
+      throw new SnapshotException("snapshot " + snapshotId + " under " + store.layout().root()
+          + " failed verification and will not be published: " + String.join("; ", problems));
+    }
     byte[] update = (snapshotId + "\n").getBytes(StandardCharsets.UTF_8);
+    String from;
     try {
-      Optional<String> now = store.current();
-      if (!Objects.equals(now.orElse(null), expected)) {
-        if (!force) {
-          throw conflict(snapshotId, expected, now.orElse(null));
+      from = storage.locked(SnapshotLayout.CURRENT, () -> {
+        if (!store.hasManifest(snapshotId)) {
+          throw new SnapshotException("cannot publish " + snapshotId + ": it was removed (by gc) while it was verified");
         }
-        LOG.warn("--force: publishing {} over {} (this build started from {})", snapshotId, now.orElse("nothing"),
-            expected == null ? "nothing" : expected);
-        expected = now.orElse(null);
-      }
-      byte[] expectedBytes = expected == null ? null : (expected + "\n").getBytes(StandardCharsets.UTF_8);
-      if (!storage.compareAndSet(SnapshotLayout.CURRENT, expectedBytes, update)) {
-        // CURRENT holds the expected id but not byte for byte (hand-edited): compare by id once more.
-        Optional<String> again = store.current();
-        if (!Objects.equals(again.orElse(null), expected)) {
-          throw conflict(snapshotId, expected, again.orElse(null));
+        Optional<String> now = store.current();
+        String base = expected;
+        if (!Objects.equals(now.orElse(null), base)) {
+          if (!force) {
+            throw conflict(snapshotId, base, now.orElse(null));
+          }
+          LOG.warn("--force: publishing {} over {} (this build started from {})", snapshotId, now.orElse("nothing"),
+              base == null ? "nothing" : base);
+          base = now.orElse(null);
         }
-        storage.write(SnapshotLayout.CURRENT, update);
-      }
+        byte[] expectedBytes = base == null ? null : (base + "\n").getBytes(StandardCharsets.UTF_8);
+        if (!storage.compareAndSet(SnapshotLayout.CURRENT, expectedBytes, update)) {
+          // CURRENT holds the expected id but not byte for byte (hand-edited): compare by id once more.
+          Optional<String> again = store.current();
+          if (!Objects.equals(again.orElse(null), base)) {
+            throw conflict(snapshotId, base, again.orElse(null));
+          }
+          storage.write(SnapshotLayout.CURRENT, update);
+        }
+        return base;
+      });
       // Stores without a conditional write can lose a race between the last read and the write:
       // read back, so that a lost race is reported rather than silently assumed won.
       String after = store.currentId();
@@ -119,10 +168,51 @@ public final class SnapshotPublisher {
             + after + "; the snapshot is complete and can be published with 'kiln snapshots publish "
             + snapshotId + "'");
       }
+      if (held.isPresent()) {
+        storage.delete(SnapshotLayout.heldKey(snapshotId)); // accepted by hand: no longer held
+      }
     } catch (IOException e) {
       throw new SnapshotException("cannot publish " + snapshotId + ": " + e.getMessage(), e);
     }
-    LOG.info("published {} (was {})", snapshotId, expected == null ? "nothing" : expected);
+    LOG.info("published {} (was {})", snapshotId, from == null ? "nothing" : from);
+  }
+
+  /**
+   * Removes a snapshot that a failed build made, unless {@code CURRENT} names it (a failure after a
+   * compare-and-set that succeeded) or cannot be read: checked under the root's lock, so no publish
+   * slips in between.
+   *
+   * @return whether it was removed
+   */
+  public boolean discardUnpublished(String id) {
+    try {
+      return storage.locked(SnapshotLayout.CURRENT, () -> {
+        Optional<String> now;
+        try {
+          now = store.current();
+        } catch (SnapshotException e) {
+          LOG.warn("kept snapshot {}: CURRENT cannot be read ({}), so it may be the published one", id, e.getMessage());
+          return false;
+        }
+        if (now.isPresent() && now.get().equals(id)) {
+          LOG.warn("kept snapshot {}: CURRENT names it, although its build reported a failure", id);
+          return false;
+        }
+        writeMarker(id, StagingMarker.forThisProcess(StagingMarker.DELETING, null));
+        storage.delete(SnapshotLayout.manifestKey(id));
+        return true;
+      }) && removeData(id);
+    } catch (IOException | SnapshotException e) {
+      // Its staging marker (or missing manifest) still marks it as unfinished: 'kiln snapshots gc' removes it.
+      LOG.warn("could not remove unpublished snapshot {}: {}", id, e.getMessage());
+      return false;
+    }
+  }
+
+  /** Removes a snapshot's data once its manifest is gone (so readers cannot see a partial one). */
+  boolean removeData(String id) throws IOException {
+    storage.deleteTree(SnapshotLayout.snapshotKey(id));
+    return true;
   }
 
   private static PublishConflictException conflict(String id, String expected, String now) {
@@ -156,7 +246,13 @@ public final class SnapshotPublisher {
   public Optional<String> previousOf(String id) {
     List<String> complete = store.list();
     if (store.hasManifest(id)) {
-      String parent = store.manifest(id).parent();
+      String parent = null;
+      try {
+        parent = store.manifest(id).parent();
+      } catch (SnapshotException e) {
+        LOG.warn("manifest of {} is unreadable ({}): its predecessor is taken to be the newest older snapshot", id,
+            e.getMessage());
+      }
       if (parent != null && SnapshotLayout.isSnapshotId(parent) && complete.contains(parent)) {
         return Optional.of(parent);
       }

@@ -1,5 +1,6 @@
 package dev.kiln.publish;
 
+import dev.kiln.internal.PausePoint;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStorage;
@@ -65,7 +66,7 @@ public final class SnapshotRetention {
         continue;
       }
       Optional<StagingMarker> marker = store.stagingMarker(id);
-      if (marker.isEmpty() || marker.get().abandoned(now, staleAfterMillis)) {
+      if (marker.isEmpty() || marker.get().abandoned(now, staleAfterMillis, modified(id))) {
         orphans.add(id);
       } else {
         building.add(id);
@@ -84,40 +85,92 @@ public final class SnapshotRetention {
     return p;
   }
 
-  /** Carries out a plan; re-checks the protected set before each removal, since a build may publish meanwhile. */
+  /** When the staging marker object was last written, on the store's clock (-1: unknown). */
+  private long modified(String id) {
+    try {
+      return store.storage().lastModified(SnapshotLayout.stagingKey(id));
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+
+  /**
+   * Carries out a plan. Each removal decides under the root's lock — the one publish holds around
+   * its compare-and-set — after re-reading {@code CURRENT}: a snapshot that became the published one
+   * or its predecessor is kept, an orphan that gained a manifest or a fresh heartbeat is kept, and a
+   * publish cannot slip in between the check and the deletion of the manifest.
+   */
   public List<String> execute(Plan plan) {
+    return execute(plan, Long.MAX_VALUE);
+  }
+
+  /** As {@link #execute(Plan)}, re-judging orphans' markers against {@code staleAfterMillis}. */
+  public List<String> execute(Plan plan, long staleAfterMillis) {
     List<String> removed = new ArrayList<>();
     for (String id : plan.expired()) {
-      if (protectedIds().contains(id)) {
-        LOG.info("gc: {} became the published snapshot or its predecessor meanwhile; kept", id);
-        continue;
+      if (removeUnder(id, () -> {
+        if (protectedIds().contains(id)) {
+          LOG.info("gc: {} became the published snapshot or its predecessor meanwhile; kept", id);
+          return false;
+        }
+        return true;
+      })) {
+        removed.add(id);
       }
-      remove(id);
-      removed.add(id);
     }
     for (String id : plan.orphans()) {
-      if (store.hasManifest(id)) {
-        continue;
+      if (removeUnder(id, () -> {
+        if (store.hasManifest(id)) {
+          return false;
+        }
+        Optional<StagingMarker> marker = store.stagingMarker(id);
+        if (marker.isPresent() && staleAfterMillis != Long.MAX_VALUE
+            && !marker.get().abandoned(System.currentTimeMillis(), staleAfterMillis, modified(id))) {
+          LOG.info("gc: {} shows a fresh heartbeat now; kept", id);
+          return false;
+        }
+        return true;
+      })) {
+        removed.add(id);
       }
-      remove(id);
-      removed.add(id);
     }
     return removed;
   }
 
+  /** The decision of {@link #removeUnder}, made under the lock. */
+  private interface Check {
+    boolean stillRemovable() throws IOException;
+  }
+
   /**
-   * Removes a snapshot so that no reader ever sees part of it: first mark it as being deleted, then
-   * remove the manifest (the snapshot disappears for readers), then the data, then the marker.
+   * Removes a snapshot so that no reader ever sees part of it: under the lock, re-check, mark it as
+   * being deleted, remove the manifest (the snapshot disappears for readers and can no longer be
+   * published); then, outside the lock, the data and the marker.
    */
-  void remove(String id) {
+  private boolean removeUnder(String id, Check check) {
     SnapshotStorage storage = store.storage();
     try {
-      publisher.writeMarker(id, StagingMarker.forThisProcess(StagingMarker.DELETING, null));
-      storage.delete(SnapshotLayout.manifestKey(id));
-      storage.deleteTree(SnapshotLayout.snapshotKey(id));
-      LOG.info("gc: removed {}", id);
+      boolean go = storage.locked(SnapshotLayout.CURRENT, () -> {
+        if (!check.stillRemovable()) {
+          return false;
+        }
+        PausePoint.reached("gc-remove");
+        publisher.writeMarker(id, StagingMarker.forThisProcess(StagingMarker.DELETING, null));
+        storage.delete(SnapshotLayout.manifestKey(id));
+        return true;
+      });
+      if (go) {
+        storage.deleteTree(SnapshotLayout.snapshotKey(id));
+        LOG.info("gc: removed {}", id);
+      }
+      return go;
     } catch (IOException e) {
       throw new SnapshotException("cannot remove snapshot " + id + ": " + e.getMessage(), e);
     }
+  }
+
+  /** Removes a snapshot unconditionally (under the lock, as gc does). */
+  void remove(String id) {
+    removeUnder(id, () -> true);
   }
 }

@@ -12,6 +12,7 @@ import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -65,9 +66,14 @@ class RecallFloorTest {
     SnapshotLayout layout = new SnapshotLayout(root);
     SnapshotPublisher publisher = new SnapshotPublisher(layout);
     String base = SnapshotLayout.newSnapshotId();
+    java.nio.file.Path baseShard = layout.shardDir(base, 0);
+    Files.createDirectories(baseShard);
+    Files.writeString(baseShard.resolve("_0.cfs"), "data");
     publisher.writeManifest(new Manifest(Manifest.FORMAT_VERSION, base, "2026-12-02T00:00:00Z", null,
         new Manifest.ModelInfo("m", 16, "mean", true, 16), new Manifest.ChunkerInfo("window", 10, 2, "m"),
-        new Manifest.IndexInfo("english", 0.9f, 0.4f, "dot_product", 16, 100), Map.of(), List.of()));
+        new Manifest.IndexInfo("english", 0.9f, 0.4f, "dot_product", 16, 100), Map.of(),
+        List.of(new Manifest.ShardEntry(0, "shard-00000", 1, 1, List.of(new Manifest.FileEntry("_0.cfs", 4,
+            dev.kiln.snapshot.Checksums.sha256(baseShard.resolve("_0.cfs"))))))));
     publisher.publish(base, null, false);
 
     IndexConfig poor = new IndexConfig();

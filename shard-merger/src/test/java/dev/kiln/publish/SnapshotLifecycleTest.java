@@ -101,8 +101,9 @@ class SnapshotLifecycleTest {
     String d = snapshot(p, b);
     // The published snapshot is b; its predecessor a. c and d were built but never published.
     String dead = "20261202T000099Z-dead00";
+    // Written in this process space (same host id) by a process that is gone: dead at once.
     p.writeMarker(dead, new StagingMarker(StagingMarker.BUILDING, hostName(), deadPid(),
-        Instant.now().toString(), b));
+        Instant.now().toString(), b, StagingMarker.thisHostId(), "0011223344556677", Instant.now().toString()));
     Files.createDirectories(store.layout().shardDir(dead, 0));
     Files.writeString(store.layout().shardDir(dead, 0).resolve("_0.fdt"), "half");
     String running = "20261202T000098Z-a11be0";

@@ -43,7 +43,7 @@ public final class FlinkSnapshotStorage implements SnapshotStorage {
   }
 
   private Path path(String key) {
-    if (key.startsWith("/") || key.contains("..")) {
+    if (key.startsWith("/") || key.contains("..") || key.contains("//") || key.contains("\\")) {
       throw new IllegalArgumentException("key escapes the snapshots root: " + key);
     }
     return new Path(root + "/" + key.replaceAll("/+$", ""));
@@ -112,16 +112,32 @@ public final class FlinkSnapshotStorage implements SnapshotStorage {
 
   @Override
   public synchronized boolean compareAndSet(String key, byte[] expected, byte[] update) throws IOException {
-    String lockKey = key + LOCK_SUFFIX;
-    Path lock = path(lockKey);
-    acquire(lockKey);
-    try {
-      if (!Arrays.equals(read(key).orElse(null), expected)) {
+    return locked(key, () -> {
+      if (!Arrays.equals(read(key, dev.kiln.snapshot.SnapshotLayout.MAX_RECORD_BYTES).orElse(null), expected)) {
         return false;
       }
       write(key, update);
       return true;
+    });
+  }
+
+  /** Lock keys this thread holds, so that a compare-and-set inside {@link #locked} does not wait on itself. */
+  private final ThreadLocal<java.util.Set<String>> held = ThreadLocal.withInitial(java.util.HashSet::new);
+
+  /** Holds the exclusively created {@code KEY.lock} around the action (see the class comment). */
+  @Override
+  public synchronized <T> T locked(String key, LockedAction<T> action) throws IOException {
+    String lockKey = key + LOCK_SUFFIX;
+    if (held.get().contains(lockKey)) {
+      return action.run();
+    }
+    Path lock = path(lockKey);
+    acquire(lockKey);
+    held.get().add(lockKey);
+    try {
+      return action.run();
     } finally {
+      held.get().remove(lockKey);
       fs(lock).delete(lock, false);
     }
   }

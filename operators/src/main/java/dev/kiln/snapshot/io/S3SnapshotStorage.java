@@ -106,7 +106,7 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
   }
 
   private String key(String key) {
-    if (key.startsWith("/") || key.contains("..")) {
+    if (key.startsWith("/") || key.contains("..") || key.contains("//") || key.contains("\\")) {
       throw new IllegalArgumentException("key escapes the snapshots root: " + key);
     }
     return prefix + key;
@@ -228,6 +228,92 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
       throw io("conditionally write", key, e);
     } catch (SdkException e) {
       throw io("conditionally write", key, e);
+    }
+  }
+
+  /** A lock object this old belongs to a process that died holding it. */
+  static final java.time.Duration STALE_LOCK = java.time.Duration.ofMinutes(10);
+  private static final java.time.Duration LOCK_WAIT = java.time.Duration.ofSeconds(60);
+  private final ThreadLocal<java.util.Set<String>> held = ThreadLocal.withInitial(java.util.HashSet::new);
+
+  /**
+   * Holds {@code KEY.lock}, an object created with {@code If-None-Match: *} (exclusive on S3 and
+   * s3proxy), around the action; a lock older than {@link #STALE_LOCK} is a crashed holder's and is
+   * taken over. Without conditional writes the lock is best effort (exists, then PUT).
+   */
+  @Override
+  public <T> T locked(String key, LockedAction<T> action) throws IOException {
+    String lockKey = key + ".lock";
+    if (held.get().contains(lockKey)) {
+      return action.run();
+    }
+    acquire(lockKey);
+    held.get().add(lockKey);
+    try {
+      return action.run();
+    } finally {
+      held.get().remove(lockKey);
+      delete(lockKey);
+    }
+  }
+
+  private void acquire(String lockKey) throws IOException {
+    byte[] owner = (ProcessHandle.current().pid() + "@" + dev.kiln.snapshot.StagingMarker.forThisProcess("lock", null)
+        .host() + " " + Instant.now()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    long deadline = System.nanoTime() + LOCK_WAIT.toNanos();
+    boolean logged = false;
+    while (true) {
+      if (tryCreate(lockKey, owner)) {
+        return;
+      }
+      long modified = lastModified(lockKey);
+      if (modified >= 0 && System.currentTimeMillis() - modified > STALE_LOCK.toMillis()) {
+        LOG.warn("lock {} is older than {}: taking it over from a crashed holder", lockKey, STALE_LOCK);
+        delete(lockKey);
+        continue;
+      }
+      if (!logged) {
+        LOG.info("waiting for the lock {}/{} (another publish, rollback or gc holds it)", root, lockKey);
+        logged = true;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IOException("lock " + root + "/" + lockKey + " is held by another publisher for more than "
+            + LOCK_WAIT.toSeconds() + " s (" + new String(read(lockKey, 4096).orElse(new byte[0]),
+                java.nio.charset.StandardCharsets.UTF_8) + "); if no build, publish, rollback or gc is running, delete it");
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new java.io.InterruptedIOException("interrupted waiting for " + lockKey);
+      }
+    }
+  }
+
+  /** Creates the object only if it does not exist; false when it does. */
+  private boolean tryCreate(String lockKey, byte[] body) throws IOException {
+    if (!conditional) {
+      if (exists(lockKey)) {
+        return false;
+      }
+      write(lockKey, body);
+      return true;
+    }
+    try {
+      s3.putObject(PutObjectRequest.builder().bucket(bucket).key(key(lockKey)).ifNoneMatch("*").build(),
+          RequestBody.fromBytes(body));
+      return true;
+    } catch (S3Exception e) {
+      if (e.statusCode() == 412 || e.statusCode() == 409) {
+        return false;
+      }
+      if (e.statusCode() == 501) {
+        conditional = false;
+        return tryCreate(lockKey, body);
+      }
+      throw io("create lock", lockKey, e);
+    } catch (SdkException e) {
+      throw io("create lock", lockKey, e);
     }
   }
 

@@ -2,17 +2,24 @@ package dev.kiln.snapshot.io;
 
 import dev.kiln.snapshot.Checksums;
 import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.SafePaths;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStorage;
 import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.snapshot.VerifiedRecord;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
 import org.apache.flink.core.fs.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,45 +76,71 @@ public final class SnapshotMirror {
 
   /**
    * Downloads a published snapshot ({@code id}, or the one {@code CURRENT} names when null) and
-   * points the local {@code CURRENT} at it.
+   * points the local {@code CURRENT} at it. The manifest is size-capped and structure-checked and
+   * every name in it resolved inside the local snapshot directory ({@link SafePaths}) before anything
+   * is written; files already here are kept if their sizes match and a local {@code VERIFIED} record
+   * covers this manifest (else they are hashed again); files of the local copy that the manifest does
+   * not list are removed (the cache is ours).
    *
    * @return the local root to open
    */
   public java.nio.file.Path localize(String id) throws IOException {
-    String snapshot = id != null ? id : remoteCurrent();
+    String snapshot = id != null ? SnapshotLayout.checkId(id) : remoteCurrent();
     if (snapshot == null) {
       throw new SnapshotException("no published snapshot under " + remoteRoot + " (no CURRENT)");
     }
-    byte[] manifestBytes = storage().read(SnapshotLayout.manifestKey(snapshot)).orElseThrow(() ->
-        new SnapshotException("snapshot " + snapshot + " has no manifest under " + remoteRoot));
-    Manifest m = SnapshotStore.json().readValue(manifestBytes, Manifest.class);
-    int fetched = 0;
+    byte[] manifestBytes = storage().read(SnapshotLayout.manifestKey(snapshot), SnapshotLayout.MAX_MANIFEST_BYTES)
+        .orElseThrow(() -> new SnapshotException("snapshot " + snapshot + " has no manifest under " + remoteRoot));
+    Manifest m = SnapshotStore.parseManifest(snapshot, manifestBytes);
+    String manifestSha = Checksums.sha256(manifestBytes);
+    SnapshotStore localStore = new SnapshotStore(local.root());
+    java.nio.file.Path localManifest = local.manifest(snapshot);
+    boolean trusted = Files.isRegularFile(localManifest) && Files.size(localManifest) == manifestBytes.length
+        && localStore.verifiedRecord(snapshot).map(r -> manifestSha.equals(r.manifestSha256())).orElse(false);
+    java.nio.file.Path dir = local.snapshotDir(snapshot);
+    Set<java.nio.file.Path> expected = new HashSet<>();
+    int[] counts = new int[3]; // fetched, files, bytes (KiB)
+    long bytes = 0;
     for (Manifest.ShardEntry shard : m.shards()) {
-      fetched += fetch(snapshot, shard.directory(), shard.files());
+      bytes += fetch(snapshot, shard.directory(), shard.files(), trusted, expected, counts);
     }
     if (m.embeddings() != null) {
-      fetched += fetch(snapshot, m.embeddings().directory(), m.embeddings().files());
+      bytes += fetch(snapshot, m.embeddings().directory(), m.embeddings().files(), trusted, expected, counts);
     }
     if (m.docstore() != null) {
-      fetched += fetch(snapshot, m.docstore().directory(), m.docstore().files());
+      bytes += fetch(snapshot, m.docstore().directory(), m.docstore().files(), trusted, expected, counts);
     }
+    removeUnlisted(dir, expected);
     // The manifest last, as on the remote side: a local copy is complete once it has one.
-    writeLocal(local.manifest(snapshot), manifestBytes);
+    writeLocal(localManifest, manifestBytes);
+    writeLocal(local.root().resolve(SnapshotLayout.verifiedKey(snapshot)), SnapshotStore.json().writeValueAsBytes(
+        new VerifiedRecord(VerifiedRecord.FORMAT_VERSION, manifestSha, Instant.now().toString(), "download",
+            counts[1], bytes)));
     writeLocal(local.current(), (snapshot + "\n").getBytes(StandardCharsets.UTF_8));
-    LOG.info("snapshot {} of {}: {} files downloaded and verified into {}", snapshot, remoteRoot, fetched, local.root());
+    LOG.info("snapshot {} of {}: {} files downloaded and verified into {}", snapshot, remoteRoot, counts[0], local.root());
     return local.root();
   }
 
-  /** Downloads the listed files of one directory of a snapshot that are not already here intact. */
-  private int fetch(String snapshot, String directory, List<Manifest.FileEntry> files) throws IOException {
-    int fetched = 0;
+  /**
+   * Downloads the listed files of one directory of a snapshot that are not already here intact.
+   *
+   * @param trusted the local copy was verified against this very manifest: sizes suffice
+   * @return bytes listed
+   */
+  private long fetch(String snapshot, String directory, List<Manifest.FileEntry> files, boolean trusted,
+      Set<java.nio.file.Path> expected, int[] counts) throws IOException {
+    long bytes = 0;
     for (Manifest.FileEntry f : files) {
-      java.nio.file.Path target = local.snapshotDir(snapshot).resolve(directory).resolve(f.name());
-      if (Files.isRegularFile(target) && Files.size(target) == f.size() && f.sha256().equals(Checksums.sha256(target))) {
+      String name = directory + "/" + f.name();
+      java.nio.file.Path target = SafePaths.resolve(local.snapshotDir(snapshot), "file", name);
+      expected.add(target);
+      counts[1]++;
+      bytes += f.size();
+      if (Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS) && Files.size(target) == f.size()
+          && (trusted || f.sha256().equals(Checksums.sha256(target)))) {
         continue;
       }
-      String name = directory + "/" + f.name();
-      download(SnapshotLayout.snapshotKey(snapshot) + name, target);
+      download(SafePaths.key(SnapshotLayout.snapshotKey(snapshot), "file", name), target);
       long size = Files.size(target);
       String sha = Checksums.sha256(target);
       if (size != f.size() || !sha.equals(f.sha256())) {
@@ -116,9 +149,27 @@ public final class SnapshotMirror {
             + " not be used: " + name + ": " + (size != f.size() ? "size " + size + ", manifest says " + f.size()
                 : "sha256 " + sha + ", manifest says " + f.sha256()));
       }
-      fetched++;
+      counts[0]++;
     }
-    return fetched;
+    return bytes;
+  }
+
+  /** Files of the local snapshot copy that the manifest does not list (older downloads, partial files). */
+  private void removeUnlisted(java.nio.file.Path dir, Set<java.nio.file.Path> expected) throws IOException {
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    Set<String> keep = Set.of(SnapshotLayout.MANIFEST, SnapshotLayout.VERIFIED);
+    List<java.nio.file.Path> stale;
+    try (Stream<java.nio.file.Path> walk = Files.walk(dir)) {
+      stale = walk.filter(p -> !Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS))
+          .filter(p -> !expected.contains(p) && !(p.getParent().equals(dir) && keep.contains(p.getFileName().toString())))
+          .toList();
+    }
+    for (java.nio.file.Path p : stale) {
+      LOG.info("removing {} from the local copy: the manifest does not list it", p);
+      Files.deleteIfExists(p);
+    }
   }
 
   private void download(String key, java.nio.file.Path target) throws IOException {
@@ -126,8 +177,10 @@ public final class SnapshotMirror {
     java.nio.file.Path tmp = target.resolveSibling("." + target.getFileName() + ".part");
     try (InputStream in = storage().open(key)) {
       Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+      Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+    } finally {
+      Files.deleteIfExists(tmp);
     }
-    Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
   }
 
   private static void writeLocal(java.nio.file.Path target, byte[] bytes) throws IOException {
@@ -145,7 +198,7 @@ public final class SnapshotMirror {
     String prefix = SnapshotLayout.snapshotKey(id);
     for (String name : storage().list(prefix)) {
       if (!name.equals(SnapshotLayout.STAGING)) {
-        downloadEntry(prefix, name, local.snapshotDir(id).resolve(name));
+        downloadEntry(prefix, name, SafePaths.resolve(local.snapshotDir(id), "listed entry", name));
       }
     }
   }
@@ -158,7 +211,8 @@ public final class SnapshotMirror {
       return;
     }
     for (String child : children) {
-      downloadEntry(prefix + name + "/", child, target.resolve(child));
+      // Listed names come from the bucket: each is checked to stay under the local snapshot directory.
+      downloadEntry(prefix + name + "/", child, SafePaths.resolve(target, "listed entry", child));
     }
   }
 

@@ -6,6 +6,8 @@ import dev.kiln.snapshot.SnapshotStore;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -19,8 +21,10 @@ import org.slf4j.LoggerFactory;
  * beside the old, swapped in atomically, and the old one is closed once the last query that
  * acquired it has released it. Queries never see a closed searcher and never wait for a reload.
  *
- * <p>A snapshot that fails to open is logged and retried at the next check; the old one keeps
- * serving. Thread-safe.
+ * <p>A snapshot that fails to open is logged and counted ({@link #reloadStatus()}), the old one keeps
+ * serving, and the same id is not tried again before a back-off that doubles with each failure (from
+ * the poll interval up to {@link #MAX_BACKOFF}); a different id in {@code CURRENT} is tried at once.
+ * The poller survives any throwable (an {@link Error} would otherwise cancel it for good). Thread-safe.
  */
 public final class ReloadingSearcher implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(ReloadingSearcher.class);
@@ -31,8 +35,20 @@ public final class ReloadingSearcher implements Closeable {
   private final ScheduledExecutorService poller;
   private final AtomicLong reloads = new AtomicLong();
   private final AtomicLong failedReloads = new AtomicLong();
+  private final AtomicLong attempts = new AtomicLong();
+  private final long backoffBase;
   private volatile Lease current;
   private volatile boolean closed;
+  // Failure state, guarded by this.
+  private long consecutive;
+  private String failingId;
+  private String lastError;
+  private Instant failingSince;
+  private Instant lastFailure;
+  private Instant nextAttempt;
+
+  /** Longest wait before the same broken snapshot is tried again. */
+  public static final Duration MAX_BACKOFF = Duration.ofMinutes(5);
 
   /**
    * Opens the current snapshot.
@@ -44,6 +60,7 @@ public final class ReloadingSearcher implements Closeable {
     this.options = options;
     this.store = new SnapshotStore(root);
     this.current = new Lease(Searcher.open(root, null, options));
+    this.backoffBase = Math.max(pollMillis, 100);
     if (pollMillis > 0) {
       poller = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "kiln-snapshot-watch");
@@ -82,30 +99,87 @@ public final class ReloadingSearcher implements Closeable {
     return failedReloads.get();
   }
 
-  /** Swaps in the snapshot {@code CURRENT} names if it changed; returns whether it swapped. */
+  /** Where reloading stands: served snapshot, failures, last error, next attempt. */
+  public synchronized ReloadStatus reloadStatus() {
+    return new ReloadStatus(currentId(), reloads.get(), failedReloads.get(), consecutive, attempts.get(), failingId,
+        lastError, failingSince, lastFailure, nextAttempt);
+  }
+
+  /**
+   * Swaps in the snapshot {@code CURRENT} names if it changed; returns whether it swapped. A failure
+   * is recorded and rethrown; the id that failed is not tried again until its back-off has passed
+   * (the call then returns false).
+   */
   public synchronized boolean checkNow() {
     if (closed) {
       return false;
     }
-    String id = store.currentId();
+    String id;
+    try {
+      id = store.currentId();
+    } catch (RuntimeException | Error e) {
+      failed(null, e, false);
+      throw e;
+    }
     if (id.equals(current.searcher.snapshotId())) {
+      if (consecutive > 0) {
+        LOG.info("CURRENT names the served snapshot {} again: reload failures cleared", id);
+        clearFailures();
+      }
       return false;
     }
-    Searcher next = Searcher.open(root, id, options);
+    if (id.equals(failingId) && nextAttempt != null && Instant.now().isBefore(nextAttempt)) {
+      return false; // backing off: this snapshot failed to open, do not open (and hash) it every poll
+    }
+    attempts.incrementAndGet();
+    Searcher next;
+    try {
+      next = Searcher.open(root, id, options);
+    } catch (RuntimeException | Error e) {
+      failed(id, e, true);
+      throw e;
+    }
     Lease old = current;
     current = new Lease(next);
     old.release(); // the owner's reference: closes now or when the last query finishes
     reloads.incrementAndGet();
+    clearFailures();
     LOG.info("reloaded: now serving snapshot {} (was {})", id, old.searcher.snapshotId());
     return true;
   }
 
+  private void failed(String id, Throwable e, boolean backOff) {
+    failedReloads.incrementAndGet();
+    Instant now = Instant.now();
+    if (consecutive == 0 || !java.util.Objects.equals(id, failingId)) {
+      failingSince = now;
+      consecutive = 0;
+    }
+    consecutive++;
+    failingId = id;
+    lastError = e.getClass().getSimpleName() + ": " + e.getMessage();
+    lastFailure = now;
+    long delay = backOff ? Math.min(MAX_BACKOFF.toMillis(), backoffBase << Math.min(consecutive - 1, 20)) : 0;
+    nextAttempt = now.plusMillis(delay);
+  }
+
+  private void clearFailures() {
+    consecutive = 0;
+    failingId = null;
+    lastError = null;
+    failingSince = null;
+    lastFailure = null;
+    nextAttempt = null;
+  }
+
+  /** The poller's task: nothing may escape it, or the executor cancels it and reloading stops for good. */
   private void checkQuietly() {
     try {
       checkNow();
-    } catch (RuntimeException e) {
-      failedReloads.incrementAndGet();
-      LOG.warn("snapshot reload failed, still serving {}: {}", currentId(), e.getMessage());
+    } catch (Throwable e) {
+      ReloadStatus s = reloadStatus();
+      LOG.warn("snapshot reload failed ({} in a row), still serving {}; next attempt at {}: {}", s.consecutiveFailures(),
+          s.serving(), s.nextAttempt(), e.toString());
     }
   }
 

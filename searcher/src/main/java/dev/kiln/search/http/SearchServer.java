@@ -180,7 +180,9 @@ public final class SearchServer implements Closeable {
 
   private Reply health(HttpExchange ex) throws IOException {
     try (ReloadingSearcher.Lease lease = searchers.acquire()) {
-      return ok(Map.of("status", "ok", "snapshot", lease.searcher().snapshotId()));
+      ReloadStatus reload = searchers.reloadStatus(); // still serving, but say when CURRENT cannot be loaded
+      return ok(Map.of("status", reload.healthy() ? "ok" : "degraded", "snapshot", lease.searcher().snapshotId(),
+          "reload", reload.toMap()));
     }
   }
 
@@ -199,7 +201,7 @@ public final class SearchServer implements Closeable {
 
   private Reply metrics(HttpExchange ex) {
     return new Reply(200, "text/plain; version=0.0.4; charset=utf-8",
-        metrics.render(searchers.currentId(), searchers.reloads()));
+        metrics.render(searchers.currentId(), searchers.reloads()) + searchers.reloadStatus().prometheus());
   }
 
   /** Stops accepting, lets in-flight requests finish (up to a few seconds), then closes. */

@@ -1,0 +1,57 @@
+package dev.kiln.search.http;
+
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * How snapshot reloading stands, for {@code /health} and {@code /metrics}: what is served, and —
+ * while reloads fail — which snapshot fails, since when, how often, the last error and when the next
+ * attempt is due.
+ *
+ * @param failures reload failures since start
+ * @param consecutiveFailures failures since the last successful reload (0: healthy)
+ * @param attempts snapshot opens tried by reloads (successful or not)
+ * @param failingSnapshot the id that failed to open, or null (CURRENT itself unreadable, or healthy)
+ */
+public record ReloadStatus(String serving, long reloads, long failures, long consecutiveFailures, long attempts,
+    String failingSnapshot, String lastError, Instant failingSince, Instant lastFailure, Instant nextAttempt) {
+
+  public boolean healthy() {
+    return consecutiveFailures == 0;
+  }
+
+  /** JSON-friendly view (nulls left out). */
+  public Map<String, Object> toMap() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("healthy", healthy());
+    m.put("reloads", reloads);
+    m.put("failures", failures);
+    m.put("consecutive_failures", consecutiveFailures);
+    put(m, "failing_snapshot", failingSnapshot);
+    put(m, "last_error", lastError);
+    put(m, "failing_since", failingSince);
+    put(m, "last_failure", lastFailure);
+    put(m, "next_attempt", nextAttempt);
+    return m;
+  }
+
+  private static void put(Map<String, Object> m, String k, Object v) {
+    if (v != null) {
+      m.put(k, v.toString());
+    }
+  }
+
+  /** Prometheus text lines. */
+  public String prometheus() {
+    return "# HELP kiln_snapshot_reload_failures_total Snapshot reloads that failed.\n"
+        + "# TYPE kiln_snapshot_reload_failures_total counter\n"
+        + "kiln_snapshot_reload_failures_total " + failures + "\n"
+        + "# HELP kiln_snapshot_reload_failing 1 while the latest reload attempt failed.\n"
+        + "# TYPE kiln_snapshot_reload_failing gauge\n"
+        + "kiln_snapshot_reload_failing " + (healthy() ? 0 : 1) + "\n"
+        + "# HELP kiln_snapshot_reload_consecutive_failures Failures since the last successful reload.\n"
+        + "# TYPE kiln_snapshot_reload_consecutive_failures gauge\n"
+        + "kiln_snapshot_reload_consecutive_failures " + consecutiveFailures + "\n";
+  }
+}
