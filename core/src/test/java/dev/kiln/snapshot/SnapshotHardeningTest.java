@@ -1,0 +1,161 @@
+package dev.kiln.snapshot;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Hostile manifests and pointers, and verification that is recorded instead of repeated. */
+class SnapshotHardeningTest {
+  @TempDir Path root;
+
+  private static final Manifest.ModelInfo MODEL = new Manifest.ModelInfo("m", 3, "mean", true, 16);
+  private static final Manifest.ChunkerInfo CHUNKER = new Manifest.ChunkerInfo("window", 10, 2, "m");
+  private static final Manifest.IndexInfo INDEX = new Manifest.IndexInfo("english", 0.9f, 0.4f, "dot_product", 16, 100);
+
+  private Manifest manifest(String id, List<Manifest.ShardEntry> shards, Manifest.EmbeddingsInfo embeddings) {
+    return new Manifest(Manifest.FORMAT_VERSION, id, "2026-12-03T00:00:00Z", null, MODEL, CHUNKER, INDEX, Map.of(),
+        shards, null, embeddings);
+  }
+
+  private Manifest.FileEntry file(Path dir, String name, String content) throws Exception {
+    Files.createDirectories(dir);
+    Files.writeString(dir.resolve(name), content);
+    return new Manifest.FileEntry(name, content.length(), Checksums.sha256(dir.resolve(name)));
+  }
+
+  /** A two-shard snapshot with stored vectors, written to disk. */
+  private Manifest snapshot(String id) throws Exception {
+    SnapshotLayout layout = new SnapshotLayout(root);
+    List<Manifest.ShardEntry> shards = new ArrayList<>();
+    for (int s = 0; s < 2; s++) {
+      shards.add(new Manifest.ShardEntry(s, SnapshotLayout.shardDirName(s), 1, 1,
+          List.of(file(layout.shardDir(id, s), "_0.cfs", "shard " + s + " data"))));
+    }
+    Manifest.EmbeddingsInfo e = new Manifest.EmbeddingsInfo("embeddings", "sha256:x", 3, 1, 0, null,
+        List.of(file(layout.snapshotDir(id).resolve("embeddings"), "part-00000.parquet", "vectors")));
+    Manifest m = manifest(id, shards, e);
+    SnapshotStore.json().writeValue(layout.manifest(id).toFile(), m);
+    return m;
+  }
+
+  private void writeManifest(Manifest m) throws Exception {
+    Path p = new SnapshotLayout(root).manifest(m.id());
+    Files.createDirectories(p.getParent());
+    SnapshotStore.json().writeValue(p.toFile(), m);
+  }
+
+  @Test
+  void manifestsNamingFilesOutsideTheSnapshotAreRefused() throws Exception {
+    String id = SnapshotLayout.newSnapshotId();
+    SnapshotStore store = new SnapshotStore(root);
+    for (String name : List.of("/etc/passwd", "../../../CURRENT", "a//b", "..")) {
+      writeManifest(manifest(id, List.of(new Manifest.ShardEntry(0, "shard-00000", 1, 1,
+          List.of(new Manifest.FileEntry(name, 1, "0".repeat(64))))), null));
+      SnapshotException e = assertThrows(SnapshotException.class, () -> store.manifest(id), name);
+      assertTrue(e.getMessage().contains("malformed") && e.getMessage().contains("not a plain name"), e.getMessage());
+    }
+    writeManifest(manifest(id, List.of(new Manifest.ShardEntry(0, "../../elsewhere", 1, 1,
+        List.of(new Manifest.FileEntry("_0.cfs", 1, "0".repeat(64))))), null));
+    assertTrue(assertThrows(SnapshotException.class, () -> store.manifest(id)).getMessage()
+        .contains("expected shard-00000"));
+  }
+
+  @Test
+  void aManifestMustListShards0ToNMinus1OnceEach() throws Exception {
+    String id = SnapshotLayout.newSnapshotId();
+    SnapshotStore store = new SnapshotStore(root);
+    writeManifest(manifest(id, List.of(), null));
+    assertTrue(assertThrows(SnapshotException.class, () -> store.manifest(id)).getMessage().contains("lists no shards"));
+    Manifest.FileEntry f = new Manifest.FileEntry("_0.cfs", 1, "0".repeat(64));
+    writeManifest(manifest(id, List.of(new Manifest.ShardEntry(0, "shard-00000", 1, 1, List.of(f)),
+        new Manifest.ShardEntry(0, "shard-00000", 1, 1, List.of(f))), null));
+    assertTrue(assertThrows(SnapshotException.class, () -> store.manifest(id)).getMessage().contains("listed twice"));
+    writeManifest(manifest(id, List.of(new Manifest.ShardEntry(0, "shard-00000", 1, 1, List.of(f)),
+        new Manifest.ShardEntry(2, "shard-00002", 1, 1, List.of(f))), null));
+    assertTrue(assertThrows(SnapshotException.class, () -> store.manifest(id)).getMessage().contains("outside 0..1"));
+    writeManifest(manifest(id, List.of(new Manifest.ShardEntry(0, "shard-00000", 1, 1, List.of())), null));
+    assertTrue(assertThrows(SnapshotException.class, () -> store.manifest(id)).getMessage().contains("lists no files"));
+  }
+
+  @Test
+  void filesTheManifestDoesNotListAreReported() throws Exception {
+    String id = SnapshotLayout.newSnapshotId();
+    Manifest m = snapshot(id);
+    SnapshotStore store = new SnapshotStore(root);
+    assertEquals(List.of(), store.verify(m));
+    // Lucene opens the newest segments_N it finds: a planted one must never pass as verified.
+    Files.writeString(store.layout().shardDir(id, 1).resolve("segments_9"), "planted");
+    Files.writeString(store.layout().snapshotDir(id).resolve("extra.bin"), "x");
+    List<String> problems = store.verify(m);
+    assertTrue(problems.contains("shard-00001/segments_9: not listed in the manifest"), problems.toString());
+    assertTrue(problems.contains("extra.bin: not listed in the manifest"), problems.toString());
+    assertThrows(SnapshotException.class, () -> store.openForServing(id));
+  }
+
+  @Test
+  void aHugeCurrentOrManifestIsRefusedWithoutReadingIt() throws Exception {
+    SnapshotStore store = new SnapshotStore(root);
+    try (RandomAccessFile f = new RandomAccessFile(root.resolve("CURRENT").toFile(), "rw")) {
+      f.setLength(3L << 30); // sparse: 3 GiB that read whole would be an OutOfMemoryError
+    }
+    SnapshotException e = assertThrows(SnapshotException.class, store::current);
+    assertTrue(e.getMessage().contains("larger than " + SnapshotLayout.MAX_CURRENT_BYTES), e.getMessage());
+
+    String id = SnapshotLayout.newSnapshotId();
+    Files.createDirectories(store.layout().snapshotDir(id));
+    try (RandomAccessFile f = new RandomAccessFile(store.layout().manifest(id).toFile(), "rw")) {
+      f.setLength(SnapshotLayout.MAX_MANIFEST_BYTES + 1L);
+    }
+    e = assertThrows(SnapshotException.class, () -> store.manifest(id));
+    assertTrue(e.getMessage().contains("larger than"), e.getMessage());
+  }
+
+  @Test
+  void aVerifiedRecordSparesTheSearcherTheHashingButNotTheSizes() throws Exception {
+    String id = SnapshotLayout.newSnapshotId();
+    snapshot(id);
+    SnapshotStore store = new SnapshotStore(root);
+    assertTrue(store.openForServing(id).hashed(), "no record yet: every served file is hashed");
+    assertEquals(List.of(), store.verifyAndRecord(id, "publish"));
+    assertFalse(store.openForServing(id).hashed(), "recorded: sizes only");
+
+    // Same size, different bytes: only a full verification sees it.
+    Path shardFile = store.layout().shardDir(id, 0).resolve("_0.cfs");
+    Files.writeString(shardFile, "shard X data");
+    assertFalse(store.openForServing(id).hashed());
+    assertTrue(store.verify(store.manifest(id)).get(0).contains("shard-00000/_0.cfs: sha256"));
+    // A truncated file is caught without hashing.
+    Files.writeString(shardFile, "short");
+    assertTrue(assertThrows(SnapshotException.class, () -> store.openForServing(id)).getMessage().contains("size 5"));
+    // A failed verification removes the record, so searchers hash (and refuse) again.
+    Files.writeString(shardFile, "shard X data");
+    assertFalse(store.verifyAndRecord(id, "verify").isEmpty());
+    assertTrue(store.verifiedRecord(id).isEmpty());
+    assertThrows(SnapshotException.class, () -> store.openForServing(id));
+  }
+
+  @Test
+  void aRecordForAnotherManifestIsIgnoredAndStoredVectorsAreNeverHashedAtOpen() throws Exception {
+    String id = SnapshotLayout.newSnapshotId();
+    Manifest m = snapshot(id);
+    SnapshotStore store = new SnapshotStore(root);
+    assertEquals(List.of(), store.verifyAndRecord(id, "publish"));
+    // The searcher does not read stored vectors: a damaged part does not stop it, but verify sees it.
+    Files.writeString(store.layout().snapshotDir(id).resolve("embeddings/part-00000.parquet"), "VECTORS");
+    writeManifest(new Manifest(m.formatVersion(), m.id(), "2026-12-03T00:00:01Z", m.parent(), m.model(), m.chunker(),
+        m.index(), m.counters(), m.shards(), null, m.embeddings()));
+    SnapshotStore.Opened opened = store.openForServing(id);
+    assertTrue(opened.hashed(), "the record was made for another manifest");
+    assertTrue(store.verify(store.manifest(id)).get(0).contains("embeddings/part-00000.parquet: sha256"));
+  }
+}
