@@ -11,10 +11,12 @@ import java.util.Map;
  *
  * @param failures reload failures since start
  * @param consecutiveFailures failures since the last successful reload (0: healthy)
+ * @param checks times {@code CURRENT} was checked
  * @param attempts snapshot opens tried by reloads (successful or not)
  * @param failingSnapshot the id that failed to open, or null (CURRENT itself unreadable, or healthy)
  */
-public record ReloadStatus(String serving, long reloads, long failures, long consecutiveFailures, long attempts,
+public record ReloadStatus(String serving, long reloads, long failures, long consecutiveFailures, long checks,
+    long attempts,
     String failingSnapshot, String lastError, Instant failingSince, Instant lastFailure, Instant nextAttempt) {
 
   public boolean healthy() {

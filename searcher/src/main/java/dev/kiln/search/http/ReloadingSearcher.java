@@ -36,6 +36,7 @@ public final class ReloadingSearcher implements Closeable {
   private final AtomicLong reloads = new AtomicLong();
   private final AtomicLong failedReloads = new AtomicLong();
   private final AtomicLong attempts = new AtomicLong();
+  private final AtomicLong checks = new AtomicLong();
   private final long backoffBase;
   private volatile Lease current;
   private volatile boolean closed;
@@ -101,7 +102,8 @@ public final class ReloadingSearcher implements Closeable {
 
   /** Where reloading stands: served snapshot, failures, last error, next attempt. */
   public synchronized ReloadStatus reloadStatus() {
-    return new ReloadStatus(currentId(), reloads.get(), failedReloads.get(), consecutive, attempts.get(), failingId,
+    return new ReloadStatus(currentId(), reloads.get(), failedReloads.get(), consecutive, checks.get(), attempts.get(),
+        failingId,
         lastError, failingSince, lastFailure, nextAttempt);
   }
 
@@ -114,6 +116,7 @@ public final class ReloadingSearcher implements Closeable {
     if (closed) {
       return false;
     }
+    checks.incrementAndGet();
     String id;
     try {
       id = store.currentId();
