@@ -115,6 +115,11 @@ public final class KilnProcess {
     return process.exitValue();
   }
 
+  /** Whether the process has ended. */
+  public boolean exited() {
+    return !process.isAlive();
+  }
+
   public long pid() {
     return process.pid();
   }
