@@ -203,9 +203,17 @@ class S3SnapshotStorageITCase {
       a.publish(base, null, false);
       String ida = snapshot(a, base, "from a");
       String idb = snapshot(b, base, "from b");
-      // Both started from base and both pass the id check; a publishes while b is between its
-      // conditional read and its PUT.
-      sb.betweenReadAndWrite = () -> a.publish(ida, base, false);
+      // Both started from base and both pass the id check; another writer replaces CURRENT while b is
+      // between its conditional read and its PUT. (Publishers of this Kiln also serialise on the
+      // root's lock, which b holds here; the conditional PUT is what still catches a writer that
+      // bypasses it: an older Kiln, or a lock taken over as stale.)
+      sb.betweenReadAndWrite = () -> {
+        try {
+          assertTrue(sa.compareAndSet(SnapshotLayout.CURRENT, utf8(base + "\n"), utf8(ida + "\n")));
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
+      };
       PublishConflictException e = assertThrows(PublishConflictException.class, () -> b.publish(idb, base, false));
       assertTrue(e.getMessage().contains("NOT published") && e.getMessage().contains(ida), e.getMessage());
       assertEquals(ida, a.store().currentId());
@@ -213,6 +221,25 @@ class S3SnapshotStorageITCase {
       sb.betweenReadAndWrite = () -> {};
       b.publish(idb, base, true);
       assertEquals(idb, b.store().currentId());
+    }
+  }
+
+  @Test
+  void theRootLockIsAnObjectHeldForTheActionOnly() throws Exception {
+    String root = newRoot();
+    String prefix = root.substring(("s3://" + BUCKET + "/").length());
+    try (S3SnapshotStorage st = storage(root, true)) {
+      String seen = st.locked(SnapshotLayout.CURRENT, () -> {
+        try {
+          // Re-entrant: a compare-and-set inside the action does not wait for itself.
+          assertTrue(st.compareAndSet(SnapshotLayout.CURRENT, null, utf8("x")));
+          return server.get(prefix + "/CURRENT.lock");
+        } catch (Exception e) {
+          throw new java.io.IOException(e);
+        }
+      });
+      assertTrue(seen != null && seen.contains("@"), "the lock names its holder: " + seen);
+      assertEquals(null, server.get(prefix + "/CURRENT.lock"), "released after the action");
     }
   }
 

@@ -311,8 +311,16 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
         conditional = false;
         return tryCreate(lockKey, body);
       }
+      if (exists(lockKey)) {
+        return false;
+      }
       throw io("create lock", lockKey, e);
     } catch (SdkException e) {
+      // A server may refuse the conditional PUT before reading its body (412 to "Expect: 100-continue"),
+      // which the client reports as a broken write: if the lock is there, someone else holds it.
+      if (exists(lockKey)) {
+        return false;
+      }
       throw io("create lock", lockKey, e);
     }
   }
