@@ -65,9 +65,15 @@ public final class KilnProcess {
    */
   public static KilnProcess start(Path work, String name, String pauseAt, boolean resumable, List<String> args)
       throws IOException {
+    return start(work, name, pauseAt, resumable, List.of(), args);
+  }
+
+  /** As {@link #start(Path, String, String, boolean, List)} with extra JVM arguments ({@code -Dkey=value}). */
+  public static KilnProcess start(Path work, String name, String pauseAt, boolean resumable, List<String> jvmArgs,
+      List<String> args) throws IOException {
     Path marker = work.resolve(name + ".paused");
     Path log = work.resolve(name + ".log");
-    List<String> jvm = new ArrayList<>();
+    List<String> jvm = new ArrayList<>(jvmArgs);
     if (pauseAt != null) {
       jvm.add("-Dkiln.test.pause-at=" + pauseAt);
       jvm.add("-Dkiln.test.pause-marker=" + marker);
