@@ -54,6 +54,8 @@ final class Exchange {
   /** Ends the exchange without an answer: the client has gone, the connection is closed. */
   void abandon() {
     if (done.compareAndSet(false, true)) {
+      // Closed first, so that Jetty does not try to write an error page to a client that has gone.
+      request.getConnectionMetaData().getConnection().getEndPoint().close();
       callback.failed(new EofException("client closed the connection before its search started"));
     }
   }

@@ -112,6 +112,10 @@ public final class SearchServer implements Closeable {
       throw new IOException("cannot serve on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e);
     }
     SearchServer s = new SearchServer(server, connector, searchPool, metrics);
+    if ((config.host().equals("0.0.0.0") || config.host().equals("::")) && config.allowedHosts().isEmpty()) {
+      LOG.warn("bound to {} but no --allowed-host given: clients using this machine's name or address get 403; "
+          + "only localhost, 127.0.0.1 and [::1] are accepted", config.host());
+    }
     LOG.info("serving on http://{}:{}: {} search threads, queue {}, idle timeout {} ms, at most {} connections, "
             + "{}", config.host(), s.port(), config.threads(), config.queue(), config.idleTimeoutMs(),
         config.maxConnections(), config.apiKeys() == null ? "no API keys"

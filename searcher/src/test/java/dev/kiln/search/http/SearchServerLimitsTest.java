@@ -144,6 +144,25 @@ class SearchServerLimitsTest {
   }
 
   @Test
+  void anOversizedBodyIsA400WhetherItsLengthIsDeclaredOrChunked() throws Exception {
+    try (SearchServer server = SearchServer.start(searchers, ServerConfig.of("127.0.0.1", 0, 2))) {
+      String big = "{\"q\": \"lava\", \"pad\": \"" + "x".repeat(SearchHandler.MAX_BODY_BYTES) + "\"}";
+      URI uri = URI.create("http://127.0.0.1:" + server.port() + "/search");
+      HttpResponse<String> declared = HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60))
+          .POST(HttpRequest.BodyPublishers.ofString(big)).build(), HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> chunked = HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60))
+          .POST(HttpRequest.BodyPublishers.ofInputStream(
+              () -> new java.io.ByteArrayInputStream(big.getBytes(StandardCharsets.UTF_8)))).build(),
+          HttpResponse.BodyHandlers.ofString());
+      for (HttpResponse<String> r : List.of(declared, chunked)) {
+        assertEquals(400, r.statusCode(), r.body());
+        assertTrue(r.body().contains("body is larger than 65536 bytes"), r.body());
+      }
+      assertEquals(200, get(server, "/health", Duration.ofSeconds(20)).statusCode());
+    }
+  }
+
+  @Test
   void connectionsPastTheLimitWaitAndIdleOnesAreShedWhileHealthAnswers() throws Exception {
     int limit = 16;
     try (SearchServer server = SearchServer.start(searchers,
