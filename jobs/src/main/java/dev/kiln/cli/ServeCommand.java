@@ -2,8 +2,13 @@ package dev.kiln.cli;
 
 import dev.kiln.config.ConfigException;
 import dev.kiln.search.SearchOptions;
+import dev.kiln.search.http.ApiKeys;
 import dev.kiln.search.http.ReloadingSearcher;
 import dev.kiln.search.http.SearchServer;
+import dev.kiln.search.http.ServerConfig;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -26,8 +31,32 @@ final class ServeCommand implements Callable<Integer> {
       description = "address to bind (default: ${DEFAULT-VALUE})")
   String host;
 
-  @Option(names = "--threads", paramLabel = "N", description = "request threads (default: 2 x cores)")
+  @Option(names = "--threads", paramLabel = "N", description = "search threads (default: 2 x cores)")
   Integer threads;
+
+  @Option(names = "--queue", paramLabel = "N", defaultValue = "" + ServerConfig.DEFAULT_QUEUE,
+      description = "searches that may wait for a thread; more are answered 503 with Retry-After "
+          + "(default: ${DEFAULT-VALUE})")
+  int queue;
+
+  @Option(names = "--idle-timeout-ms", paramLabel = "MS", defaultValue = "" + ServerConfig.DEFAULT_IDLE_TIMEOUT_MS,
+      description = "close a connection silent this long; request headers and body must each arrive "
+          + "within it too (default: ${DEFAULT-VALUE})")
+  long idleTimeoutMs;
+
+  @Option(names = "--max-connections", paramLabel = "N", defaultValue = "" + ServerConfig.DEFAULT_MAX_CONNECTIONS,
+      description = "open connections at most (default: ${DEFAULT-VALUE})")
+  int maxConnections;
+
+  @Option(names = "--allowed-host", paramLabel = "NAME",
+      description = "a host name clients may use in Host/Origin besides the bound address, localhost, "
+          + "127.0.0.1 and [::1]; repeatable")
+  List<String> allowedHosts = new ArrayList<>();
+
+  @Option(names = "--api-keys", paramLabel = "FILE",
+      description = "require an API key (Authorization: Bearer KEY or X-Api-Key) listed in FILE, one per "
+          + "line, optionally bound to metadata such as tenant=acme (docs/FORMATS.md)")
+  Path apiKeys;
 
   @Option(names = "--poll-ms", paramLabel = "MS", defaultValue = "1000",
       description = "how often to check CURRENT for a new snapshot (default: ${DEFAULT-VALUE})")
@@ -48,9 +77,21 @@ final class ServeCommand implements Callable<Integer> {
     if (n < 1) {
       throw new ConfigException("--threads must be >= 1, was " + n);
     }
+    if (queue < 0) {
+      throw new ConfigException("--queue must be >= 0, was " + queue);
+    }
+    if (idleTimeoutMs < 1) {
+      throw new ConfigException("--idle-timeout-ms must be >= 1, was " + idleTimeoutMs);
+    }
+    if (maxConnections < 1) {
+      throw new ConfigException("--max-connections must be >= 1, was " + maxConnections);
+    }
+    ServerConfig config = ServerConfig.of(host, port, n).withQueue(queue).withIdleTimeoutMs(idleTimeoutMs)
+        .withMaxConnections(maxConnections).withAllowedHosts(allowedHosts)
+        .withApiKeys(apiKeys == null ? null : ApiKeys.load(apiKeys));
     SearchOptions options = retrieval.toOptions();
     ReloadingSearcher searchers = new ReloadingSearcher(SnapshotRoots.local(snapshots, null, fs), options, pollMs);
-    SearchServer server = SearchServer.start(searchers, host, port, n);
+    SearchServer server = SearchServer.start(searchers, config);
     System.out.printf("kiln: serving snapshot %s on http://%s:%d (Ctrl-C to stop)%n",
         searchers.currentId(), host, server.port());
     CountDownLatch stopped = new CountDownLatch(1);

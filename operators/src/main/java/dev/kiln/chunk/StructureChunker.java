@@ -175,9 +175,14 @@ public final class StructureChunker implements Chunker {
           int[] row = rows.get(i);
           if (row[1] - partFrom + (first ? 0 : headerTokens) <= hardCap) {
             emitTablePart(first ? null : header, headerTokens, partFrom, row[1], true);
+          } else if (first && partFrom < tr[0] && row[1] - tr[0] <= hardCap) {
+            // Only the heading waiting for the table pushes the first part over the hard cap: the
+            // heading goes alone, and the part starts at the header row as every part does.
+            headerOnItsOwn(partFrom, tr[0]);
+            emitTablePart(null, headerTokens, tr[0], row[1], row[1] - tr[0] > size);
           } else {
             if (first) {
-              emit(partFrom, row[0], false); // the header (and any heading) on its own
+              headerOnItsOwn(partFrom, row[0]);
             }
             for (int[] r : splitter.split(spans, row[0], row[1])) {
               emit(r[0], r[1], false);
@@ -194,6 +199,21 @@ public final class StructureChunker implements Chunker {
         emit(from, tr[1], tr[1] - from > size);
       }
       cursor = Math.max(cursor, tr[1]);
+    }
+
+    /**
+     * The header row (and any heading waiting for the table) of a table whose first row does not fit
+     * with it: a chunk of its own, flagged oversize when over the size, and cut recursively when even
+     * the hard cap cannot hold it (a long heading over a wide header), like any other text.
+     */
+    private void headerOnItsOwn(int from, int to) {
+      if (to - from <= hardCap) {
+        emit(from, to, to - from > size);
+      } else {
+        for (int[] r : splitter.split(spans, from, to)) {
+          emit(r[0], r[1], false);
+        }
+      }
     }
 
     private List<int[]> rowTokenRanges(int fromToken, int toToken) {

@@ -9,6 +9,7 @@ import dev.kiln.embed.ModelTokenizer;
 import dev.kiln.model.Chunk;
 import dev.kiln.model.ContentType;
 import dev.kiln.model.Document;
+import dev.kiln.testing.TestSeeds;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -19,6 +20,7 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Properties every chunking strategy keeps, over seeded random documents (the seed is in every
@@ -27,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * overlaps are as configured; code blocks and tables within the hard cap are never split, and a split
  * table repeats its header; ids and content keys are identical across runs and threads.
  */
+@ExtendWith(TestSeeds.class)
 class ChunkerPropertiesTest {
   static final int DOCS = 40;
   static ModelTokenizer english;

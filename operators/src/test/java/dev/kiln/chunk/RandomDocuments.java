@@ -1,5 +1,6 @@
 package dev.kiln.chunk;
 
+import dev.kiln.testing.TestSeeds;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -24,7 +25,8 @@ final class RandomDocuments {
   final List<String> tables = new ArrayList<>();
 
   RandomDocuments(long seed) {
-    this.random = new Random(seed);
+    // Document n of a run is drawn from the run's base seed (TestSeeds), so -Dkiln.tests.seed varies them.
+    this.random = new Random(TestSeeds.derive("RandomDocuments/" + seed));
   }
 
   Random random() {

@@ -12,6 +12,7 @@ import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.testing.TestSeeds;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -27,6 +28,7 @@ import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.store.FSDirectory;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -35,11 +37,12 @@ import org.junit.jupiter.api.io.TempDir;
  * random vectors — cheap, unlike embedding that many chunks — in a degree-2 graph built with a beam
  * of 1.
  */
+@ExtendWith(TestSeeds.class)
 class RecallFloorTest {
   @TempDir Path root;
 
   private static void shard(Path dir, IndexConfig config, int n, long seed) throws Exception {
-    Random random = new Random(seed);
+    Random random = new Random(TestSeeds.derive("RecallFloorTest/" + seed));
     IndexWriterConfig iwc = new IndexWriterConfig(new StandardAnalyzer());
     iwc.setCodec(ShardIndexWriter.codec(config));
     try (FSDirectory d = FSDirectory.open(dir); IndexWriter w = new IndexWriter(d, iwc)) {

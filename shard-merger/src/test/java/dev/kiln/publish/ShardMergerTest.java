@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kiln.config.IndexConfig;
 import dev.kiln.index.ShardIndexWriter;
 import dev.kiln.index.ShardSchema;
+import dev.kiln.testing.TestSeeds;
 import java.nio.file.Path;
 import java.util.Random;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
@@ -18,14 +19,16 @@ import org.apache.lucene.index.NoMergePolicy;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.store.FSDirectory;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+@ExtendWith(TestSeeds.class)
 class ShardMergerTest {
   @TempDir Path dir;
 
   /** A shard of {@code segments} segments holding random unit vectors. */
   private void shard(IndexConfig config, int segments, int perSegment, long seed) throws Exception {
-    Random random = new Random(seed);
+    Random random = new Random(TestSeeds.derive("ShardMergerTest/" + seed));
     IndexWriterConfig iwc = new IndexWriterConfig(new StandardAnalyzer());
     iwc.setCodec(ShardIndexWriter.codec(config));
     iwc.setMergePolicy(NoMergePolicy.INSTANCE);

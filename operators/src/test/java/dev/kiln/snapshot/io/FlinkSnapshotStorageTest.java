@@ -14,44 +14,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link FlinkSnapshotStorage} (the storage of {@code hdfs://} and other Flink roots) on Flink's
- * {@code file://} file system: the same contract as the S3 and local storages, with
- * compare-and-set as read-compare-write.
+ * {@link FlinkSnapshotStorage}'s own behaviour: the lock file that makes its compare-and-set real.
+ * The shared storage contract runs in {@link FlinkSnapshotStorageContractTest}.
  */
 class FlinkSnapshotStorageTest {
   @TempDir Path dir;
 
   private static byte[] utf8(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
-  }
-
-  @Test
-  void storageContract() throws Exception {
-    FlinkSnapshotStorage st = new FlinkSnapshotStorage(dir.toUri().toString());
-    assertTrue(st.read("CURRENT").isEmpty());
-    assertFalse(st.exists("CURRENT"));
-    assertThrows(NoSuchFileException.class, () -> st.size("snapshots/x/a"));
-    assertThrows(NoSuchFileException.class, () -> st.open("snapshots/x/a"));
-    assertEquals(-1, st.lastModified("CURRENT"));
-    st.write("snapshots/x/a", utf8("alpha"));
-    st.write("snapshots/x/d/b", utf8("beta"));
-    assertArrayEquals(utf8("alpha"), st.read("snapshots/x/a").orElseThrow());
-    assertEquals(4, st.size("snapshots/x/d/b"));
-    assertTrue(st.lastModified("snapshots/x/a") > 0);
-    assertEquals(List.of("x"), st.list("snapshots/"));
-    assertEquals(List.of("a", "d"), st.list("snapshots/x/"));
-    assertEquals(List.of(), st.list("nothing/"));
-    assertEquals(List.of(), st.list("snapshots/x/a/"), "a file lists nothing under it");
-    st.deleteTree("snapshots/x/");
-    assertEquals(List.of(), st.list("snapshots/"));
-    st.delete("snapshots/x/a"); // absent: ignored
-    assertThrows(IllegalArgumentException.class, () -> st.read("../escape"));
-
-    assertTrue(st.compareAndSet("CURRENT", null, utf8("a")));
-    assertFalse(st.compareAndSet("CURRENT", null, utf8("b")));
-    assertFalse(st.compareAndSet("CURRENT", utf8("x"), utf8("b")));
-    assertTrue(st.compareAndSet("CURRENT", utf8("a"), utf8("b")));
-    assertArrayEquals(utf8("b"), st.read("CURRENT").orElseThrow());
   }
 
   @Test

@@ -129,8 +129,8 @@ final class QueryParams {
     try {
       SearchMode m = mode == null ? SearchMode.HYBRID : SearchMode.parse(mode);
       return new SearchRequest(q, m, kv, MetadataFilter.parse(filters));
-    } catch (ConfigException e) {
-      throw new BadRequest(e.getMessage().replace("--filter", "filter"));
+    } catch (ConfigException | IllegalArgumentException e) { // the filter parser's limits are client errors too
+      throw new BadRequest(String.valueOf(e.getMessage()).replace("--filter", "filter"));
     }
   }
 }

@@ -1,29 +1,24 @@
 package dev.kiln.search.http;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
-import dev.kiln.search.SearchRequest;
-import dev.kiln.search.SearchResponse;
-import dev.kiln.search.Searcher;
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.server.ConnectionLimit;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP face of a {@link ReloadingSearcher}, on the JDK's built-in server:
+ * The HTTP face of a {@link ReloadingSearcher}, on embedded Jetty 12 (core handlers, no servlets):
  *
  * <pre>
  * GET  /search?q=…&amp;k=10&amp;mode=hybrid&amp;filter=key:value   POST /search  {"q", "k", "mode", "filter"}
@@ -32,187 +27,121 @@ import org.slf4j.LoggerFactory;
  *
  * Bad input (k outside 1..1000, a query over 8 KiB, an unknown mode, a malformed filter, a body that
  * is not JSON) is answered 400 with {@code {"error": "…"}}; a failure inside search 500 the same way.
+ *
+ * <p>Protection ({@link ServerConfig}): Jetty's NIO connector holds no thread for a connection that
+ * is idle or still sending; a connection silent for the idle timeout is closed, and so is one whose
+ * headers ({@link HeaderDeadline}) or body take longer than it (408); at most {@code maxConnections}
+ * are open ({@link ConnectionLimit}: past it Jetty stops accepting and shortens the open ones' idle
+ * timeout to at most {@value #IDLE_AT_LIMIT_MS} ms). Searches run on their own pool with a bounded
+ * queue (503 + {@code Retry-After: 1} when full); a search whose client has gone before it starts is
+ * dropped ({@link ClientProbe}). Host and Origin are checked ({@link HostGuard}, 403) and, with
+ * {@link ApiKeys}, a key is required (401) and its bindings narrow every search.
  */
 public final class SearchServer implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(SearchServer.class);
-  /** Bodies past this are refused before parsing: a query is at most 8 KiB plus a little JSON. */
-  private static final int MAX_BODY_BYTES = 64 * 1024;
+  /** Idle timeout of open connections while the connection limit is reached. */
+  static final long IDLE_AT_LIMIT_MS = 1000;
+  /** Request line + headers: an 8 KiB query percent-encoded is up to 24 KiB. */
+  private static final int MAX_HEADER_BYTES = 32 * 1024;
 
-  private final ReloadingSearcher searchers;
-  private final HttpServer server;
-  private final ExecutorService executor;
-  private final ServerMetrics metrics = new ServerMetrics();
-  private final ObjectMapper json = new ObjectMapper();
+  private final Server server;
+  private final ServerConnector connector;
+  private final ThreadPoolExecutor searchPool;
+  private final ServerMetrics metrics;
 
-  private SearchServer(ReloadingSearcher searchers, HttpServer server, ExecutorService executor) {
-    this.searchers = searchers;
+  private SearchServer(Server server, ServerConnector connector, ThreadPoolExecutor searchPool,
+      ServerMetrics metrics) {
     this.server = server;
-    this.executor = executor;
+    this.connector = connector;
+    this.searchPool = searchPool;
+    this.metrics = metrics;
   }
 
-  /** Binds {@code host:port} (port 0 picks a free one) and starts answering. */
+  /** Binds {@code host:port} (port 0 picks a free one) with the default limits and starts answering. */
   public static SearchServer start(ReloadingSearcher searchers, String host, int port, int threads)
       throws IOException {
-    HttpServer http = HttpServer.create(new InetSocketAddress(host, port), 128);
-    ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
-      Thread t = new Thread(r, "kiln-http");
-      t.setDaemon(true);
-      return t;
-    });
-    SearchServer s = new SearchServer(searchers, http, pool);
-    http.setExecutor(pool);
-    http.createContext("/search", ex -> s.handle(ex, "search", s::search));
-    http.createContext("/context", ex -> s.handle(ex, "context", s::context));
-    http.createContext("/health", ex -> s.handle(ex, "health", s::health));
-    http.createContext("/snapshot", ex -> s.handle(ex, "snapshot", s::snapshot));
-    http.createContext("/metrics", ex -> s.handle(ex, "metrics", s::metrics));
-    http.start();
-    LOG.info("serving on http://{}:{} with {} threads", host, s.port(), threads);
+    return start(searchers, ServerConfig.of(host, port, threads));
+  }
+
+  public static SearchServer start(ReloadingSearcher searchers, ServerConfig config) throws IOException {
+    // Network threads only parse, check and answer the light endpoints; searches have their own pool.
+    QueuedThreadPool networkThreads = new QueuedThreadPool(64, 4);
+    networkThreads.setName("kiln-http");
+    networkThreads.setDaemon(true);
+    Server server = new Server(networkThreads);
+    server.setStopTimeout(2000);
+
+    HttpConfiguration http = new HttpConfiguration();
+    http.setSendServerVersion(false);
+    http.setRequestHeaderSize(MAX_HEADER_BYTES);
+    ServerConnector connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(http));
+    connector.setHost(config.host());
+    connector.setPort(config.port());
+    connector.setIdleTimeout(config.idleTimeoutMs());
+    server.addConnector(connector);
+
+    ServerMetrics metrics = new ServerMetrics();
+    ConnectionLimit limit = new ConnectionLimit(config.maxConnections(), server);
+    limit.setIdleTimeout(Math.min(config.idleTimeoutMs(), IDLE_AT_LIMIT_MS));
+    server.addBean(limit);
+    metrics.openConnections(limit::getConnections);
+    connector.addBean(new HeaderDeadline(server.getScheduler(), config.idleTimeoutMs(), metrics));
+
+    BlockingQueue<Runnable> queue = config.queue() == 0 ? new SynchronousQueue<>()
+        : new ArrayBlockingQueue<>(config.queue());
+    AtomicInteger n = new AtomicInteger();
+    ThreadPoolExecutor searchPool = new ThreadPoolExecutor(config.threads(), config.threads(), 0,
+        TimeUnit.MILLISECONDS, queue, r -> {
+          Thread t = new Thread(r, "kiln-search-" + n.incrementAndGet());
+          t.setDaemon(true);
+          return t;
+        }, new ThreadPoolExecutor.AbortPolicy());
+
+    Endpoints endpoints = new Endpoints(searchers, metrics);
+    server.setHandler(new SearchHandler(endpoints, metrics, new HostGuard(config.host(), config.allowedHosts()),
+        config.apiKeys(), searchPool, config));
+    try {
+      server.start();
+    } catch (Exception e) {
+      searchPool.shutdownNow();
+      try {
+        server.stop();
+      } catch (Exception ignored) {
+        // already failing
+      }
+      throw new IOException("cannot serve on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e);
+    }
+    SearchServer s = new SearchServer(server, connector, searchPool, metrics);
+    if ((config.host().equals("0.0.0.0") || config.host().equals("::")) && config.allowedHosts().isEmpty()) {
+      LOG.warn("bound to {} but no --allowed-host given: clients using this machine's name or address get 403; "
+          + "only localhost, 127.0.0.1 and [::1] are accepted", config.host());
+    }
+    LOG.info("serving on http://{}:{}: {} search threads, queue {}, idle timeout {} ms, at most {} connections, "
+            + "{}", config.host(), s.port(), config.threads(), config.queue(), config.idleTimeoutMs(),
+        config.maxConnections(), config.apiKeys() == null ? "no API keys"
+            : config.apiKeys().size() + " API keys");
     return s;
   }
 
   public int port() {
-    return server.getAddress().getPort();
+    return connector.getLocalPort();
   }
 
   public ServerMetrics metrics() {
     return metrics;
   }
 
-  private interface Handler {
-    Reply handle(HttpExchange ex) throws IOException;
-  }
-
-  private record Reply(int status, String contentType, String body) {}
-
-  private void handle(HttpExchange ex, String endpoint, Handler handler) {
-    long start = System.nanoTime();
-    Reply reply;
-    try {
-      reply = handler.handle(ex);
-    } catch (BadRequest e) {
-      reply = error(400, e.getMessage());
-    } catch (MethodNotAllowed e) {
-      reply = error(405, e.getMessage());
-    } catch (RuntimeException | IOException | Error e) {
-      // Errors too (a native library, an exhausted heap): a client must always get an answer.
-      LOG.warn("{} failed: {}", endpoint, e.toString(), e);
-      reply = error(500, endpoint + " failed: " + e.getMessage());
-    }
-    try {
-      byte[] bytes = reply.body().getBytes(StandardCharsets.UTF_8);
-      ex.getResponseHeaders().set("Content-Type", reply.contentType());
-      ex.sendResponseHeaders(reply.status(), bytes.length);
-      try (OutputStream out = ex.getResponseBody()) {
-        out.write(bytes);
-      }
-    } catch (IOException e) {
-      LOG.debug("client went away: {}", e.getMessage());
-    } finally {
-      ex.close();
-      metrics.record(endpoint, reply.status(), System.nanoTime() - start);
-    }
-  }
-
-  private static final class MethodNotAllowed extends RuntimeException {
-    MethodNotAllowed(String message) {
-      super(message);
-    }
-  }
-
-  private Reply error(int status, String message) {
-    ObjectNode node = json.createObjectNode().put("error", message);
-    return new Reply(status, "application/json", node.toString());
-  }
-
-  private Reply ok(Object body) throws IOException {
-    return new Reply(200, "application/json", json.writeValueAsString(body));
-  }
-
-  private SearchRequest request(HttpExchange ex) throws IOException {
-    return switch (ex.getRequestMethod()) {
-      case "GET" -> QueryParams.fromParams(QueryParams.parseQueryString(ex.getRequestURI().getRawQuery()));
-      case "POST" -> QueryParams.fromJson(body(ex));
-      default -> throw new MethodNotAllowed("use GET or POST");
-    };
-  }
-
-  private JsonNode body(HttpExchange ex) throws IOException {
-    try (InputStream in = ex.getRequestBody()) {
-      byte[] bytes = in.readNBytes(MAX_BODY_BYTES + 1);
-      if (bytes.length > MAX_BODY_BYTES) {
-        throw new BadRequest("body is larger than " + MAX_BODY_BYTES + " bytes");
-      }
-      try {
-        return json.readTree(bytes);
-      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-        throw new BadRequest("body is not valid JSON: " + e.getOriginalMessage());
-      }
-    }
-  }
-
-  private Reply search(HttpExchange ex) throws IOException {
-    SearchRequest request = request(ex);
-    try (ReloadingSearcher.Lease lease = searchers.acquire()) {
-      SearchResponse response = lease.searcher().search(request);
-      return ok(response);
-    }
-  }
-
-  private Reply context(HttpExchange ex) throws IOException {
-    SearchRequest request;
-    int budget;
-    if (ex.getRequestMethod().equals("POST")) {
-      JsonNode body = body(ex);
-      request = QueryParams.fromJson(body);
-      budget = QueryParams.budget(body.hasNonNull("budget") ? body.get("budget").asText() : null);
-    } else if (ex.getRequestMethod().equals("GET")) {
-      Map<String, List<String>> p = QueryParams.parseQueryString(ex.getRequestURI().getRawQuery());
-      request = QueryParams.fromParams(p);
-      budget = QueryParams.budget(p.containsKey("budget") ? p.get("budget").get(0) : null);
-    } else {
-      throw new MethodNotAllowed("use GET or POST");
-    }
-    try (ReloadingSearcher.Lease lease = searchers.acquire()) {
-      return ok(lease.searcher().context(request, budget));
-    }
-  }
-
-  private Reply health(HttpExchange ex) throws IOException {
-    try (ReloadingSearcher.Lease lease = searchers.acquire()) {
-      ReloadStatus reload = searchers.reloadStatus(); // still serving, but say when CURRENT cannot be loaded
-      return ok(Map.of("status", reload.healthy() ? "ok" : "degraded", "snapshot", lease.searcher().snapshotId(),
-          "reload", reload.toMap()));
-    }
-  }
-
-  private Reply snapshot(HttpExchange ex) throws IOException {
-    try (ReloadingSearcher.Lease lease = searchers.acquire()) {
-      Searcher s = lease.searcher();
-      ObjectNode node = json.createObjectNode();
-      node.put("snapshot", s.snapshotId());
-      node.put("chunks", s.chunkCount());
-      node.put("reloads", searchers.reloads());
-      node.put("options", s.options().describe());
-      node.set("manifest", json.valueToTree(s.manifest()));
-      return ok(node);
-    }
-  }
-
-  private Reply metrics(HttpExchange ex) {
-    return new Reply(200, "text/plain; version=0.0.4; charset=utf-8",
-        metrics.render(searchers.currentId(), searchers.reloads()) + searchers.reloadStatus().prometheus());
-  }
-
   /** Stops accepting, lets in-flight requests finish (up to a few seconds), then closes. */
   @Override
   public void close() {
-    server.stop(1);
-    executor.shutdown();
+    searchPool.shutdown();
     try {
-      executor.awaitTermination(5, TimeUnit.SECONDS);
+      searchPool.awaitTermination(5, TimeUnit.SECONDS);
+      server.stop();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    } catch (Exception e) {
+      LOG.warn("stopping the HTTP server: {}", e.toString());
     }
   }
 }

@@ -5,10 +5,13 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.IntSupplier;
 
 /**
  * Request counters and a latency histogram per endpoint, rendered in the Prometheus text exposition
- * format (version 0.0.4). Written by hand: three metric families do not justify a client library.
+ * format (version 0.0.4), and the counts of requests the server protected itself from: refused
+ * with 503 (search queue full), cut off by a timeout (by phase), and searches dropped because their
+ * client had gone. Written by hand: a few metric families do not justify a client library.
  */
 public final class ServerMetrics {
   /** Upper bounds in seconds; chosen around a 1–100 ms search. */
@@ -17,6 +20,43 @@ public final class ServerMetrics {
   private final Map<String, Histogram> latency = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> requests = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> errors = new ConcurrentHashMap<>();
+  private final AtomicLong rejected = new AtomicLong();
+  private final AtomicLong abandoned = new AtomicLong();
+  private final Map<String, AtomicLong> timeouts = new ConcurrentHashMap<>();
+  private volatile IntSupplier openConnections = () -> 0;
+
+  /** A search refused with 503 because every thread was busy and the queue full. */
+  public void rejected() {
+    rejected.incrementAndGet();
+  }
+
+  /** A search dropped before it started because its client had closed the connection. */
+  public void abandoned() {
+    abandoned.incrementAndGet();
+  }
+
+  /** A connection or request cut off by a timeout: {@code header} or {@code body}. */
+  public void timedOut(String phase) {
+    timeouts.computeIfAbsent(phase, p -> new AtomicLong()).incrementAndGet();
+  }
+
+  public long rejectedCount() {
+    return rejected.get();
+  }
+
+  public long abandonedCount() {
+    return abandoned.get();
+  }
+
+  public long timedOutCount(String phase) {
+    AtomicLong n = timeouts.get(phase);
+    return n == null ? 0 : n.get();
+  }
+
+  /** Where the open-connections gauge reads from. */
+  void openConnections(IntSupplier value) {
+    this.openConnections = value;
+  }
 
   /** Records one finished request. */
   public void record(String endpoint, int status, long nanos) {
@@ -50,6 +90,21 @@ public final class ServerMetrics {
     errors.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e ->
         out.append("kiln_errors_total{endpoint=\"").append(e.getKey()).append("\"} ")
             .append(e.getValue().get()).append('\n'));
+    out.append("# HELP kiln_requests_rejected_total Searches refused with 503: every thread busy, the queue full.\n");
+    out.append("# TYPE kiln_requests_rejected_total counter\n");
+    out.append("kiln_requests_rejected_total ").append(rejected.get()).append('\n');
+    out.append("# HELP kiln_requests_timed_out_total Requests cut off by a timeout, by phase.\n");
+    out.append("# TYPE kiln_requests_timed_out_total counter\n");
+    for (String phase : new String[] {"header", "body"}) {
+      out.append("kiln_requests_timed_out_total{phase=\"").append(phase).append("\"} ")
+          .append(timedOutCount(phase)).append('\n');
+    }
+    out.append("# HELP kiln_requests_abandoned_total Searches dropped unrun because the client had gone.\n");
+    out.append("# TYPE kiln_requests_abandoned_total counter\n");
+    out.append("kiln_requests_abandoned_total ").append(abandoned.get()).append('\n');
+    out.append("# HELP kiln_http_connections Connections open now.\n");
+    out.append("# TYPE kiln_http_connections gauge\n");
+    out.append("kiln_http_connections ").append(openConnections.getAsInt()).append('\n');
     out.append("# HELP kiln_snapshot_reloads_total Snapshots swapped in since start.\n");
     out.append("# TYPE kiln_snapshot_reloads_total counter\n");
     out.append("kiln_snapshot_reloads_total ").append(reloads).append('\n');

@@ -15,6 +15,7 @@ import dev.kiln.search.SearchRequest;
 import dev.kiln.search.Searcher;
 import dev.kiln.search.SharedDatasets;
 import dev.kiln.search.SnapshotFixture;
+import dev.kiln.testing.TestSeeds;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -31,6 +32,7 @@ import org.apache.lucene.util.IOUtils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,13 +42,14 @@ import org.slf4j.LoggerFactory;
  * datasets at test time) embedded with the bundled model, with synthetic metadata that selects
  * exactly 50 %, 5 % and 0.5 % of the chunks and assigns one of seven tenants.
  */
+@ExtendWith(TestSeeds.class)
 class FilteredSearchITCase {
   private static final Logger LOG = LoggerFactory.getLogger(FilteredSearchITCase.class);
   /** Large enough that 0.5 % is more than k matches, small enough to embed in well under a minute. */
   private static final int CHUNKS = 2400;
   private static final int QUERIES = 40;
   private static final int K = 10;
-  private static final long SEED = 20260712L;
+  private static final long SEED = TestSeeds.derive("FilteredSearchITCase");
   private static final List<String> TENANTS = List.of("acme", "globex", "initech", "umbrella",
       "hooli", "stark", "wayne");
 

@@ -39,7 +39,7 @@ class SearchServerTest {
   private static ReloadingSearcher searchers;
   private static SearchServer server;
   private static final HttpClient HTTP = HttpClient.newBuilder()
-      .version(HttpClient.Version.HTTP_1_1) // the JDK server speaks HTTP/1.1 only: no h2c upgrade attempts
+      .version(HttpClient.Version.HTTP_1_1) // the server speaks HTTP/1.1 only: no h2c upgrade attempts
       .connectTimeout(Duration.ofSeconds(10)).build();
   private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -1,0 +1,29 @@
+package dev.kiln.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code kiln serve}'s protection options: bad values and unsafe key files exit 2 before any work. */
+class ServeOptionsTest {
+  @Test
+  void badLimitsAndKeyFilesAreUsageErrors(@TempDir Path dir) throws Exception {
+    String root = dir.resolve("empty").toString();
+    assertEquals(Kiln.USAGE, Kiln.execute("serve", "--snapshots", root, "--queue", "-1"));
+    assertEquals(Kiln.USAGE, Kiln.execute("serve", "--snapshots", root, "--idle-timeout-ms", "0"));
+    assertEquals(Kiln.USAGE, Kiln.execute("serve", "--snapshots", root, "--max-connections", "0"));
+    assertEquals(Kiln.USAGE, Kiln.execute("serve", "--snapshots", root, "--api-keys", dir.resolve("none").toString()));
+    Path readable = dir.resolve("keys");
+    Files.writeString(readable, "a-plain-key-0123456789 tenant=acme\n");
+    Files.setPosixFilePermissions(readable, PosixFilePermissions.fromString("rw-r--r--"));
+    assertEquals(Kiln.USAGE, Kiln.execute("serve", "--snapshots", root, "--api-keys", readable.toString()));
+    // Sound options get as far as the snapshots root, which has nothing published: a failure, not usage.
+    Files.setPosixFilePermissions(readable, PosixFilePermissions.fromString("rw-------"));
+    assertEquals(Kiln.FAILURE, Kiln.execute("serve", "--snapshots", root, "--api-keys", readable.toString(),
+        "--queue", "0", "--allowed-host", "kiln.internal"));
+  }
+}

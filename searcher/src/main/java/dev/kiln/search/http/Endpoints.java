@@ -1,0 +1,130 @@
+package dev.kiln.search.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.search.SearchRequest;
+import dev.kiln.search.SearchResponse;
+import dev.kiln.search.Searcher;
+import dev.kiln.search.context.ContextAssembler;
+import dev.kiln.search.filter.MetadataFilter;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What each endpoint answers, apart from how requests arrive: {@link SearchHandler} parses on the
+ * network threads, runs {@link #run} on the search pool and the light endpoints inline.
+ */
+final class Endpoints {
+  static final String METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+  private final ReloadingSearcher searchers;
+  private final ServerMetrics metrics;
+  private final ObjectMapper json = new ObjectMapper();
+
+  Endpoints(ReloadingSearcher searchers, ServerMetrics metrics) {
+    this.searchers = searchers;
+    this.metrics = metrics;
+  }
+
+  /** A parsed {@code /search} or {@code /context} request; {@code budget} is unused by search. */
+  record SearchCall(String endpoint, SearchRequest request, int budget) {}
+
+  /** A client used a method the endpoint does not take: HTTP 405. */
+  static final class MethodNotAllowed extends RuntimeException {
+    MethodNotAllowed(String message) {
+      super(message);
+    }
+  }
+
+  /** Parses a search or context request; {@code body} is {@code null} for GET. */
+  SearchCall parse(String endpoint, String method, String rawQuery, byte[] body) {
+    boolean post = switch (method) {
+      case "GET" -> false;
+      case "POST" -> true;
+      default -> throw new MethodNotAllowed("use GET or POST");
+    };
+    if (post) {
+      JsonNode node = readJson(body);
+      SearchRequest request = QueryParams.fromJson(node);
+      int budget = endpoint.equals("context")
+          ? QueryParams.budget(node.hasNonNull("budget") ? node.get("budget").asText() : null) : 0;
+      return new SearchCall(endpoint, request, budget);
+    }
+    Map<String, List<String>> p = QueryParams.parseQueryString(rawQuery);
+    SearchRequest request = QueryParams.fromParams(p);
+    int budget = endpoint.equals("context")
+        ? QueryParams.budget(p.containsKey("budget") ? p.get("budget").get(0) : null) : 0;
+    return new SearchCall(endpoint, request, budget);
+  }
+
+  private JsonNode readJson(byte[] body) {
+    try {
+      return json.readTree(body == null ? new byte[0] : body);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new BadRequest("body is not valid JSON: " + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw new BadRequest("body could not be read: " + e.getMessage());
+    }
+  }
+
+  /**
+   * Runs a search or context call, the request's filter narrowed by the key's binding ({@code key}
+   * is {@code null} without API keys). A filter the binding excludes entirely gets the same empty
+   * answer as a search that matched nothing, without searching.
+   */
+  Reply run(SearchCall call, ApiKeys.Key key) throws IOException {
+    SearchRequest request = call.request();
+    Optional<MetadataFilter> filter = key == null ? Optional.of(request.filter())
+        : key.narrow(request.filter());
+    try (ReloadingSearcher.Lease lease = searchers.acquire()) {
+      Searcher s = lease.searcher();
+      SearchResponse response;
+      if (filter.isPresent()) {
+        SearchRequest narrowed = new SearchRequest(request.query(), request.mode(), request.k(), filter.get());
+        if (call.endpoint().equals("context")) {
+          return ok(s.context(narrowed, call.budget()));
+        }
+        response = s.search(narrowed);
+      } else {
+        response = new SearchResponse(s.snapshotId(), request.mode(), List.of());
+        if (call.endpoint().equals("context")) {
+          return ok(new ContextAssembler(s::countTokens, s.parents(), call.budget()).assemble(response));
+        }
+      }
+      return ok(response);
+    }
+  }
+
+  Reply health() throws IOException {
+    try (ReloadingSearcher.Lease lease = searchers.acquire()) {
+      ReloadStatus reload = searchers.reloadStatus(); // still serving, but say when CURRENT cannot be loaded
+      return ok(Map.of("status", reload.healthy() ? "ok" : "degraded", "snapshot", lease.searcher().snapshotId(),
+          "reload", reload.toMap()));
+    }
+  }
+
+  Reply snapshot() throws IOException {
+    try (ReloadingSearcher.Lease lease = searchers.acquire()) {
+      Searcher s = lease.searcher();
+      ObjectNode node = json.createObjectNode();
+      node.put("snapshot", s.snapshotId());
+      node.put("chunks", s.chunkCount());
+      node.put("reloads", searchers.reloads());
+      node.put("options", s.options().describe());
+      node.set("manifest", json.valueToTree(s.manifest()));
+      return ok(node);
+    }
+  }
+
+  Reply metrics() {
+    return new Reply(200, METRICS_CONTENT_TYPE, metrics.render(searchers.currentId(), searchers.reloads())
+        + searchers.reloadStatus().prometheus(), Map.of());
+  }
+
+  private Reply ok(Object body) throws IOException {
+    return Reply.json(200, json.writeValueAsString(body));
+  }
+}

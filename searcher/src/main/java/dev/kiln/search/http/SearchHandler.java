@@ -1,0 +1,189 @@
+package dev.kiln.search.http;
+
+import dev.kiln.search.http.Endpoints.MethodNotAllowed;
+import dev.kiln.search.http.Endpoints.SearchCall;
+import java.io.IOException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.BufferUtil;
+import org.eclipse.jetty.util.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Routes requests. Everything a network thread does here is short: check Host/Origin and the API
+ * key, answer {@code /health}, {@code /snapshot}, {@code /metrics} at once, read a POST body without
+ * blocking, parse. Searches then go to the search pool, whose bounded queue answers 503 with
+ * {@code Retry-After} when full, so light endpoints never wait behind searches and a burst costs
+ * memory for at most {@code threads + queue} searches.
+ */
+final class SearchHandler extends Handler.Abstract {
+  private static final Logger LOG = LoggerFactory.getLogger(SearchHandler.class);
+  /** Bodies past this are refused before parsing: a query is at most 8 KiB plus a little JSON. */
+  static final int MAX_BODY_BYTES = 64 * 1024;
+
+  private final Endpoints endpoints;
+  private final ServerMetrics metrics;
+  private final HostGuard hosts;
+  private final ApiKeys keys;
+  private final ExecutorService searchPool;
+  private final long bodyTimeoutMs;
+  private final String busyMessage;
+
+  SearchHandler(Endpoints endpoints, ServerMetrics metrics, HostGuard hosts, ApiKeys keys,
+      ExecutorService searchPool, ServerConfig config) {
+    super(InvocationType.NON_BLOCKING);
+    this.endpoints = endpoints;
+    this.metrics = metrics;
+    this.hosts = hosts;
+    this.keys = keys;
+    this.searchPool = searchPool;
+    this.bodyTimeoutMs = config.idleTimeoutMs();
+    this.busyMessage = "server busy: " + config.threads() + " searches running and " + config.queue()
+        + " waiting; retry after a second";
+  }
+
+  @Override
+  public boolean handle(Request request, Response response, Callback callback) {
+    String path = request.getHttpURI().getPath();
+    String endpoint = switch (path == null ? "" : path) {
+      case "/search" -> "search";
+      case "/context" -> "context";
+      case "/health" -> "health";
+      case "/snapshot" -> "snapshot";
+      case "/metrics" -> "metrics";
+      default -> "unknown";
+    };
+    Exchange ex = new Exchange(request, response, callback, endpoint, metrics);
+    String refusal = hosts.refusal(request.getHeaders().get(HttpHeader.HOST),
+        request.getHeaders().get(HttpHeader.ORIGIN));
+    if (refusal != null) {
+      ex.send(Reply.error(403, refusal));
+      return true;
+    }
+    ApiKeys.Key key = null;
+    if (keys != null && !endpoint.equals("health")) { // health stays open for load-balancer probes
+      key = keys.lookup(presentedKey(request));
+      if (key == null) {
+        ex.send(Reply.error(401, "a valid API key is required: Authorization: Bearer KEY or X-Api-Key: KEY")
+            .withHeader("WWW-Authenticate", "Bearer realm=\"kiln\""));
+        return true;
+      }
+    }
+    switch (endpoint) {
+      case "health" -> inline(ex, endpoints::health);
+      case "snapshot" -> inline(ex, endpoints::snapshot);
+      case "metrics" -> inline(ex, endpoints::metrics);
+      case "search", "context" -> readThenQueue(ex, key);
+      default -> ex.send(Reply.error(404, "no endpoint " + path
+          + ": use /search, /context, /health, /snapshot or /metrics"));
+    }
+    return true;
+  }
+
+  private static String presentedKey(Request request) {
+    String auth = request.getHeaders().get(HttpHeader.AUTHORIZATION);
+    if (auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      return auth.substring(7).strip();
+    }
+    String header = request.getHeaders().get("X-Api-Key");
+    return header == null ? null : header.strip();
+  }
+
+  private interface LightEndpoint {
+    Reply answer() throws IOException;
+  }
+
+  private void inline(Exchange ex, LightEndpoint endpoint) {
+    try {
+      ex.send(endpoint.answer());
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("{} failed: {}", ex.endpoint, e.toString(), e);
+      ex.send(Reply.error(500, ex.endpoint + " failed: " + e.getMessage()));
+    }
+  }
+
+  private void readThenQueue(Exchange ex, ApiKeys.Key key) {
+    if (!ex.request.getMethod().equals("POST")) {
+      queue(ex, key, null);
+      return;
+    }
+    long declared = ex.request.getLength();
+    if (declared > MAX_BODY_BYTES) {
+      ex.send(Reply.error(400, "body is larger than " + MAX_BODY_BYTES + " bytes").withHeader("Connection", "close"));
+      return;
+    }
+    // Read without holding a thread; the whole body must arrive within the idle timeout.
+    Content.Source.asByteBufferAsync(ex.request, MAX_BODY_BYTES)
+        .orTimeout(bodyTimeoutMs, TimeUnit.MILLISECONDS)
+        .whenComplete((body, failure) -> {
+          if (failure == null) {
+            queue(ex, key, BufferUtil.toArray(body));
+          } else {
+            bodyFailed(ex, failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure);
+          }
+        });
+  }
+
+  private void bodyFailed(Exchange ex, Throwable failure) {
+    if (failure instanceof TimeoutException) {
+      metrics.timedOut("body");
+      ex.send(Reply.error(408, "the request body did not arrive within " + bodyTimeoutMs + " ms")
+          .withHeader("Connection", "close"));
+    } else if (failure instanceof IllegalStateException) { // Jetty: "Max size (N) exceeded"
+      ex.send(Reply.error(400, "body is larger than " + MAX_BODY_BYTES + " bytes").withHeader("Connection", "close"));
+    } else {
+      ex.send(Reply.error(400, "the request body could not be read: " + failure.getMessage())
+          .withHeader("Connection", "close"));
+    }
+  }
+
+  private void queue(Exchange ex, ApiKeys.Key key, byte[] body) {
+    SearchCall call;
+    try {
+      call = endpoints.parse(ex.endpoint, ex.request.getMethod(), ex.request.getHttpURI().getQuery(), body);
+    } catch (BadRequest | IllegalArgumentException e) {
+      ex.send(Reply.error(400, e.getMessage()));
+      return;
+    } catch (MethodNotAllowed e) {
+      ex.send(Reply.error(405, e.getMessage()));
+      return;
+    }
+    // From here the queue bounds how long the request waits, not the connection's idle timeout.
+    ex.request.addIdleTimeoutListener(t -> false);
+    try {
+      searchPool.execute(() -> runQueued(ex, call, key));
+    } catch (RejectedExecutionException e) {
+      metrics.rejected();
+      ex.send(Reply.error(503, busyMessage).withHeader("Retry-After", "1"));
+    }
+  }
+
+  private void runQueued(Exchange ex, SearchCall call, ApiKeys.Key key) {
+    ClientProbe.State client = ClientProbe.probe(ex.request);
+    if (client == ClientProbe.State.GONE) {
+      metrics.abandoned();
+      ex.abandon();
+      return;
+    }
+    Reply reply;
+    try {
+      reply = endpoints.run(call, key);
+    } catch (BadRequest e) {
+      reply = Reply.error(400, e.getMessage());
+    } catch (RuntimeException | IOException | Error e) {
+      // Errors too (a native library, an exhausted heap): a client must always get an answer.
+      LOG.warn("{} failed: {}", ex.endpoint, e.toString(), e);
+      reply = Reply.error(500, ex.endpoint + " failed: " + e.getMessage());
+    }
+    ex.send(client == ClientProbe.State.PIPELINED ? reply.withHeader("Connection", "close") : reply);
+  }
+}

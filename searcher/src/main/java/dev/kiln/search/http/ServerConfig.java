@@ -1,0 +1,70 @@
+package dev.kiln.search.http;
+
+import java.util.List;
+
+/**
+ * How {@link SearchServer} listens and protects itself.
+ *
+ * @param host address to bind
+ * @param port port; 0 picks a free one
+ * @param threads search threads (searches and context assembly run only there)
+ * @param queue searches that may wait for a thread; one more is answered 503 with {@code Retry-After}
+ * @param idleTimeoutMs a connection with no bytes for this long is closed; request headers, and a
+ *     request body, must also arrive whole within it (a client trickling bytes is cut off too)
+ * @param maxConnections open connections at most; past it the server stops accepting and shortens
+ *     the idle timeout of the open ones, so idle connections make room
+ * @param allowedHosts names accepted in {@code Host} and {@code Origin} besides the bound address and
+ *     the loopback names (see {@link HostGuard})
+ * @param apiKeys keys a request must present, or {@code null} for none
+ */
+public record ServerConfig(String host, int port, int threads, int queue, long idleTimeoutMs,
+    int maxConnections, List<String> allowedHosts, ApiKeys apiKeys) {
+  public static final int DEFAULT_QUEUE = 64;
+  public static final long DEFAULT_IDLE_TIMEOUT_MS = 10_000;
+  public static final int DEFAULT_MAX_CONNECTIONS = 512;
+
+  public ServerConfig {
+    if (port < 0 || port > 65535) {
+      throw new IllegalArgumentException("port must be in 0..65535, was " + port);
+    }
+    if (threads < 1) {
+      throw new IllegalArgumentException("threads must be >= 1, was " + threads);
+    }
+    if (queue < 0) {
+      throw new IllegalArgumentException("queue must be >= 0, was " + queue);
+    }
+    if (idleTimeoutMs < 1) {
+      throw new IllegalArgumentException("idle timeout must be >= 1 ms, was " + idleTimeoutMs);
+    }
+    if (maxConnections < 1) {
+      throw new IllegalArgumentException("max connections must be >= 1, was " + maxConnections);
+    }
+    allowedHosts = List.copyOf(allowedHosts);
+  }
+
+  /** The defaults: queue 64, idle timeout 10 s, 512 connections, no extra hosts, no keys. */
+  public static ServerConfig of(String host, int port, int threads) {
+    return new ServerConfig(host, port, threads, DEFAULT_QUEUE, DEFAULT_IDLE_TIMEOUT_MS,
+        DEFAULT_MAX_CONNECTIONS, List.of(), null);
+  }
+
+  public ServerConfig withQueue(int value) {
+    return new ServerConfig(host, port, threads, value, idleTimeoutMs, maxConnections, allowedHosts, apiKeys);
+  }
+
+  public ServerConfig withIdleTimeoutMs(long value) {
+    return new ServerConfig(host, port, threads, queue, value, maxConnections, allowedHosts, apiKeys);
+  }
+
+  public ServerConfig withMaxConnections(int value) {
+    return new ServerConfig(host, port, threads, queue, idleTimeoutMs, value, allowedHosts, apiKeys);
+  }
+
+  public ServerConfig withAllowedHosts(List<String> value) {
+    return new ServerConfig(host, port, threads, queue, idleTimeoutMs, maxConnections, value, apiKeys);
+  }
+
+  public ServerConfig withApiKeys(ApiKeys value) {
+    return new ServerConfig(host, port, threads, queue, idleTimeoutMs, maxConnections, allowedHosts, value);
+  }
+}
