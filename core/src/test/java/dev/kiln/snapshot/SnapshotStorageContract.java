@@ -180,4 +180,45 @@ public abstract class SnapshotStorageContract {
       pool.shutdownNow();
     }
   }
+
+  @Test
+  void aCappedReadRefusesALargerObjectAndReadsTheRest() throws Exception {
+    SnapshotStorage s = storage();
+    s.write("CURRENT", new byte[2048]);
+    java.io.IOException e = assertThrows(java.io.IOException.class, () -> s.read("CURRENT", 1024));
+    assertTrue(e.getMessage().contains("larger than 1024"), e.getMessage());
+    s.write("small", "abc".getBytes(StandardCharsets.UTF_8));
+    assertArrayEquals("abc".getBytes(StandardCharsets.UTF_8), s.read("small", 3).orElseThrow());
+    assertTrue(s.read("absent", 10).isEmpty());
+  }
+
+  @Test
+  void lockedIsExclusiveAcrossIndependentStoragesAndReentrant() throws Exception {
+    SnapshotStorage a = storage();
+    SnapshotStorage b = track(open(rootName));
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      long[] aLeft = new long[1];
+      Future<Long> bEntered = a.locked("CURRENT", () -> {
+        // Re-entrant: a compare-and-set and a nested lock inside the action do not wait for themselves.
+        assertTrue(a.compareAndSet("CURRENT", null, "x".getBytes(StandardCharsets.UTF_8)));
+        assertEquals("nested", a.locked("CURRENT", () -> "nested"));
+        Future<Long> f = pool.submit(() -> b.locked("CURRENT", System::nanoTime));
+        // Hold the lock a while (bounded): b must not get in meanwhile.
+        try {
+          f.get(500, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException expected) {
+          // b is waiting, as it should
+        } catch (Exception other) {
+          throw new java.io.IOException(other);
+        }
+        aLeft[0] = System.nanoTime();
+        return f;
+      });
+      long entered = bEntered.get(120, TimeUnit.SECONDS);
+      assertTrue(entered >= aLeft[0], "the second storage entered while the first held the lock");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
 }
