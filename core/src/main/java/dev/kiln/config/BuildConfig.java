@@ -122,10 +122,29 @@ public class BuildConfig implements Serializable {
     }
   }
 
-  /** Settings whose values must never reach a log: credentials in {@code filesystem:} and Kafka properties. */
+  /**
+   * Settings whose values must never reach a log: credentials in {@code filesystem:} and Kafka
+   * properties, whatever the store calls them (S3 {@code s3.secret-key}, Azure
+   * {@code fs.azure.account.key.<account>} and {@code fs.azure.sas.<container>.<account>}, GCS
+   * {@code *.credentials}, Kafka {@code sasl.jaas.config}, {@code ssl.key.password}, tokens). It errs
+   * towards hiding: a masked harmless value costs nothing, a leaked key a rotation. {@code sas} and
+   * {@code key} count as whole words only, so {@code sasl.mechanism} stays readable.
+   */
   public static boolean isSecret(String key) {
     String k = key.toLowerCase(java.util.Locale.ROOT);
-    return k.contains("secret") || k.contains("password") || k.contains("access-key") || k.contains("access.key")
-        || k.contains("token") || k.contains("jaas") || k.endsWith(".key");
+    for (String word : SECRET_WORDS) {
+      if (k.contains(word)) {
+        return true;
+      }
+    }
+    for (String part : k.split("[^a-z0-9]+")) {
+      if (part.equals("key") || part.equals("sas") || part.equals("keys")) {
+        return true;
+      }
+    }
+    return false;
   }
+
+  private static final List<String> SECRET_WORDS = List.of("secret", "password", "passwd", "credential",
+      "token", "jaas", "access-key", "access.key", "accesskey", "account.key", "private", "signature");
 }

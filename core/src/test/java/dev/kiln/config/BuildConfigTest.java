@@ -1,5 +1,6 @@
 package dev.kiln.config;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -98,5 +99,27 @@ class BuildConfigTest {
     embed.batchSize = -1;
     ConfigException e = assertThrows(ConfigException.class, embed::validate);
     assertTrue(e.getMessage().contains("embed.batch-size"), e.getMessage());
+  }
+
+  @Test
+  void cloudCredentialsOfEveryStoreAreSecretAndOrdinarySettingsAreNot() throws Exception {
+    for (String key : List.of("fs.azure.account.key.acct.blob.core.windows.net",
+        "flink.hadoop.fs.azure.account.key.acct.dfs.core.windows.net", "fs.azure.sas.container.acct.blob.core.windows.net",
+        "fs.azure.sas.token.provider.type", "fs.azure.account.oauth2.client.secret", "gs.auth.service.account.credentials",
+        "fs.gs.auth.access.token", "ssl.key.password", "sasl.jaas.config", "s3.secret-key", "s3.access-key",
+        "Azure.SAS_Token", "presto.s3.credentials-provider")) {
+      assertTrue(BuildConfig.isSecret(key), key);
+    }
+    for (String key : List.of("s3.endpoint", "s3.path.style.access", "sasl.mechanism", "chunker.hard-cap",
+        "flink.hadoop.dfs.replication", "fs.azure.account.auth.type", "ingest.id-field")) {
+      assertFalse(BuildConfig.isSecret(key), key);
+    }
+    Path yaml = dir.resolve("azure.yaml");
+    Files.writeString(yaml, "filesystem:\n  fs.azure.account.key.acct.blob.core.windows.net: AZKEY123\n"
+        + "  fs.azure.sas.docs.acct.blob.core.windows.net: 'sv=2024&sig=SASSIG'\n  s3.endpoint: http://e\n");
+    String log = String.join("\n", BuildConfig.load(yaml).describe());
+    assertFalse(log.contains("AZKEY123") || log.contains("SASSIG"), log);
+    assertTrue(log.contains("+ filesystem.fs.azure.account.key.acct.blob.core.windows.net: ****"), log);
+    assertTrue(log.contains("+ filesystem.s3.endpoint: http://e"), log);
   }
 }

@@ -51,11 +51,22 @@ class DeviceSelectorTest {
   }
 
   @Test
-  void thisMachinesCpuBuildSeesNoGpuAndSelectFallsBack() {
-    // The default build carries CPU natives only: with embed.device=gpu the slot must still come up, on the CPU.
+  void selectOnThisMachineAgreesWithTheGpusTheEngineSees() {
+    // On a CPU-only build or host the slot must still come up, on the CPU, saying so; where the engine
+    // sees GPUs, the first subtask gets GPU 0 without a fallback. Either way the choice follows the count.
+    int visible = DeviceSelector.visibleGpus(ModelEngine.ONNX);
     EmbedDevice d = DeviceSelector.select("gpu", 0, ModelEngine.ONNX);
-    assertFalse(d.isGpu());
-    assertTrue(d.fellBack());
+    if (visible == 0) {
+      assertFalse(d.isGpu());
+      assertTrue(d.fellBack());
+      assertTrue(d.reason().contains("no GPU"), d.reason());
+    } else {
+      assertTrue(d.isGpu());
+      assertFalse(d.fellBack());
+      assertEquals(0, d.gpu());
+    }
+    assertFalse(DeviceSelector.select("cpu", 0, ModelEngine.ONNX).isGpu(), "cpu is honoured on any host");
+    assertFalse(DeviceSelector.select("cpu", 0, ModelEngine.ONNX).fellBack());
   }
 
   @Test

@@ -24,7 +24,7 @@ class TorchScriptModelTest {
 
   /** The shared directory is read-only and has no model.yaml: link its files next to one. */
   static Path torchScriptModelDir(Path tmp) throws IOException {
-    Path src = SharedData.dir().resolve("models/all-MiniLM-L6-v2-torchscript");
+    Path src = SharedData.require("models/all-MiniLM-L6-v2-torchscript");
     Path dir = Files.createDirectories(tmp.resolve("minilm-torchscript"));
     Files.createSymbolicLink(dir.resolve("all-MiniLM-L6-v2.pt"), src.resolve("all-MiniLM-L6-v2.pt"));
     Files.createSymbolicLink(dir.resolve("tokenizer.json"), src.resolve("tokenizer.json"));

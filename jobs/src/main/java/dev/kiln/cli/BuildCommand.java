@@ -32,8 +32,8 @@ final class BuildCommand implements Callable<Integer> {
   String snapshots;
 
   @Option(names = "--fs", paramLabel = "KEY=VALUE",
-      description = "a file system setting over the config's 'filesystem:' section (s3.endpoint, s3.access-key, "
-          + "s3.secret-key, s3.path.style.access, flink.hadoop.*); repeatable")
+      description = "a file system setting over the config's 'filesystem:' section (s3.endpoint, "
+          + "s3.path.style.access, flink.hadoop.*); repeatable. " + FileSystemOptions.CREDENTIALS)
   java.util.Map<String, String> fs;
 
   @Option(names = "--shards", paramLabel = "N")

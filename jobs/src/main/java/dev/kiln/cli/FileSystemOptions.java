@@ -14,14 +14,22 @@ import picocli.CommandLine.Option;
  * {@code flink.hadoop.*} for the Hadoop client behind {@code hdfs://}).
  */
 final class FileSystemOptions {
+  /**
+   * Where credentials go. Never on the command line: arguments are visible to every user of the
+   * machine ({@code ps}, {@code /proc}) and stay in shell history.
+   */
+  static final String CREDENTIALS = "Keys and secrets belong in the environment (AWS_ACCESS_KEY_ID, "
+      + "AWS_SECRET_ACCESS_KEY) or in the config file's 'filesystem:' section, not in --fs: command lines "
+      + "are visible to other users and kept in shell history";
+
   @Option(names = "--config", paramLabel = "FILE",
       description = "YAML config whose 'filesystem:' section holds the file system settings for a remote "
           + "--snapshots (default: the build's " + BuildCommand.DEFAULT_CONFIG + ")")
   Path configFile;
 
   @Option(names = {"--fs", "--filesystem"}, paramLabel = "KEY=VALUE",
-      description = "a file system setting over the config's, e.g. --fs s3.endpoint=http://host:9000 "
-          + "--fs s3.access-key=KEY --fs s3.secret-key=SECRET; repeatable")
+      description = "a file system setting over the config's, e.g. --fs s3.endpoint=http://host:9000; repeatable. "
+          + CREDENTIALS)
   Map<String, String> overrides;
 
   /**

@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
 /** Turns a {@code --snapshots} argument into a local root the searcher can open. */
 final class SnapshotRoots {
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotRoots.class);
-  private static final String WHERE = "(the 'filesystem:' section of --config FILE, --fs KEY=VALUE, "
-      + "or AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY)";
+  private static final String WHERE = "(AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY in the environment, or the "
+      + "'filesystem:' section of --config FILE; not --fs, which other users can see in the process list)";
   private static final List<String> ACCESS_KEYS = List.of("s3.access-key", "s3.access.key",
       "presto.s3.access-key", "presto.s3.access.key");
   private static final List<String> SECRET_KEYS = List.of("s3.secret-key", "s3.secret.key",

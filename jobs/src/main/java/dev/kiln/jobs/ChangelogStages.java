@@ -54,7 +54,7 @@ final class ChangelogStages {
         .setProperty("enable.auto.commit", "false")
         .setStartingOffsets(OffsetsInitializer.offsets(partitions(plan.topic(), plan.start())))
         .setBounded(OffsetsInitializer.offsets(partitions(plan.topic(), plan.end())))
-        .setDeserializer(new ChangelogDeserializer())
+        .setDeserializer(new ChangelogDeserializer(config.ingest.idField))
         .build();
     DataStream<RawRecord> raw = env.fromSource(source, WatermarkStrategy.noWatermarks(), "read-changelog");
     SingleOutputStreamOperator<ChangeOp> ops = raw

@@ -5,10 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.config.BuildConfig;
+import dev.kiln.index.ShardSchema;
+import dev.kiln.route.ShardRouter;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchMode;
 import dev.kiln.search.Searcher;
 import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -16,8 +19,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.store.FSDirectory;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -74,14 +84,35 @@ class BuildJobITCase {
 
   @Test
   void everyChunkOfADocumentIsInOneShard() throws Exception {
-    try (Searcher searcher = Searcher.open(root, null)) {
-      // The Markdown file is long enough for several chunks; they must share a shard and be
-      // numbered from 0 without gaps.
-      List<SearchHit> hits = searcher.bm25("Kiln snapshots manifest CURRENT publishing shard merger", 50);
-      Set<String> chunkIds = hits.stream().filter(h -> h.docId().equals("kiln-overview.md"))
-          .map(SearchHit::chunkId).collect(Collectors.toSet());
-      assertTrue(chunkIds.contains("kiln-overview.md#0"), chunkIds.toString());
+    // Read every chunk of every shard straight from Lucene: each document's chunks must all sit in the
+    // shard ShardRouter names for its id, numbered #0..#n-1 without gaps.
+    SnapshotLayout layout = new SnapshotLayout(root);
+    Map<String, Set<Integer>> shardsOf = new TreeMap<>();
+    Map<String, Set<String>> chunksOf = new TreeMap<>();
+    int[] perShard = new int[2];
+    for (int shard = 0; shard < 2; shard++) {
+      try (FSDirectory dir = FSDirectory.open(layout.shardDir(report.snapshotId(), shard));
+          DirectoryReader reader = DirectoryReader.open(dir)) {
+        StoredFields stored = reader.storedFields();
+        for (int i = 0; i < reader.maxDoc(); i++) {
+          Document d = stored.document(i, Set.of(ShardSchema.DOC_ID, ShardSchema.CHUNK_ID));
+          shardsOf.computeIfAbsent(d.get(ShardSchema.DOC_ID), k -> new TreeSet<>()).add(shard);
+          chunksOf.computeIfAbsent(d.get(ShardSchema.DOC_ID), k -> new TreeSet<>()).add(d.get(ShardSchema.CHUNK_ID));
+          perShard[shard]++;
+        }
+      }
     }
+    assertEquals(9, shardsOf.size(), shardsOf.toString());
+    assertTrue(perShard[0] > 0 && perShard[1] > 0, "both shards hold chunks: " + java.util.Arrays.toString(perShard));
+    assertTrue(chunksOf.values().stream().anyMatch(c -> c.size() > 1), "some document has several chunks");
+    shardsOf.forEach((doc, shards) -> assertEquals(Set.of(ShardRouter.shardOf(doc, 2)), shards, doc));
+    chunksOf.forEach((doc, chunks) -> {
+      Set<String> expected = new TreeSet<>();
+      for (int i = 0; i < chunks.size(); i++) {
+        expected.add(doc + "#" + i);
+      }
+      assertEquals(expected, chunks, doc);
+    });
   }
 
   @Test

@@ -3,11 +3,13 @@ package dev.kiln.ingest;
 import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
 import java.io.IOException;
+import java.io.InputStream;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.file.src.FileSourceSplit;
 import org.apache.flink.connector.file.src.reader.BulkFormat;
 import org.apache.flink.core.fs.Path;
+import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * path (document ids of file-per-document formats are paths relative to the corpus root). Uncompressed
  * JSON lines and Parquet files arrive split by {@link CorpusFileEnumerator}; every other file whole.
  * Decoding problems become records with a {@code problem}, so the parse stage can quarantine them
- * instead of failing the read.
+ * instead of failing the read: so do paths the listing could not use ({@code unreadable_path}) and
+ * damaged compressed streams ({@code truncated_compressed}).
  */
 public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceSplit> {
   private static final long serialVersionUID = 1L;
@@ -52,22 +55,41 @@ public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceS
   @Override
   public Reader<RawRecord> createReader(Configuration config, FileSourceSplit split) throws IOException {
     Path path = split.path();
+    String uri = path.toString();
+    if (CorpusFileEnumerator.isUnreadable(split)) {
+      return new SingleRecordReader(new RawRecord(uri, 0, format, CorpusFileEnumerator.diagnose(path),
+          QuarantineReason.UNREADABLE_PATH).withSource(0, 0));
+    }
     InputFormat fileFormat = formatOf(path);
     if (fileFormat == null) {
       LOG.info("skipping {}: not a corpus file extension (use --format to force one)", path);
       return new RecordBatches.Empty();
     }
-    String uri = path.toString();
     long start = split.offset();
     long end = start + split.length();
     long modified = split.fileModificationTime();
+    if (fileFormat == InputFormat.PARQUET) {
+      return parquet(uri, path, split, start, end, modified);
+    }
+    InputStream in;
+    try {
+      in = SourceStreams.open(path, fileFormat == InputFormat.JSONL ? Math.max(0, start - 1) : 0);
+    } catch (IOException e) {
+      // Gone or unreadable since it was listed, or a .gz without a gzip header: one record, from the
+      // split at offset 0 only, so a file cut into ranges is reported once.
+      String reason = e instanceof SourceStreams.DamagedStreamException
+          ? QuarantineReason.TRUNCATED_COMPRESSED : QuarantineReason.UNREADABLE_PATH;
+      RawRecord bad = new RawRecord(uri, 0, fileFormat, uri + ": " + e, reason).withSource(split.fileSize(), modified);
+      return start == 0 ? new SingleRecordReader(bad) : new RecordBatches.Empty();
+    }
     return switch (fileFormat) {
-      case JSONL -> new JsonLinesReader(uri, SourceStreams.open(path, Math.max(0, start - 1)),
-          start, InputFormat.isGzip(path.getName()) ? Long.MAX_VALUE : end, modified, maxRecordBytes);
-      case MARKDOWN, TEXT, HTML -> new WholeFileReader(uri, fileFormat, SourceStreams.open(path, 0), modified,
-          split.fileSize(), maxRecordBytes);
-      case PARQUET -> parquet(uri, path, split, start, end, modified);
-      default -> throw new IllegalStateException("no reader for " + fileFormat);
+      case JSONL -> new JsonLinesReader(uri, in, start, InputFormat.isGzip(path.getName()) ? Long.MAX_VALUE : end,
+          modified, maxRecordBytes);
+      case MARKDOWN, TEXT, HTML -> new WholeFileReader(uri, fileFormat, in, modified, split.fileSize(), maxRecordBytes);
+      default -> {
+        in.close();
+        throw new IllegalStateException("no reader for " + fileFormat);
+      }
     };
   }
 
@@ -75,7 +97,10 @@ public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceS
       long modified) throws IOException {
     ParquetFileReader reader;
     try {
-      reader = ParquetFileReader.open(new FlinkInputFile(path, split.fileSize()));
+      // Page checksums (written by default since Parquet 1.12) turn a corrupt page into an unreadable
+      // row group instead of garbage text that would be indexed as if it were the document.
+      reader = ParquetFileReader.open(new FlinkInputFile(path, split.fileSize()),
+          ParquetReadOptions.builder().usePageChecksumVerification(true).build());
     } catch (IOException | RuntimeException e) {
       // A broken footer makes the whole file unreadable; report it once, from the split at offset 0.
       RawRecord bad = new RawRecord(uri, 0, InputFormat.PARQUET, String.valueOf(e.getMessage()),

@@ -12,7 +12,9 @@ import org.apache.flink.connector.file.src.reader.BulkFormat;
 /**
  * One record per line of a JSON-lines file (or split of one). A split {@code [start, end)} owns the
  * lines that begin inside it: it skips the partial line it starts in and reads past {@code end} to
- * finish its last line. Offsets are byte offsets, so a quarantined line can be found again.
+ * finish its last line. Offsets are byte offsets, so a quarantined line can be found again. A
+ * {@code .gz} file that ends early or is corrupt gives its complete lines, then one {@code
+ * truncated_compressed} record for the damaged tail.
  */
 final class JsonLinesReader implements BulkFormat.Reader<RawRecord> {
   private final String uri;
@@ -44,8 +46,14 @@ final class JsonLinesReader implements BulkFormat.Reader<RawRecord> {
     }
     List<RawRecord> batch = new ArrayList<>(RecordBatches.SIZE);
     while (batch.size() < RecordBatches.SIZE) {
-      if (lines.position() >= end || !lines.next()) {
+      try {
+        if (lines.position() >= end || !lines.next()) {
+          done = true;
+          break;
+        }
+      } catch (SourceStreams.DamagedStreamException e) {
         done = true;
+        batch.add(damagedTail(e));
         break;
       }
       int len = lines.length();
@@ -70,6 +78,14 @@ final class JsonLinesReader implements BulkFormat.Reader<RawRecord> {
       return new RawRecord(uri, offset, InputFormat.JSONL, SourceStreams.lenientPrefix(bytes, 0, len),
           QuarantineReason.INVALID_UTF8);
     }
+  }
+
+  /** The line the damage cut short, with what of it was decompressed, as one quarantine record. */
+  private RawRecord damagedTail(SourceStreams.DamagedStreamException e) {
+    String partial = SourceStreams.lenientPrefix(lines.bytes(), 0, Math.min(lines.length(), 200));
+    return new RawRecord(uri, lines.lineStart(), InputFormat.JSONL,
+        "decompression failed after byte " + lines.position() + " (" + e.getMessage() + "): " + partial,
+        QuarantineReason.TRUNCATED_COMPRESSED).withSource(lines.position() - lines.lineStart(), modified);
   }
 
   private static boolean isBlank(byte[] bytes, int len) {

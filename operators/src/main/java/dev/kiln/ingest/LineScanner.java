@@ -7,7 +7,8 @@ import java.util.Arrays;
 /**
  * Splits a byte stream into lines without decoding it, remembering each line's byte offset. A line
  * longer than the record limit is consumed to its end but only its first bytes are kept, so one
- * enormous line can neither exhaust memory nor desynchronise the lines after it.
+ * enormous line can neither exhaust memory nor desynchronise the lines after it. A UTF-8 byte-order
+ * mark at the start of the file is skipped: it belongs to no line.
  */
 final class LineScanner {
   private final InputStream in;
@@ -17,6 +18,7 @@ final class LineScanner {
   private int lim;
   private boolean eof;
   private long position;
+  private boolean bomChecked;
 
   private byte[] line = new byte[1024];
   private int length;
@@ -33,6 +35,10 @@ final class LineScanner {
   /** Reads the next line; false at the end of the stream. The terminator ({@code \n}, {@code \r\n}) is not kept. */
   boolean next() throws IOException {
     length = 0;
+    if (!bomChecked) {
+      bomChecked = true;
+      skipBom();
+    }
     lineStart = position;
     boolean any = false;
     while (true) {
@@ -70,6 +76,25 @@ final class LineScanner {
       if (b == '\n') {
         return;
       }
+    }
+  }
+
+  /** At the file's first byte, steps over a byte-order mark (read far enough to see all three bytes). */
+  private void skipBom() throws IOException {
+    if (position != 0 || pos != 0) {
+      return;
+    }
+    while (lim < SourceStreams.BOM.length && !eof) {
+      int n = in.read(buf, lim, buf.length - lim);
+      if (n <= 0) {
+        eof = true;   // as in fill(): a stream that returns nothing has ended
+        break;
+      }
+      lim += n;
+    }
+    if (SourceStreams.startsWithBom(buf, lim)) {
+      pos = SourceStreams.BOM.length;
+      position = SourceStreams.BOM.length;
     }
   }
 

@@ -21,6 +21,16 @@ public final class QuarantineReason {
   public static final String UNSUPPORTED_FORMAT = "unsupported_format";
   /** A changelog record whose {@code op} is missing or neither {@code upsert} nor {@code delete}. */
   public static final String UNKNOWN_OP = "unknown_op";
-  /** A changelog record without a value (a Kafka tombstone): deletes are explicit ops. */
+  /** A changelog record with an empty value, or without value and key (a tombstone with a key deletes it). */
   public static final String EMPTY_RECORD = "empty_record";
+  /**
+   * A corpus path that cannot be listed or opened: a symlink loop, a dangling link, no permission, or
+   * a file that vanished between listing and reading. The rest of the tree is still read.
+   */
+  public static final String UNREADABLE_PATH = "unreadable_path";
+  /**
+   * A compressed file ({@code .gz}) that ends early or is corrupt: the records before the damage are
+   * read, the damaged tail is this one record.
+   */
+  public static final String TRUNCATED_COMPRESSED = "truncated_compressed";
 }

@@ -66,7 +66,9 @@ public final class RecordParser implements Serializable {
       case QuarantineReason.INVALID_UTF8 -> "invalid UTF-8";
       case QuarantineReason.BINARY_FILE -> "binary content (NUL bytes) in a text input";
       case QuarantineReason.TOO_LARGE -> "record exceeds ingest.max-record-bytes";
-      case QuarantineReason.EMPTY_RECORD -> "record without a value (a Kafka tombstone; deletes are {\"op\": \"delete\"})";
+      case QuarantineReason.EMPTY_RECORD -> "record without a value or key";
+      case QuarantineReason.UNREADABLE_PATH -> "path cannot be read (symlink loop, dangling link, permissions)";
+      case QuarantineReason.TRUNCATED_COMPRESSED -> "compressed stream ends early or is corrupt; records before it were read";
       default -> reason;
     };
   }

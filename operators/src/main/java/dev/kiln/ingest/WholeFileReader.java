@@ -11,7 +11,8 @@ import org.apache.flink.connector.file.src.reader.BulkFormat;
 /**
  * The whole file is one record (Markdown, plain text, HTML: the document-per-file formats). At most the
  * record limit is read: a larger file is quarantined as {@code too_large} without being loaded, and a
- * file with NUL bytes in a text tree as {@code binary_file}.
+ * file with NUL bytes in a text tree as {@code binary_file}, a {@code .gz} that ends early or is corrupt
+ * as {@code truncated_compressed}. A leading UTF-8 byte-order mark is not part of the text.
  */
 final class WholeFileReader implements BulkFormat.Reader<RawRecord> {
   private final String uri;
@@ -38,7 +39,15 @@ final class WholeFileReader implements BulkFormat.Reader<RawRecord> {
       return null;
     }
     done = true;
-    byte[] bytes = in.readNBytes(maxBytes + 1);
+    byte[] bytes;
+    try {
+      bytes = in.readNBytes(maxBytes + 1);
+    } catch (SourceStreams.DamagedStreamException e) {
+      // One document per file: a damaged file has no intact part worth indexing.
+      return RecordBatches.of(List.of(new RawRecord(uri, 0, format, "decompression failed: " + e.getMessage(),
+          QuarantineReason.TRUNCATED_COMPRESSED).withSource(fileSize, modified)));
+    }
+    int skip = SourceStreams.startsWithBom(bytes, bytes.length) ? SourceStreams.BOM.length : 0;
     RawRecord record;
     if (bytes.length > maxBytes) {
       record = new RawRecord(uri, 0, format, SourceStreams.lenientPrefix(bytes, 0, bytes.length),
@@ -47,7 +56,7 @@ final class WholeFileReader implements BulkFormat.Reader<RawRecord> {
       record = new RawRecord(uri, 0, format, SourceStreams.lenientPrefix(bytes, 0, Math.min(64, bytes.length)), QuarantineReason.BINARY_FILE);
     } else {
       try {
-        record = RawRecord.of(uri, 0, format, SourceStreams.decodeStrict(bytes, 0, bytes.length));
+        record = RawRecord.of(uri, 0, format, SourceStreams.decodeStrict(bytes, skip, bytes.length - skip));
       } catch (CharacterCodingException e) {
         record = new RawRecord(uri, 0, format, SourceStreams.lenientPrefix(bytes, 0, bytes.length),
             QuarantineReason.INVALID_UTF8);

@@ -1,6 +1,5 @@
 package dev.kiln.ingest;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -118,6 +117,96 @@ class CorpusFileFormatTest {
     assertEquals(InputFormat.PARQUET, InputFormat.forFileName("part-0.parquet"));
     assertEquals(InputFormat.MARKDOWN, InputFormat.forFileName("README.md.gz"));
     assertNull(InputFormat.forFileName("image.png"));
-    assertArrayEquals(new byte[0], new byte[0]);
+    assertNull(InputFormat.forFileName("archive.gz"), "a bare .gz names no format");
+    assertEquals(InputFormat.HTML, InputFormat.forFileName("page.htm"));
+  }
+
+  private static List<RawRecord> sorted(List<RawRecord> records) {
+    List<RawRecord> out = new ArrayList<>(records);
+    out.sort(java.util.Comparator.comparing(RawRecord::sourceUri).thenComparingLong(RawRecord::offset));
+    return out;
+  }
+
+  @Test
+  void symlinkLoopsAndDanglingLinksAreUnreadablePathsAndTheRestOfTheTreeIsRead() throws Exception {
+    Path tree = Files.createDirectories(dir.resolve("tree/sub"));
+    Files.writeString(tree.resolve("a.txt"), "kept text");
+    Files.writeString(dir.resolve("tree/b.md"), "# B\nkept markdown");
+    Files.createSymbolicLink(tree.resolve("up"), tree.getParent());          // directory loop to an ancestor
+    Files.createSymbolicLink(tree.resolve("self.txt"), tree.resolve("self.txt")); // link to itself (ELOOP)
+    Files.createSymbolicLink(tree.resolve("gone.txt"), tree.resolve("missing.txt")); // dangling
+    List<RawRecord> read = sorted(CorpusFiles.read(InputFormat.AUTO, 4096, dir.resolve("tree")));
+    List<String> good = read.stream().filter(r -> r.problem() == null).map(RawRecord::payload).toList();
+    assertEquals(List.of("# B\nkept markdown", "kept text"), good, "each file once: the loop is not followed");
+    List<RawRecord> bad = read.stream().filter(r -> r.problem() != null).toList();
+    assertEquals(List.of("gone.txt", "self.txt", "up"),
+        bad.stream().map(r -> r.sourceUri().substring(r.sourceUri().lastIndexOf('/') + 1)).toList(), bad.toString());
+    bad.forEach(r -> assertEquals(QuarantineReason.UNREADABLE_PATH, r.problem()));
+    assertTrue(bad.get(2).payload().contains("already listed"), bad.get(2).payload());
+    assertTrue(bad.get(1).payload().contains("symbolic links"), bad.get(1).payload());
+  }
+
+  private static byte[] gzip(byte[] data) throws Exception {
+    ByteArrayOutputStream b = new ByteArrayOutputStream();
+    try (OutputStream out = new GZIPOutputStream(b)) {
+      out.write(data);
+    }
+    return b.toByteArray();
+  }
+
+  @Test
+  void aTruncatedGzipKeepsTheLinesBeforeTheDamageAndQuarantinesTheTail() throws Exception {
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < 3000; i++) {
+      text.append("{\"_id\": \"").append(i).append("\", \"text\": \"line ").append(i).append(' ')
+          .append(Integer.toHexString(i * 7919)).append("\"}\n");
+    }
+    byte[] whole = gzip(text.toString().getBytes(StandardCharsets.UTF_8));
+    Files.write(dir.resolve("cut.jsonl.gz"), java.util.Arrays.copyOf(whole, whole.length / 2));
+    Files.write(dir.resolve("stub.jsonl.gz"), java.util.Arrays.copyOf(whole, 5));   // not even a header
+    Files.write(dir.resolve("notes.md.gz"), java.util.Arrays.copyOf(gzip("# N\nsome notes".repeat(50)
+        .getBytes(StandardCharsets.UTF_8)), 40));
+    List<RawRecord> read = sorted(CorpusFiles.read(InputFormat.AUTO, 4096, dir));
+    List<RawRecord> cut = read.stream().filter(r -> r.sourceUri().endsWith("cut.jsonl.gz")).toList();
+    RawRecord tail = cut.get(cut.size() - 1);
+    assertEquals(QuarantineReason.TRUNCATED_COMPRESSED, tail.problem());
+    List<RawRecord> kept = cut.subList(0, cut.size() - 1);
+    assertTrue(kept.size() > 100 && kept.size() < 3000, kept.size() + " lines");
+    for (int i = 0; i < kept.size(); i++) {
+      assertNull(kept.get(i).problem());
+      assertTrue(kept.get(i).payload().startsWith("{\"_id\": \"" + i + "\""), kept.get(i).payload());
+    }
+    assertTrue(tail.offset() >= kept.get(kept.size() - 1).offset(), "the tail comes after the last whole line");
+    assertTrue(tail.payload().contains("Unexpected end of ZLIB input stream"), tail.payload());
+    RawRecord stub = read.stream().filter(r -> r.sourceUri().endsWith("stub.jsonl.gz")).findFirst().orElseThrow();
+    assertEquals(QuarantineReason.TRUNCATED_COMPRESSED, stub.problem());
+    RawRecord notes = read.stream().filter(r -> r.sourceUri().endsWith("notes.md.gz")).findFirst().orElseThrow();
+    assertEquals(QuarantineReason.TRUNCATED_COMPRESSED, notes.problem());
+    assertEquals(kept.size() + 3, read.size());
+  }
+
+  @Test
+  void aLeadingByteOrderMarkIsNotPartOfTheFirstRecord() throws Exception {
+    byte[] bom = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
+    ByteArrayOutputStream jsonl = new ByteArrayOutputStream();
+    jsonl.write(bom);
+    jsonl.write("{\"_id\": \"first\", \"text\": \"a\"}\n{\"_id\": \"second\", \"text\": \"b\"}\n"
+        .getBytes(StandardCharsets.UTF_8));
+    Files.write(dir.resolve("bom.jsonl"), jsonl.toByteArray());
+    Files.write(dir.resolve("bom.jsonl.gz"), gzip(jsonl.toByteArray()));
+    for (String name : List.of("bom.md", "bom.txt", "bom.html")) {
+      ByteArrayOutputStream b = new ByteArrayOutputStream();
+      b.write(bom);
+      b.write(("<h1>" + name + "</h1>").getBytes(StandardCharsets.UTF_8));
+      Files.write(dir.resolve(name), b.toByteArray());
+    }
+    List<RawRecord> read = sorted(CorpusFiles.read(InputFormat.AUTO, 4096, dir));
+    assertEquals(List.of("<h1>bom.html</h1>", "{\"_id\": \"first\", \"text\": \"a\"}",
+        "{\"_id\": \"second\", \"text\": \"b\"}", "{\"_id\": \"first\", \"text\": \"a\"}",
+        "{\"_id\": \"second\", \"text\": \"b\"}", "<h1>bom.md</h1>", "<h1>bom.txt</h1>"), payloads(read));
+    assertEquals(3, read.get(1).offset(), "offsets still count the mark's bytes");
+    RecordParser parser = new RecordParser(List.of(org.apache.flink.core.fs.Path.fromLocalFile(dir.toFile()).toString()),
+        new dev.kiln.config.IngestConfig());
+    assertEquals("first", parser.parse(read.get(1)).id());
   }
 }

@@ -110,4 +110,35 @@ class ParquetRowReaderTest {
     assertEquals(1, read.size());
     assertEquals(QuarantineReason.UNREADABLE_FILE, read.get(0).problem());
   }
+
+  @Test
+  void aCorruptByteInsideAPageIsCaughtByItsChecksumNotIndexedAsText() throws Exception {
+    Path file = write(dir.resolve("flipped.parquet"), 12);
+    byte[] bytes = Files.readAllBytes(file);
+    byte[] needle = "Body of parquet row 5".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    int at = indexOf(bytes, needle);
+    assertTrue(at > 0, "row 5's text is stored plainly in the file");
+    bytes[at] = 'X';   // one byte of a value: no header or length changes, only the page checksum notices
+    Files.write(file, bytes);
+    List<RawRecord> read = CorpusFiles.read(InputFormat.PARQUET, 64L << 20, dir);
+    List<RawRecord> bad = read.stream().filter(r -> r.problem() != null).toList();
+    assertEquals(1, bad.size(), bad.toString());
+    assertEquals(QuarantineReason.UNREADABLE_ROW_GROUP, bad.get(0).problem());
+    assertTrue(bad.get(0).payload().contains("checksum") || bad.get(0).payload().contains("CRC"), bad.get(0).payload());
+    assertEquals(8, read.size() - 1, "the other two row groups are read");
+    assertTrue(read.stream().noneMatch(r -> r.payload().contains("Xody")), "no corrupted text gets through");
+  }
+
+  private static int indexOf(byte[] hay, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= hay.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (hay[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
+  }
 }

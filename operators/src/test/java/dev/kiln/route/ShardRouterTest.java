@@ -20,16 +20,36 @@ class ShardRouterTest {
     assertEquals(0x89525c897f4f4b75L, ShardRouter.hash64("kiln"));
   }
 
+  /** FNV-1a 64 and the finaliser written out again from their published definitions, independently of ShardRouter. */
+  private static long reference(String id) {
+    java.math.BigInteger mod = java.math.BigInteger.ONE.shiftLeft(64);
+    java.math.BigInteger h = new java.math.BigInteger("cbf29ce484222325", 16);
+    java.math.BigInteger prime = new java.math.BigInteger("100000001b3", 16);
+    for (byte b : id.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+      h = h.xor(java.math.BigInteger.valueOf(b & 0xff)).multiply(prime).mod(mod);
+    }
+    for (String m : new String[] {"ff51afd7ed558ccd", "c4ceb9fe1a85ec53", null}) {
+      h = h.xor(h.shiftRight(33));
+      if (m != null) {
+        h = h.multiply(new java.math.BigInteger(m, 16)).mod(mod);
+      }
+    }
+    return h.longValue();
+  }
+
   @Test
   void shardDependsOnlyOnDocIdAndShardCount() {
-    // Writer parallelism plays no part: the same id gives the same shard for any number of writers.
+    // Unsigned arithmetic on BigInteger, not Java's wrapping longs: the hash is defined by the bytes of
+    // the id alone, and the shard by that hash modulo the shard count, never by the writer count.
     for (int i = 0; i < 1000; i++) {
       String id = "id-" + i;
-      int s = ShardRouter.shardOf(id, 8);
+      long h = reference(id);
+      assertEquals(h, ShardRouter.hash64(id), id);
+      int expected = new java.math.BigInteger(Long.toUnsignedString(h)).mod(java.math.BigInteger.valueOf(8)).intValue();
+      assertEquals(expected, ShardRouter.shardOf(id, 8), id);
       for (int writers = 1; writers <= 8; writers++) {
-        assertEquals(s, ShardRouter.shardOf(id, 8));
-        int writer = new ShardPartitioner().partition(s, writers);
-        assertTrue(writer >= 0 && writer < writers);
+        int writer = new ShardPartitioner().partition(expected, writers);
+        assertEquals(expected % writers, writer, "shard " + expected + " goes to writer shard mod writers");
       }
     }
   }
@@ -48,8 +68,10 @@ class ShardRouterTest {
 
   @Test
   void handlesNonAsciiIds() {
-    int s = ShardRouter.shardOf("文档-1", 3);
-    assertTrue(s >= 0 && s < 3);
-    assertEquals(s, ShardRouter.shardOf("文档-1", 3));
+    // Hashed as UTF-8 bytes, whatever the JVM's default charset.
+    for (String id : new String[] {"文档-1", "Ünïcødé", "emoji-\uD83D\uDE00"}) {
+      assertEquals(reference(id), ShardRouter.hash64(id), id);
+      assertEquals(Long.remainderUnsigned(reference(id), 3), ShardRouter.shardOf(id, 3), id);
+    }
   }
 }

@@ -24,6 +24,12 @@ import java.util.function.ToIntFunction;
  * </ol>
  */
 public final class ContextAssembler {
+  /**
+   * The metadata key ingestion stores a chunk's source file under (MetadataExtractor's
+   * {@code source_uri}); a chunk without one (a changelog upsert) is labelled with its document id.
+   */
+  static final String SOURCE_KEY = "source_uri";
+
   /** Tokens between passages in the plain-text rendering (the blank line). */
   private static final int SEPARATOR_TOKENS = 1;
 
@@ -53,7 +59,7 @@ public final class ContextAssembler {
       }
       rank++;
       String text = parent.map(ParentLookup.Parent::text).orElse(hit.text());
-      String source = hit.metadata().getOrDefault("source", hit.docId());
+      String source = hit.metadata().getOrDefault(SOURCE_KEY, hit.docId());
       String breadcrumb = hit.metadata().getOrDefault("breadcrumb", hit.title());
       ContextBlock draft = new ContextBlock(rank, hit.chunkId(), hit.docId(), source, breadcrumb,
           hit.score(), 0, text);

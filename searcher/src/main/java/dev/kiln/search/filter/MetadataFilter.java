@@ -23,6 +23,13 @@ import org.apache.lucene.util.BytesRef;
  * compared as written, case included, because tenants and ids are opaque.
  */
 public final class MetadataFilter {
+  /**
+   * Most distinct keys in one filter. Each key is one clause of the query, and Lucene refuses a query
+   * of more than 1,024 clauses (including the query's own) at search time; real filters name a few
+   * keys, so a longer one is refused here as bad input, before any search.
+   */
+  public static final int MAX_KEYS = 64;
+
   private static final MetadataFilter NONE = new MetadataFilter(Collections.emptySortedMap());
 
   private final Map<String, Set<String>> conditions;
@@ -43,6 +50,10 @@ public final class MetadataFilter {
         copy.computeIfAbsent(checkKey(key), k -> new LinkedHashSet<>()).add(v);
       }
     });
+    if (copy.size() > MAX_KEYS) {
+      throw new ConfigException("--filter names " + copy.size() + " distinct keys; at most " + MAX_KEYS
+          + " are allowed (several values of one key are fine: lang=en lang=de)");
+    }
     return copy.isEmpty() ? NONE : new MetadataFilter(Collections.unmodifiableMap(copy));
   }
 

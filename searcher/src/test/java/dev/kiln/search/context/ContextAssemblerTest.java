@@ -31,7 +31,7 @@ class ContextAssemblerTest {
   @Test
   void packsBestFirstIntoTheBudgetSkippingWhatDoesNotFit() {
     List<SearchHit> hits = List.of(
-        hit("a#0", 0.9, "one two three", Map.of("source", "guide.md", "breadcrumb", "Install > Linux")),
+        hit("a#0", 0.9, "one two three", Map.of("source_uri", "file:/corpus/guide.md", "breadcrumb", "Install > Linux")),
         hit("b#0", 0.8, "w ".repeat(50), Map.of()),
         hit("c#0", 0.7, "four five", Map.of()),
         hit("d#0", 0.6, "six", Map.of()));
@@ -43,9 +43,9 @@ class ContextAssemblerTest {
     assertTrue(ctx.tokens() <= 30, "used " + ctx.tokens());
     assertEquals(ctx.blocks().stream().mapToInt(ContextBlock::tokens).sum(), ctx.tokens());
     ContextBlock first = ctx.blocks().get(0);
-    assertEquals("[1] guide.md › Install > Linux (score 0.9000)", first.header());
+    assertEquals("[1] file:/corpus/guide.md › Install > Linux (score 0.9000)", first.header());
     assertEquals("[3] c › Title c#0 (score 0.7000)", ctx.blocks().get(2).header());
-    assertTrue(ctx.text().startsWith("[1] guide.md › Install > Linux (score 0.9000)\none two three\n\n[4] d"),
+    assertTrue(ctx.text().startsWith("[1] file:/corpus/guide.md › Install > Linux (score 0.9000)\none two three\n\n[4] d"),
         ctx.text());
   }
 

@@ -43,4 +43,22 @@ class MetadataFilterTest {
     assertNull(MetadataFilter.none().toQuery());
     assertTrue(MetadataFilter.none().matches(Map.of()));
   }
+
+  @Test
+  void tooManyDistinctKeysAreABadFilterNotASearchFailure() {
+    List<String> many = new java.util.ArrayList<>();
+    for (int i = 0; i < 1025; i++) {
+      many.add("k" + i + "=v");
+    }
+    ConfigException e = assertThrows(ConfigException.class, () -> MetadataFilter.parse(many));
+    assertTrue(e.getMessage().contains("1025 distinct keys") && e.getMessage().contains("--filter"), e.getMessage());
+    assertThrows(ConfigException.class, () -> MetadataFilter.parse(many.subList(0, MetadataFilter.MAX_KEYS + 1)));
+    // At the limit the filter is accepted, and many values of one key stay one clause.
+    assertEquals(MetadataFilter.MAX_KEYS, MetadataFilter.parse(many.subList(0, MetadataFilter.MAX_KEYS)).conditions().size());
+    List<String> values = new java.util.ArrayList<>();
+    for (int i = 0; i < 5000; i++) {
+      values.add("tenant=t" + i);
+    }
+    assertEquals(1, MetadataFilter.parse(values).conditions().size());
+  }
 }
