@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Embed stage. Chunks arrive partitioned by content key ({@link ContentKey#partition}); each subtask
  * loads the stored vectors of its own key partition from the reuse source, passes chunks whose key it
- * knows straight through, and runs the model only on the rest. One predictor per slot, loaded on the
+ * knows straight through, as it does chunks whose record carried a precomputed vector, and runs
+ * the model only on the rest. One predictor per slot, loaded on the
  * first chunk that needs it and reused for every batch; chunks are gathered into windows of several
  * batches so the embedder can bucket them by token length before padding. Every vector the subtask
  * emits is also stored in this snapshot's {@code embeddings/part-NNNNN.parquet} for the next build.
@@ -76,6 +77,8 @@ public final class EmbedFunction extends AbstractRichFunction {
   private transient Path storeFile;
   private transient LongCounter embedded;
   private transient LongCounter reused;
+  private transient LongCounter supplied;
+  private transient LongCounter modelLoads;
   private transient LongCounter truncated;
   private transient StageTimer timer;
   /** Progress of this subtask, logged every {@link #PROGRESS_INTERVAL_NANOS}: a large build embeds for hours. */
@@ -115,6 +118,8 @@ public final class EmbedFunction extends AbstractRichFunction {
     int subtasks = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
     embedded = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_EMBEDDED);
     reused = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_REUSED);
+    supplied = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_SUPPLIED);
+    modelLoads = getRuntimeContext().getLongCounter(JobCounters.MODEL_LOADS);
     truncated = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_TRUNCATED);
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_EMBED);
     known = new HashMap<>();
@@ -154,6 +159,7 @@ public final class EmbedFunction extends AbstractRichFunction {
     if (embedder == null) {
       EmbedDevice device = DeviceSelector.select(config.device, subtask, spec.engine());
       embedder = TextEmbedder.open(spec, config.effectiveBatchSize(device.isGpu()), threads, device);
+      modelLoads.add(1);
     }
     return embedder;
   }
@@ -171,6 +177,15 @@ public final class EmbedFunction extends AbstractRichFunction {
       pendingKeys = new ArrayList<>();
     }
     String key = ContentKey.forChunk(keySettings, c);
+    if (c.vector() != null) {
+      // The record's own vector wins over a stored one: the caller made it for this build. It is
+      // stored like any other, so the snapshot stays a complete source for the next build.
+      float[] v = c.vector();
+      supplied.add(1);
+      store(key, v);
+      out.collect(new EmbeddedChunk(c.withVector(null), v)); // do not ship the vector twice
+      return;
+    }
     float[] v = known.get(key);
     if (v != null) {
       reused.add(1);
