@@ -14,7 +14,8 @@ import java.util.Map;
  *     had to be split starts with the table's header row again
  * @param startChar offset of the chunk's first character in the chunked text
  * @param endChar offset after the chunk's last character
- * @param tokens number of model tokens in the chunk (without special tokens)
+ * @param tokens number of model tokens in the chunk (without special tokens); 0 for a chunk with a
+ *     precomputed vector, which is never tokenized
  * @param metadata the document's metadata
  * @param breadcrumb heading path of the section the chunk lies in, {@code "A > B > C"}; empty when the
  *     document has no structure

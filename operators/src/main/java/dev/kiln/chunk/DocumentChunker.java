@@ -87,10 +87,15 @@ public final class DocumentChunker {
     return new Result(chunks, parents);
   }
 
+  /**
+   * The one chunk of a record with a precomputed vector. Its tokens are not counted (0): nothing
+   * downstream needs the count of a chunk that is never embedded, and the tokenizer pass was most of
+   * the build's time on such corpora (measured with {@code scripts/bench-scale.sh}).
+   */
   private Chunk supplied(Document doc) {
     String text = doc.text();
     Chunk c = new Chunk(Chunk.chunkId(doc.id(), 0), doc.id(), 0, doc.title(), text, 0, text.length(),
-        tokenizer.countTokens(text), doc.metadata(), "", "", null, false, Languages.of(doc.metadata(), text));
+        0, doc.metadata(), "", "", null, false, Languages.of(doc.metadata(), text));
     return c.with(0, "", ContentKey.of(fingerprint, c), null, c.language()).withVector(doc.vector());
   }
 

@@ -46,7 +46,8 @@ class SuppliedVectorChunkTest {
     assertEquals("d#0", c.chunkId());
     assertEquals(text, c.text());
     assertSame(v, c.vector());
-    assertTrue(c.tokens() > tokenizer.spec().maxTokens(), "tokens " + c.tokens());
+    assertTrue(tokenizer.countTokens(text) > tokenizer.spec().maxTokens(), "the text is past the model's max tokens");
+    assertEquals(0, c.tokens(), "a chunk that is never embedded is not tokenized");
     assertFalse(c.contentKey().isEmpty());
     assertNull(c.parentId());
     assertEquals("a", c.metadata().get("tenant"));
