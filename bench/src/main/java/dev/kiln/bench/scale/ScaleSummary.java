@@ -37,7 +37,9 @@ final class ScaleSummary {
       line(out, "p50/p99 " + mode, "%.2f / %.2f ms", lat.path(mode).path("p50_ms").asDouble(),
           lat.path(mode).path("p99_ms").asDouble());
     }
-    line(out, "dense recall@10", "%.4f (target >= 0.95)", s.path("dense_recall_at_10").asDouble());
+    line(out, "dense recall@10", "%.4f (target >= 0.95); first 10 of top 100: %.4f (p50 %.2f ms)",
+        s.path("dense_recall_at_10").asDouble(), s.path("dense_recall_at_10_of_top100").asDouble(),
+        lat.path("dense_top100").path("p50_ms").asDouble());
     for (Map.Entry<String, JsonNode> e : s.path("qps").properties()) {
       line(out, "qps @" + e.getKey() + " threads", "bm25 %.0f, dense %.0f, hybrid %.0f",
           e.getValue().path("bm25").asDouble(), e.getValue().path("dense").asDouble(),
