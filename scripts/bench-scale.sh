@@ -10,18 +10,19 @@
 # Each step (Kiln build, raw Lucene build, searcher, rebuild) runs in its own JVM with --heap (default 4g), so
 # peak heap and RSS are per step. Results: kiln-data/bench-scale/n<N>/result.json (and stdout with --json),
 # a summary on stderr, logs in kiln-data/bench-scale/n<N>/logs/. Other options: scripts/bench-scale.sh --help.
+#   scripts/bench-scale.sh --chart DIR RESULT.json...   cost-against-N PNGs (log-log) from several runs' results
 set -euo pipefail
 KILN_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$KILN_HOME"
 source "$KILN_HOME/scripts/lib/java-env.sh"
 if [[ " $* " == *" --help "* || $# -eq 0 ]]; then
-  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
   echo "options: --chunks N [--json] [--seed S] [--noise SIGMA] [--queries Q] [--recall-queries R] [--threads 1,2,4]"
   echo "         [--qps-queries N] [--heap 4g] [--work DIR] [--datasets DIR] [--dataset scifact] [--skip-raw] [--skip-rebuild] [--keep]"
   [[ $# -eq 0 ]] && exit 2 || exit 0
 fi
 DATASETS="${KILN_DATASETS:-$KILN_HOME/../shared/datasets}"
-if [[ ! -f "$DATASETS/scifact/corpus.jsonl" ]]; then
+if [[ "${1:-}" != "--chart" && ! -f "$DATASETS/scifact/corpus.jsonl" ]]; then
   echo "bench-scale: needs the SciFact dataset under $DATASETS (set KILN_DATASETS)" >&2
   exit 2
 fi
@@ -37,6 +38,10 @@ for j in $(ls bench/target/kiln-bench-*.jar | head -n 1) $(tr ':' ' ' < bench/ta
   if [[ "$j" == "$KILN_HOME"/* ]]; then cp "$j" "$JARS/"; j="$JARS/$(basename "$j")"; fi
   CP="${CP:+$CP:}$j"
 done
+if [[ "${1:-}" == "--chart" ]]; then
+  shift
+  exec java -cp "$CP" dev.kiln.bench.scale.ScaleChart "$@"
+fi
 CACHE="${KILN_CACHE_DIR:-$KILN_HOME/kiln-data/cache}"
 java --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
   -Xmx1g -Dkiln.home="$KILN_HOME" -Dkiln.cache.dir="$CACHE" -Dai.djl.offline=true -DOPT_OUT_TRACKING=true \

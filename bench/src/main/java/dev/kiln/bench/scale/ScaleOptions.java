@@ -10,6 +10,10 @@ final class ScaleOptions {
                             [--threads 1,2,4] [--qps-queries N] [--heap 4g] [--work DIR] [--datasets DIR]
                             [--dataset scifact] [--config configs/build.yaml] [--skip-raw] [--skip-rebuild] [--keep]""";
 
+  private static final java.util.Set<String> VALUE_OPTIONS = java.util.Set.of("--chunks", "--seed", "--noise",
+      "--queries", "--recall-queries", "--threads", "--qps-queries", "--heap", "--work", "--datasets", "--dataset",
+      "--config");
+
   long chunks = -1;
   boolean json;
   long seed = 42;
@@ -42,8 +46,11 @@ final class ScaleOptions {
         case "--skip-rebuild" -> o.skipRebuild = true;
         case "--keep" -> o.keep = true;
         default -> {
+          if (!VALUE_OPTIONS.contains(a)) {
+            throw new IllegalArgumentException("unknown option " + a);
+          }
           if (i + 1 >= args.length) {
-            throw new IllegalArgumentException(a.startsWith("--") ? a + " needs a value" : "unknown argument " + a);
+            throw new IllegalArgumentException(a + " needs a value");
           }
           String v = args[++i];
           try {
