@@ -69,6 +69,23 @@ class SuppliedVectorsTest {
   }
 
   @Test
+  void aToleranceOutsideZeroToOneIsRefusedNamingTheOption() {
+    for (double bad : new double[] {0, -0.1, 1, Double.NaN}) {
+      dev.kiln.config.BuildConfig c = new dev.kiln.config.BuildConfig();
+      c.corpus = List.of("docs");
+      c.snapshots = "snap";
+      c.ingest.vectorUnitTolerance = bad;
+      dev.kiln.config.ConfigException e = assertThrows(dev.kiln.config.ConfigException.class, c::validate);
+      assertTrue(e.getMessage().contains("ingest.vector-unit-tolerance"), e.getMessage());
+    }
+    dev.kiln.config.BuildConfig c = new dev.kiln.config.BuildConfig();
+    c.corpus = List.of("docs");
+    c.snapshots = "snap";
+    c.ingest.vectorField = " ";
+    assertTrue(assertThrows(dev.kiln.config.ConfigException.class, c::validate).getMessage().contains("vector-field"));
+  }
+
+  @Test
   void withoutAVectorCheckTheFieldIsIgnored() throws Exception {
     RecordParser plain = new RecordParser(List.of("file:/c"), new IngestConfig());
     Document d = plain.parse(RawRecord.of("file:/c/a.jsonl", 0, InputFormat.JSONL,
