@@ -37,6 +37,14 @@ public class IngestConfig implements Serializable {
   public String idField = "_id";
   public String titleField = "title";
   public String textField = "text";
+  /**
+   * Record field holding a precomputed embedding (JSON array of numbers, Parquet list of floats),
+   * made by the build's model ({@code --model}). A record that has one is indexed as one chunk and
+   * never goes to the model; a bad vector quarantines the record ({@code vector_*} reasons).
+   */
+  public String vectorField = "vector";
+  /** How far a supplied vector's length may be from 1 when the model normalises its vectors. */
+  public double vectorUnitTolerance = 1e-3;
   /** Record field holding a map of further metadata (scalars only). */
   public String metadataField = "metadata";
   /**
@@ -63,10 +71,14 @@ public class IngestConfig implements Serializable {
     if (!(maxBadFraction >= 0 && maxBadFraction <= 1)) {
       throw new ConfigException("ingest.max-bad-fraction must be in 0..1, was " + maxBadFraction);
     }
-    for (String f : new String[] {idField, titleField, textField, metadataField}) {
+    for (String f : new String[] {idField, titleField, textField, metadataField, vectorField}) {
       if (f == null || f.isBlank()) {
-        throw new ConfigException("ingest.id-field, title-field, text-field and metadata-field must not be empty");
+        throw new ConfigException(
+            "ingest.id-field, title-field, text-field, metadata-field and vector-field must not be empty");
       }
+    }
+    if (!(vectorUnitTolerance > 0 && vectorUnitTolerance < 1)) {
+      throw new ConfigException("ingest.vector-unit-tolerance must be in (0, 1), was " + vectorUnitTolerance);
     }
     for (String p : pathPatterns) {
       try {

@@ -14,7 +14,8 @@ import java.util.Map;
  *     had to be split starts with the table's header row again
  * @param startChar offset of the chunk's first character in the chunked text
  * @param endChar offset after the chunk's last character
- * @param tokens number of model tokens in the chunk (without special tokens)
+ * @param tokens number of model tokens in the chunk (without special tokens); 0 for a chunk with a
+ *     precomputed vector, which is never tokenized
  * @param metadata the document's metadata
  * @param breadcrumb heading path of the section the chunk lies in, {@code "A > B > C"}; empty when the
  *     document has no structure
@@ -26,6 +27,8 @@ import java.util.Map;
  *     size, kept whole because it is within the hard cap
  * @param language {@code "zh"} when the document is Chinese (BM25 analyses it with a Chinese
  *     analyzer), else empty
+ * @param vector the precomputed embedding its record carried (the embed stage passes it through
+ *     instead of running the model), or {@code null}
  */
 public record Chunk(
     String chunkId,
@@ -41,7 +44,16 @@ public record Chunk(
     String contentKey,
     String parentId,
     boolean oversize,
-    String language) {
+    String language,
+    float[] vector) {
+
+  /** A chunk without a precomputed vector. */
+  public Chunk(String chunkId, String docId, int ordinal, String title, String text, int startChar,
+      int endChar, int tokens, Map<String, String> metadata, String breadcrumb, String contentKey,
+      String parentId, boolean oversize, String language) {
+    this(chunkId, docId, ordinal, title, text, startChar, endChar, tokens, metadata, breadcrumb, contentKey,
+        parentId, oversize, language, null);
+  }
 
   /** A plain chunk: no structure, no parent, no content key yet. */
   public Chunk(String chunkId, String docId, int ordinal, String title, String text, int startChar,
@@ -64,6 +76,12 @@ public record Chunk(
   public Chunk with(int newOrdinal, String newBreadcrumb, String newContentKey, String newParentId,
       String newLanguage) {
     return new Chunk(chunkId(docId, newOrdinal), docId, newOrdinal, title, text, startChar, endChar,
-        tokens, metadata, newBreadcrumb, newContentKey, newParentId, oversize, newLanguage);
+        tokens, metadata, newBreadcrumb, newContentKey, newParentId, oversize, newLanguage, vector);
+  }
+
+  /** This chunk with a precomputed vector attached. */
+  public Chunk withVector(float[] newVector) {
+    return new Chunk(chunkId, docId, ordinal, title, text, startChar, endChar, tokens, metadata, breadcrumb,
+        contentKey, parentId, oversize, language, newVector);
   }
 }

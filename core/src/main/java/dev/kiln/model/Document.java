@@ -12,10 +12,18 @@ import java.util.Map;
  * @param metadata flat string metadata carried to every chunk (filterable in the segments)
  * @param sourceUri where the document was read from
  * @param contentType what the text is written in (raw Markdown or HTML stays raw for structure-aware chunkers)
+ * @param vector the record's precomputed embedding (already checked by the parser), or {@code null}
+ *     when the model is to embed it; a document with a vector is indexed as exactly one chunk
  */
 public record Document(
     String id, String title, String text, Map<String, String> metadata, String sourceUri,
-    ContentType contentType) {
+    ContentType contentType, float[] vector) {
+
+  /** A document without a precomputed vector. */
+  public Document(String id, String title, String text, Map<String, String> metadata, String sourceUri,
+      ContentType contentType) {
+    this(id, title, text, metadata, sourceUri, contentType, null);
+  }
 
   /** A plain-text document. */
   public Document(String id, String title, String text, Map<String, String> metadata, String sourceUri) {

@@ -134,6 +134,7 @@ public record Manifest(
    *
    * @param embedded chunks this build ran through the model
    * @param reused chunks whose vectors were copied from {@code reused_from}
+   * @param supplied chunks whose record carried a precomputed vector (0 in older manifests)
    */
   public record EmbeddingsInfo(
       @JsonProperty("directory") String directory,
@@ -142,7 +143,15 @@ public record Manifest(
       @JsonProperty("embedded") long embedded,
       @JsonProperty("reused") long reused,
       @JsonProperty("reused_from") String reusedFrom,
-      @JsonProperty("files") List<FileEntry> files) {}
+      @JsonProperty("files") List<FileEntry> files,
+      @JsonProperty("supplied") long supplied) {
+
+    /** Stored vectors of a build that was given none precomputed. */
+    public EmbeddingsInfo(String directory, String modelFingerprint, int dimension, long embedded, long reused,
+        String reusedFrom, List<FileEntry> files) {
+      this(directory, modelFingerprint, dimension, embedded, reused, reusedFrom, files, 0);
+    }
+  }
 
   /**
    * The chunker settings; {@code tokenizer} names the model whose tokenizer counted the tokens.

@@ -8,6 +8,7 @@ import dev.kiln.embed.ModelSpec;
 import dev.kiln.ingest.CorpusFileEnumerator;
 import dev.kiln.ingest.CorpusFileFormat;
 import dev.kiln.ingest.RecordParser;
+import dev.kiln.ingest.SuppliedVectors;
 import dev.kiln.model.Chunk;
 import dev.kiln.model.ContentKey;
 import dev.kiln.model.Document;
@@ -215,7 +216,8 @@ public final class BuildJob {
 
     List<String> rootNames = roots.stream().map(org.apache.flink.core.fs.Path::toString).toList();
     SingleOutputStreamOperator<SourcedDocument> parsed = raw
-        .process(new ParseFunction(new RecordParser(rootNames, config.ingest)))
+        .process(new ParseFunction(new RecordParser(rootNames, config.ingest,
+            new SuppliedVectors(model.dimension(), model.normalize(), config.ingest.vectorUnitTolerance))))
         .name("parse");
     SingleOutputStreamOperator<Document> documents = parsed
         .keyBy(new DocumentId())

@@ -107,6 +107,7 @@ public final class SnapshotBuilder {
     long documents = outcome.counter(JobCounters.DOCUMENTS);
     long embedded = outcome.counter(JobCounters.CHUNKS_EMBEDDED);
     long reused = outcome.counter(JobCounters.CHUNKS_REUSED);
+    long supplied = outcome.counter(JobCounters.CHUNKS_SUPPLIED);
     Manifest manifest;
     int segmentsBefore = 0;
     int segmentsAfter = 0;
@@ -128,7 +129,7 @@ public final class SnapshotBuilder {
         written = localized(written, job, id);
       }
       // A changelog build's shards hold the base's chunks minus those removed plus the fresh ones.
-      long expected = embedded + reused + (changelog == null ? 0
+      long expected = embedded + reused + supplied + (changelog == null ? 0
           : changelog.baseChunks() - outcome.counter(JobCounters.CHANGELOG_CHUNKS_REMOVED));
       List<ShardResult> shards;
       try {
@@ -225,6 +226,8 @@ public final class SnapshotBuilder {
         .put("chunks", outcome.counter(JobCounters.CHUNKS))
         .put("chunks embedded", embedded)
         .put("chunks reused", reused)
+        .put("chunks supplied (precomputed vectors)", supplied)
+        .put("embedding models loaded", outcome.counter(JobCounters.MODEL_LOADS))
         .put("reused from", outcome.reuse().source().isEmpty() ? "none: " + outcome.reuse().reason()
             : outcome.reuse().source().snapshotId())
         .put("chunks truncated", outcome.counter(JobCounters.CHUNKS_TRUNCATED))
@@ -273,7 +276,7 @@ public final class SnapshotBuilder {
     Map<String, Long> counters = new LinkedHashMap<>();
     for (String name : List.of(JobCounters.RECORDS_READ, JobCounters.DOCUMENTS, JobCounters.QUARANTINED,
         JobCounters.CHUNKS, JobCounters.CHUNKS_EMBEDDED, JobCounters.CHUNKS_REUSED, JobCounters.CHUNKS_TRUNCATED,
-        JobCounters.CHUNKS_OVERSIZE, JobCounters.PARENTS)) {
+        JobCounters.CHUNKS_OVERSIZE, JobCounters.PARENTS, JobCounters.CHUNKS_SUPPLIED, JobCounters.MODEL_LOADS)) {
       counters.put(name, outcome.counter(name));
     }
     return new Manifest(Manifest.FORMAT_VERSION, id, Instant.now().toString(), parent,
@@ -307,7 +310,7 @@ public final class SnapshotBuilder {
     List<Manifest.FileEntry> files = Files.isDirectory(dir) ? ManifestFiles.describe(dir) : List.of();
     return new Manifest.EmbeddingsInfo(VectorFiles.DIRECTORY, job.modelFingerprint(), job.model().dimension(),
         outcome.counter(JobCounters.CHUNKS_EMBEDDED), outcome.counter(JobCounters.CHUNKS_REUSED),
-        outcome.reuse().source().snapshotId(), files);
+        outcome.reuse().source().snapshotId(), files, outcome.counter(JobCounters.CHUNKS_SUPPLIED));
   }
 
   /**

@@ -21,6 +21,11 @@ import java.util.List;
  * children at the chunk size. Children are indexed and point to their parent; parents are returned
  * to be stored once in the snapshot's docstore. A child's offsets are relative to the document (for
  * a table part or an HTML parent, to the extracted text).
+ *
+ * <p>A document with a precomputed vector is exactly one chunk: its whole text, under that vector,
+ * whatever its length (the vector was made for the whole record, so cutting it would leave pieces
+ * without vectors) and without a parent. Its text may exceed the model's max tokens: BM25 and the
+ * stored text see all of it, and the vector is the caller's; Kiln never embeds it.
  */
 public final class DocumentChunker {
   private final ModelTokenizer tokenizer;
@@ -42,6 +47,9 @@ public final class DocumentChunker {
   }
 
   public Result cut(Document doc) {
+    if (doc.vector() != null) {
+      return new Result(List.of(supplied(doc)), List.of());
+    }
     String strategy = config.strategyFor(doc.contentType());
     // HTML is parsed once: its structure feeds the HTML chunker, its text every other strategy.
     StructuredText html = doc.contentType() == ContentType.HTML ? HtmlStructure.parse(doc.text()) : null;
@@ -77,6 +85,18 @@ public final class DocumentChunker {
       chunks.add(c.with(chunks.size(), c.breadcrumb(), key, c.parentId(), c.language()));
     }
     return new Result(chunks, parents);
+  }
+
+  /**
+   * The one chunk of a record with a precomputed vector. Its tokens are not counted (0): nothing
+   * downstream needs the count of a chunk that is never embedded, and the tokenizer pass was most of
+   * the build's time on such corpora (measured with {@code scripts/bench-scale.sh}).
+   */
+  private Chunk supplied(Document doc) {
+    String text = doc.text();
+    Chunk c = new Chunk(Chunk.chunkId(doc.id(), 0), doc.id(), 0, doc.title(), text, 0, text.length(),
+        0, doc.metadata(), "", "", null, false, Languages.of(doc.metadata(), text));
+    return c.with(0, "", ContentKey.of(fingerprint, c), null, c.language()).withVector(doc.vector());
   }
 
   private List<Chunk> cut(String strategy, int size, int overlap, Document doc, StructuredText html) {

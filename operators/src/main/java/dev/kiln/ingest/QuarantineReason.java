@@ -33,4 +33,15 @@ public final class QuarantineReason {
    * read, the damaged tail is this one record.
    */
   public static final String TRUNCATED_COMPRESSED = "truncated_compressed";
+
+  /** A precomputed vector that is not an array of numbers. */
+  public static final String VECTOR_MALFORMED = "vector_malformed";
+  /** A precomputed vector whose dimension is not the model's. */
+  public static final String VECTOR_DIMENSION = "vector_dimension";
+  /** A precomputed vector with a NaN or infinite component (or one beyond float range). */
+  public static final String VECTOR_NOT_FINITE = "vector_not_finite";
+  /** A precomputed vector of length zero: it has no direction, so no similarity. */
+  public static final String VECTOR_ZERO = "vector_zero";
+  /** A precomputed vector not of unit length although the model normalises its vectors. */
+  public static final String VECTOR_NOT_UNIT = "vector_not_unit";
 }

@@ -2,7 +2,9 @@ package dev.kiln.ingest;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.kiln.chunk.HtmlStructure;
 import dev.kiln.config.IngestConfig;
 import dev.kiln.model.ContentType;
@@ -21,15 +23,21 @@ import java.util.Map;
  * {@code text}, optional {@code metadata} object of scalars); a Markdown or text file becomes one
  * document whose id is its path relative to the corpus root; an HTML file likewise, kept raw for the
  * HTML chunker and titled by its {@code <title>} or first {@code <h1>}. Every document gets metadata
- * from {@link MetadataExtractor}.
+ * from {@link MetadataExtractor}. A JSON-lines or Parquet record may carry its precomputed vector in
+ * {@code ingest.vector-field}; it is checked by {@link SuppliedVectors} and travels with the document
+ * (without a checker, as in changelog builds, the field is ignored and the model embeds the record).
  */
 public final class RecordParser implements Serializable {
   private static final long serialVersionUID = 1L;
-  private static final ObjectMapper JSON = new ObjectMapper();
+  // NaN and Infinity literals (Python's json.dumps writes them) parse, so a vector holding one is
+  // quarantined as vector_not_finite rather than as malformed JSON.
+  private static final ObjectMapper JSON = JsonMapper.builder()
+      .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS).build();
 
   private final List<String> roots;
   private final IngestConfig config;
   private final MetadataExtractor metadata;
+  private final SuppliedVectors vectors;
 
   /** @param roots qualified corpus roots, used to turn file paths into document ids */
   public RecordParser(List<String> roots) {
@@ -37,6 +45,12 @@ public final class RecordParser implements Serializable {
   }
 
   public RecordParser(List<String> roots, IngestConfig config) {
+    this(roots, config, null);
+  }
+
+  /** @param vectors checks records' precomputed vectors against the model, or {@code null} to ignore them */
+  public RecordParser(List<String> roots, IngestConfig config, SuppliedVectors vectors) {
+    this.vectors = vectors;
     // Longest first, so a nested root wins over its parent.
     this.roots = roots.stream().sorted(Comparator.comparingInt(String::length).reversed()).toList();
     this.config = config;
@@ -104,7 +118,16 @@ public final class RecordParser implements Serializable {
     Map<String, String> meta = new LinkedHashMap<>();
     metadata.addSource(raw, relativeId(raw.sourceUri()), meta);
     metadata.addRecord(node, meta);
-    return new Document(id.asText(), title, text, meta, raw.sourceUri());
+    return new Document(id.asText(), title, text, meta, raw.sourceUri(), ContentType.TEXT, vectorOf(node));
+  }
+
+  /** The record's precomputed vector, checked; {@code null} when it has none (JSON null counts as none). */
+  private float[] vectorOf(JsonNode node) throws MalformedRecordException {
+    if (vectors == null) {
+      return null;
+    }
+    JsonNode v = node.get(config.vectorField);
+    return v == null || v.isNull() ? null : vectors.parse(v);
   }
 
   private Document parseFile(RawRecord raw, ContentType type) throws MalformedRecordException {

@@ -12,19 +12,17 @@ import dev.kiln.model.ContentKey;
 import dev.kiln.model.EmbeddedChunk;
 import dev.kiln.snapshot.io.FlinkFileSystems;
 import dev.kiln.snapshot.io.RemoteFiles;
+import dev.kiln.vectors.KeySet;
 import dev.kiln.vectors.ReuseSource;
+import dev.kiln.vectors.StoredVectorIndex;
 import dev.kiln.vectors.VectorFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Set;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.AbstractRichFunction;
@@ -34,8 +32,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Embed stage. Chunks arrive partitioned by content key ({@link ContentKey#partition}); each subtask
- * loads the stored vectors of its own key partition from the reuse source, passes chunks whose key it
- * knows straight through, and runs the model only on the rest. One predictor per slot, loaded on the
+ * indexes the stored vectors of its own key partition from the reuse source ({@link StoredVectorIndex}:
+ * 128-bit keys on the heap, vectors in a temporary file, so reuse memory does not grow with the
+ * vectors), passes chunks whose key it
+ * knows straight through, as it does chunks whose record carried a precomputed vector, and runs
+ * the model only on the rest. One predictor per slot, loaded on the
  * first chunk that needs it and reused for every batch; chunks are gathered into windows of several
  * batches so the embedder can bucket them by token length before padding. Every vector the subtask
  * emits is also stored in this snapshot's {@code embeddings/part-NNNNN.parquet} for the next build.
@@ -69,13 +70,16 @@ public final class EmbedFunction extends AbstractRichFunction {
   private transient ModelSpec spec;
   private transient int subtask;
   private transient TextEmbedder embedder;
-  private transient Map<String, float[]> known;
-  private transient Set<String> stored;
+  /** This subtask's key partition of the reusable vectors: keys on the heap, vectors in a temporary file. */
+  private transient StoredVectorIndex known;
+  private transient KeySet stored;
   private transient VectorFiles.Writer store;
   /** Where {@link #store} writes: the part file itself, or a temporary file to upload when the root is remote. */
   private transient Path storeFile;
   private transient LongCounter embedded;
   private transient LongCounter reused;
+  private transient LongCounter supplied;
+  private transient LongCounter modelLoads;
   private transient LongCounter truncated;
   private transient StageTimer timer;
   /** Progress of this subtask, logged every {@link #PROGRESS_INTERVAL_NANOS}: a large build embeds for hours. */
@@ -115,38 +119,57 @@ public final class EmbedFunction extends AbstractRichFunction {
     int subtasks = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
     embedded = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_EMBEDDED);
     reused = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_REUSED);
+    supplied = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_SUPPLIED);
+    modelLoads = getRuntimeContext().getLongCounter(JobCounters.MODEL_LOADS);
     truncated = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_TRUNCATED);
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_EMBED);
-    known = new HashMap<>();
-    stored = new HashSet<>();
+    stored = new KeySet();
     long start = System.nanoTime();
     progressStart = start;
     progressLogged = start;
-    for (String file : reuse.files()) {
-      try {
-        boolean remote = FlinkFileSystems.isRemote(file);
-        Path local = remote ? Files.createTempFile("kiln-reuse-" + subtask + "-", ".parquet") : Path.of(file);
-        try {
-          if (remote) {
-            RemoteFiles.download(new org.apache.flink.core.fs.Path(file), local);
-          }
-          VectorFiles.read(local, modelFingerprint, spec.dimension(), (key, v) -> {
-            if (ContentKey.partition(key, subtasks) == subtask) {
-              known.put(key, v);
-            }
-          });
-        } finally {
-          if (remote) {
-            Files.deleteIfExists(local);
-          }
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot read stored vectors " + file, e);
-      }
-    }
+    known = reuse.isEmpty() ? StoredVectorIndex.empty(spec.dimension()) : loadReusable(subtasks);
     if (!reuse.isEmpty()) {
       LOG.info("embed subtask {}/{}: {} stored vectors of key partition {} from snapshot {} loaded in {} ms",
           subtask, subtasks, known.size(), subtask, reuse.snapshotId(), (System.nanoTime() - start) / 1_000_000);
+    }
+  }
+
+  /** Streams the part files once, keeping the rows of this subtask's key partition. */
+  private StoredVectorIndex loadReusable(int subtasks) {
+    try (StoredVectorIndex.Builder index = new StoredVectorIndex.Builder(spec.dimension())) {
+      for (String file : reuse.files()) {
+        read(file, subtasks, index);
+      }
+      return index.build();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot index stored vectors", e);
+    }
+  }
+
+  private void read(String file, int subtasks, StoredVectorIndex.Builder index) {
+    try {
+      boolean remote = FlinkFileSystems.isRemote(file);
+      Path local = remote ? Files.createTempFile("kiln-reuse-" + subtask + "-", ".parquet") : Path.of(file);
+      try {
+        if (remote) {
+          RemoteFiles.download(new org.apache.flink.core.fs.Path(file), local);
+        }
+        VectorFiles.read(local, modelFingerprint, spec.dimension(), (key, v) -> {
+          if (ContentKey.partition(key, subtasks) == subtask) {
+            try {
+              index.add(key, v);
+            } catch (IOException e) {
+              throw new UncheckedIOException(e);
+            }
+          }
+        });
+      } finally {
+        if (remote) {
+          Files.deleteIfExists(local);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read stored vectors " + file, e);
     }
   }
 
@@ -154,6 +177,7 @@ public final class EmbedFunction extends AbstractRichFunction {
     if (embedder == null) {
       EmbedDevice device = DeviceSelector.select(config.device, subtask, spec.engine());
       embedder = TextEmbedder.open(spec, config.effectiveBatchSize(device.isGpu()), threads, device);
+      modelLoads.add(1);
     }
     return embedder;
   }
@@ -171,6 +195,15 @@ public final class EmbedFunction extends AbstractRichFunction {
       pendingKeys = new ArrayList<>();
     }
     String key = ContentKey.forChunk(keySettings, c);
+    if (c.vector() != null) {
+      // The record's own vector wins over a stored one: the caller made it for this build. It is
+      // stored like any other, so the snapshot stays a complete source for the next build.
+      float[] v = c.vector();
+      supplied.add(1);
+      store(key, v);
+      out.collect(new EmbeddedChunk(c.withVector(null), v)); // do not ship the vector twice
+      return;
+    }
     float[] v = known.get(key);
     if (v != null) {
       reused.add(1);
@@ -279,6 +312,9 @@ public final class EmbedFunction extends AbstractRichFunction {
       }
       if (embedder != null) {
         embedder.close();
+      }
+      if (known != null) {
+        known.close();
       }
     }
   }

@@ -11,6 +11,10 @@ public final class JobCounters {
   public static final String CHUNKS_EMBEDDED = "chunks.embedded";
   /** Chunks whose vector came from an earlier snapshot instead of the model. */
   public static final String CHUNKS_REUSED = "chunks.reused";
+  /** Chunks whose record carried a precomputed vector: never sent to the model. */
+  public static final String CHUNKS_SUPPLIED = "chunks.supplied";
+  /** Embedding models loaded by the embed subtasks (0 when every vector was supplied or reused). */
+  public static final String MODEL_LOADS = "model.loads";
   public static final String CHUNKS_TRUNCATED = "chunks.truncated";
   public static final String CHUNKS_WRITTEN = "chunks.written";
   public static final String SHARDS = "shards";

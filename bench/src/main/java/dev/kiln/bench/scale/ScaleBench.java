@@ -1,0 +1,192 @@
+package dev.kiln.bench.scale;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * The scale benchmark ({@code scripts/bench-scale.sh --chunks N [--json]}): writes a seeded synthetic
+ * corpus of N one-chunk records with precomputed vectors derived from a real dataset
+ * ({@link BaseData}, {@link SyntheticCorpus}), builds it with Kiln's default settings and with raw
+ * Lucene on the same data, opens and queries the snapshot, then rebuilds after 1 % of the records
+ * changed. Each measured step runs in its own JVM ({@link ChildRun}) so its memory is its own.
+ * Prints a summary on stderr and, with {@code --json}, the full result on stdout; the result is also
+ * kept as {@code <work>/n<N>/result.json}.
+ */
+public final class ScaleBench {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private ScaleBench() {}
+
+  public static void main(String[] args) throws Exception {
+    ScaleOptions o;
+    try {
+      o = ScaleOptions.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("bench-scale: " + e.getMessage());
+      System.err.println(ScaleOptions.USAGE);
+      System.exit(2);
+      return;
+    }
+    Map<String, Object> result = run(o);
+    Path file = o.runDir().resolve("result.json");
+    JSON.writerWithDefaultPrettyPrinter().writeValue(file.toFile(), result);
+    ScaleSummary.print(result, System.err);
+    System.err.println("result: " + file);
+    if (o.json) {
+      System.out.println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(result));
+    }
+  }
+
+  static Map<String, Object> run(ScaleOptions o) throws Exception {
+    Path baseDir = o.work.resolve("base-" + o.dataset);
+    Path baseSnapshots = baseDir.resolve("snapshots");
+    Path dataset = o.datasets.resolve(o.dataset);
+    Path run = o.runDir();
+    Files.createDirectories(run);
+    Path logs = Files.createDirectories(run.resolve("logs"));
+    Map<String, Object> result = new LinkedHashMap<>();
+    result.put("chunks", o.chunks);
+    result.put("seed", o.seed);
+    result.put("noise_sigma", o.noise);
+    result.put("dataset", o.dataset);
+    result.put("model", o.model);
+    result.put("heap", o.heap);
+    result.put("cpus", Runtime.getRuntime().availableProcessors());
+    result.put("load_average_start", loadAverage());
+
+    if (!Files.exists(baseSnapshots.resolve("CURRENT"))) {
+      log("base: building %s once with %s (cached in %s)", o.dataset, o.model, baseSnapshots);
+      ChildRun.run(o.heap, logs.resolve("base-build.log"), KilnBuildStep.class, o.config.toString(),
+          dataset.resolve("corpus.jsonl").toString(), baseSnapshots.toString());
+    }
+    BaseData base = BaseData.load(dataset.resolve("corpus.jsonl"), dataset.resolve("queries.jsonl"), baseSnapshots,
+        baseDir.resolve("query-vectors.json"), o.model);
+    result.put("base", base.describe());
+    SyntheticCorpus synth = new SyntheticCorpus(base, o.seed, o.noise);
+
+    Path corpus = run.resolve("corpus");
+    Path vectors = run.resolve("vectors.f32");
+    long t0 = System.nanoTime();
+    delete(corpus);
+    synth.write(o.chunks, corpus, 0, vectors);
+    result.put("corpus_write_s", seconds(t0));
+    result.put("corpus_bytes", KilnBuildStep.bytes(corpus));
+    log("corpus: %d records in %.1f s", o.chunks, seconds(t0));
+
+    Path snapshots = run.resolve("snapshots");
+    delete(snapshots);
+    log("kiln build ...");
+    JsonNode kiln = ChildRun.run(o.heap, logs.resolve("kiln-build.log"), KilnBuildStep.class, o.config.toString(),
+        corpus.toString(), snapshots.toString());
+    result.put("kiln_build", kiln);
+    log("kiln build: %.1f s", kiln.get("wall_s").asDouble());
+
+    if (!o.skipRaw) {
+      Path raw = run.resolve("raw-lucene");
+      delete(raw);
+      log("raw lucene build ...");
+      JsonNode r = ChildRun.run(o.heap, logs.resolve("raw-build.log"), RawLuceneStep.class, corpus.toString(),
+          raw.toString(), kiln.get("shards").asText(), kiln.get("parallelism").asText(), kiln.get("hnsw_m").asText(),
+          kiln.get("hnsw_beam_width").asText(), kiln.get("ram_buffer_mb").asText(), kiln.get("max_segments").asText());
+      result.put("raw_lucene_build", r);
+      // Kiln's speed relative to the raw writer: >= 0.9 is the target.
+      result.put("kiln_speed_vs_raw", r.get("wall_s").asDouble() / kiln.get("wall_s").asDouble());
+      log("raw lucene: %.1f s", r.get("wall_s").asDouble());
+      delete(raw);
+    }
+
+    Path queries = run.resolve("queries.json");
+    writeQueries(synth, o, vectors, base.docVectors.get(0).length, queries);
+    log("search ...");
+    JsonNode search = ChildRun.run(o.heap, logs.resolve("search.log"), SearchStep.class, snapshots.toString(),
+        queries.toString(), o.threads, Integer.toString(o.qpsQueries));
+    result.put("search", search);
+
+    if (!o.skipRebuild) {
+      Path changed = run.resolve("corpus-changed");
+      delete(changed);
+      long n = synth.write(o.chunks, changed, 0.01, null);
+      result.put("rebuild_changed_records", n);
+      log("rebuild after %d records changed ...", n);
+      JsonNode re = ChildRun.run(o.heap, logs.resolve("rebuild.log"), KilnBuildStep.class, o.config.toString(),
+          changed.toString(), snapshots.toString());
+      result.put("rebuild", re);
+      result.put("rebuild_vs_full", re.get("wall_s").asDouble() / kiln.get("wall_s").asDouble());
+      delete(changed);
+    }
+    if (!o.keep) {
+      delete(corpus);
+      Files.deleteIfExists(vectors);
+    }
+    result.put("load_average_end", loadAverage());
+    return result;
+  }
+
+  private static void writeQueries(SyntheticCorpus synth, ScaleOptions o, Path vectors, int dim, Path out)
+      throws IOException {
+    List<float[]> qv = synth.queryVectors(o.queries);
+    long t0 = System.nanoTime();
+    List<int[]> truth = ExactTopK.search(vectors, dim, qv.subList(0, Math.min(o.recallQueries, qv.size())), 10);
+    log("exact top 10 of %d queries in %.1f s", truth.size(), seconds(t0));
+    ObjectNode root = JSON.createObjectNode();
+    ArrayNode texts = root.putArray("texts");
+    synth.queryTexts(o.queries).forEach(texts::add);
+    ArrayNode vs = root.putArray("vectors");
+    for (float[] v : qv) {
+      ArrayNode a = vs.addArray();
+      for (float f : v) {
+        a.add(f);
+      }
+    }
+    ArrayNode tenants = root.putArray("tenants");
+    for (int q = 0; q < o.queries; q++) {
+      tenants.add(SyntheticCorpus.TENANTS[q % SyntheticCorpus.TENANTS.length]);
+    }
+    ArrayNode t = root.putArray("truth");
+    for (int[] ids : truth) {
+      ArrayNode a = t.addArray();
+      for (int i : ids) {
+        a.add(SyntheticCorpus.id(i));
+      }
+    }
+    JSON.writeValue(out.toFile(), root);
+  }
+
+  static double seconds(long t0) {
+    return (System.nanoTime() - t0) / 1e9;
+  }
+
+  private static String loadAverage() {
+    try {
+      return Files.readString(Path.of("/proc/loadavg")).strip();
+    } catch (IOException e) {
+      return "unknown";
+    }
+  }
+
+  static void log(String format, Object... args) {
+    System.err.printf(Locale.ROOT, "bench-scale: " + format + "%n", args);
+  }
+
+  static void delete(Path p) throws IOException {
+    if (!Files.exists(p)) {
+      return;
+    }
+    try (Stream<Path> s = Files.walk(p)) {
+      for (Path x : s.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(x);
+      }
+    }
+  }
+}

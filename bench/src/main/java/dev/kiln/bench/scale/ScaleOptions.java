@@ -1,0 +1,90 @@
+package dev.kiln.bench.scale;
+
+import java.nio.file.Path;
+import java.util.Locale;
+
+/** The scale benchmark's command line. */
+final class ScaleOptions {
+  static final String USAGE = """
+      usage: bench-scale.sh --chunks N [--json] [--seed S] [--noise SIGMA] [--queries Q] [--recall-queries R]
+                            [--threads 1,2,4] [--qps-queries N] [--heap 4g] [--work DIR] [--datasets DIR]
+                            [--dataset scifact] [--config configs/build.yaml] [--skip-raw] [--skip-rebuild] [--keep]""";
+
+  private static final java.util.Set<String> VALUE_OPTIONS = java.util.Set.of("--chunks", "--seed", "--noise",
+      "--queries", "--recall-queries", "--threads", "--qps-queries", "--heap", "--work", "--datasets", "--dataset",
+      "--config");
+
+  long chunks = -1;
+  boolean json;
+  long seed = 42;
+  double noise = 0.01;
+  int queries = 500;
+  int recallQueries = 200;
+  String threads = "1,2,4";
+  int qpsQueries = 1000;
+  String heap = "4g";
+  Path work = Path.of("kiln-data/bench-scale");
+  Path datasets = Path.of("../shared/datasets");
+  String dataset = "scifact";
+  String model = "all-minilm-l6-v2-q";
+  Path config = Path.of("configs/build.yaml");
+  boolean skipRaw;
+  boolean skipRebuild;
+  boolean keep;
+
+  Path runDir() {
+    return work.resolve("n" + chunks);
+  }
+
+  static ScaleOptions parse(String[] args) {
+    ScaleOptions o = new ScaleOptions();
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      switch (a) {
+        case "--json" -> o.json = true;
+        case "--skip-raw" -> o.skipRaw = true;
+        case "--skip-rebuild" -> o.skipRebuild = true;
+        case "--keep" -> o.keep = true;
+        default -> {
+          if (!VALUE_OPTIONS.contains(a)) {
+            throw new IllegalArgumentException("unknown option " + a);
+          }
+          if (i + 1 >= args.length) {
+            throw new IllegalArgumentException(a + " needs a value");
+          }
+          String v = args[++i];
+          try {
+            switch (a) {
+              case "--chunks" -> o.chunks = Long.parseLong(v.replace("_", "").toLowerCase(Locale.ROOT)
+                  .replace("k", "000").replace("m", "000000"));
+              case "--seed" -> o.seed = Long.parseLong(v);
+              case "--noise" -> o.noise = Double.parseDouble(v);
+              case "--queries" -> o.queries = Integer.parseInt(v);
+              case "--recall-queries" -> o.recallQueries = Integer.parseInt(v);
+              case "--threads" -> o.threads = v;
+              case "--qps-queries" -> o.qpsQueries = Integer.parseInt(v);
+              case "--heap" -> o.heap = v;
+              case "--work" -> o.work = Path.of(v);
+              case "--datasets" -> o.datasets = Path.of(v);
+              case "--dataset" -> o.dataset = v;
+              case "--config" -> o.config = Path.of(v);
+              default -> throw new IllegalArgumentException("unknown option " + a);
+            }
+          } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(a + ": not a number: " + v);
+          }
+        }
+      }
+    }
+    if (o.chunks < 1) {
+      throw new IllegalArgumentException("--chunks N (N >= 1) is required");
+    }
+    if (o.queries < 1 || o.recallQueries < 1 || o.qpsQueries < 1 || !(o.noise >= 0)) {
+      throw new IllegalArgumentException("--queries, --recall-queries and --qps-queries must be >= 1, --noise >= 0");
+    }
+    if (!o.threads.matches("[1-9][0-9]*(,[1-9][0-9]*)*")) {
+      throw new IllegalArgumentException("--threads: a comma-separated list of thread counts, was " + o.threads);
+    }
+    return o;
+  }
+}

@@ -1,0 +1,203 @@
+package dev.kiln.bench.scale;
+
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaBuilder;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.parquet.avro.AvroParquetWriter;
+import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.io.LocalOutputFile;
+
+/**
+ * The benchmark corpus: {@code n} records, one chunk each, written as Parquet parts with their
+ * precomputed vectors (the layout an upstream GPU or API embedding job would hand Kiln). Every record
+ * is a pure function of (seed, index), so a run is reproducible and a "changed" corpus differs from
+ * the original in exactly the chosen records.
+ *
+ * <p>Vectors: a random convex mix of 2–3 real document vectors plus Gaussian noise, re-normalised,
+ * so the data has the clustered, anisotropic shape HNSW meets on real embeddings rather than uniform
+ * noise on the sphere. Text: {@link TextModel}. Metadata: one of eight tenants (Zipf-like weights)
+ * and one of three document types.
+ */
+final class SyntheticCorpus {
+  static final int ROWS_PER_FILE = 50_000;
+  static final String[] TENANTS = {"acme", "globex", "initech", "umbrella", "hooli", "stark", "wayne", "wonka"};
+  static final String[] DOC_TYPES = {"article", "faq", "manual"};
+  static final Schema SCHEMA = SchemaBuilder.record("Doc").namespace("dev.kiln.bench").fields()
+      .requiredString("_id").requiredString("title").requiredString("text")
+      .requiredString("tenant").requiredString("doc_type")
+      .name("vector").type().array().items().floatType().noDefault()
+      .endRecord();
+
+  private final BaseData base;
+  private final long seed;
+  private final double noise;
+
+  SyntheticCorpus(BaseData base, long seed, double noise) {
+    this.base = base;
+    this.seed = seed;
+    this.noise = noise;
+  }
+
+  static String id(long i) {
+    return String.format(Locale.ROOT, "d%09d", i);
+  }
+
+  /** Whether record {@code i} is among the changed fraction (a seeded choice, about {@code fraction} of all). */
+  boolean changed(long i, double fraction) {
+    return fraction > 0 && new SplittableRandom(mix(seed ^ 0x5DEECE66DL, i)).nextDouble() < fraction;
+  }
+
+  /**
+   * Writes the corpus into {@code dir} as {@code part-NNNN.parquet}; records selected by
+   * {@link #changed} at {@code changedFraction} get new text and a new vector.
+   *
+   * @param vectorsOut where to also write the vectors as little-endian float32 rows in id order (for
+   *     the exact-search ground truth), or {@code null}
+   * @return how many records were changed
+   */
+  long write(long n, Path dir, double changedFraction, Path vectorsOut) throws IOException {
+    Files.createDirectories(dir);
+    int dim = base.docVectors.get(0).length;
+    long changedCount = 0;
+    OutputStream vout = vectorsOut == null ? null : new BufferedOutputStream(Files.newOutputStream(vectorsOut), 1 << 20);
+    ByteBuffer row = ByteBuffer.allocate(dim * 4).order(ByteOrder.LITTLE_ENDIAN);
+    try {
+      for (long start = 0; start < n; start += ROWS_PER_FILE) {
+        Path file = dir.resolve(String.format(Locale.ROOT, "part-%04d.parquet", start / ROWS_PER_FILE));
+        try (ParquetWriter<GenericRecord> w = AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(file))
+            .withConf(new PlainParquetConfiguration())
+            .withSchema(SCHEMA)
+            .withCompressionCodec(CompressionCodecName.SNAPPY)
+            .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
+            .build()) {
+          for (long i = start; i < Math.min(n, start + ROWS_PER_FILE); i++) {
+            boolean change = changed(i, changedFraction);
+            changedCount += change ? 1 : 0;
+            SplittableRandom rnd = new SplittableRandom(mix(change ? ~seed : seed, i));
+            float[] v = vector(rnd, base.docVectors);
+            GenericRecord r = new GenericData.Record(SCHEMA);
+            r.put("_id", id(i));
+            r.put("title", base.text.title(rnd));
+            r.put("text", base.text.text(rnd));
+            r.put("tenant", TENANTS[zipf(rnd, TENANTS.length)]);
+            r.put("doc_type", DOC_TYPES[rnd.nextInt(DOC_TYPES.length)]);
+            List<Float> list = new ArrayList<>(dim);
+            for (float f : v) {
+              list.add(f);
+            }
+            r.put("vector", list);
+            w.write(r);
+            if (vout != null) {
+              row.clear();
+              row.asFloatBuffer().put(v);
+              vout.write(row.array());
+            }
+          }
+        }
+      }
+    } finally {
+      if (vout != null) {
+        vout.close();
+      }
+    }
+    return changedCount;
+  }
+
+  /** The benchmark's query vectors: real query vectors perturbed like the documents; text of the main one. */
+  List<float[]> queryVectors(int count) {
+    List<float[]> out = new ArrayList<>();
+    for (int q = 0; q < count; q++) {
+      out.add(vector(new SplittableRandom(mix(seed + 17, q)), base.queryVectors, q % base.queryVectors.size()));
+    }
+    return out;
+  }
+
+  List<String> queryTexts(int count) {
+    List<String> out = new ArrayList<>();
+    for (int q = 0; q < count; q++) {
+      out.add(base.queryTexts.get(q % base.queryTexts.size()));
+    }
+    return out;
+  }
+
+  private float[] vector(SplittableRandom rnd, List<float[]> pool) {
+    return vector(rnd, pool, rnd.nextInt(pool.size()));
+  }
+
+  /** A convex mix of {@code pool[first]} and 1–2 more random members, plus noise, at unit length. */
+  private float[] vector(SplittableRandom rnd, List<float[]> pool, int first) {
+    int parts = 2 + rnd.nextInt(2);
+    int dim = pool.get(0).length;
+    double[] acc = new double[dim];
+    double[] w = new double[parts];
+    double sum = 0;
+    for (int p = 0; p < parts; p++) {
+      w[p] = -Math.log(1 - rnd.nextDouble()); // Dirichlet(1, ..., 1) weights
+      sum += w[p];
+    }
+    // The first member dominates, so a perturbed query stays about its own query.
+    w[0] += sum;
+    sum *= 2;
+    for (int p = 0; p < parts; p++) {
+      float[] b = pool.get(p == 0 ? first : rnd.nextInt(pool.size()));
+      for (int d = 0; d < dim; d++) {
+        acc[d] += w[p] / sum * b[d];
+      }
+    }
+    double norm = 0;
+    for (int d = 0; d < dim; d++) {
+      acc[d] += noise * gaussian(rnd);
+      norm += acc[d] * acc[d];
+    }
+    norm = Math.sqrt(norm);
+    float[] v = new float[dim];
+    for (int d = 0; d < dim; d++) {
+      v[d] = (float) (acc[d] / norm);
+    }
+    return v;
+  }
+
+  private static double gaussian(SplittableRandom rnd) {
+    double u = 1 - rnd.nextDouble();
+    double v = rnd.nextDouble();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+  }
+
+  /** Tenant index with weight 1/(k+1): a few large tenants and a long tail, as in a shared index. */
+  private static int zipf(SplittableRandom rnd, int k) {
+    double total = 0;
+    for (int i = 0; i < k; i++) {
+      total += 1.0 / (i + 1);
+    }
+    double x = rnd.nextDouble() * total;
+    for (int i = 0; i < k; i++) {
+      x -= 1.0 / (i + 1);
+      if (x <= 0) {
+        return i;
+      }
+    }
+    return k - 1;
+  }
+
+  static long mix(long seed, long i) {
+    long z = seed * 0x9E3779B97F4A7C15L + i;
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
+  }
+}

@@ -1,0 +1,34 @@
+package dev.kiln.bench.scale;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/** The scale benchmark's command line: sizes with suffixes, and errors that name the option. */
+class ScaleOptionsTest {
+  @Test
+  void sizesTakeSuffixesAndDefaultsAreTheDocumentedOnes() {
+    assertEquals(100_000, ScaleOptions.parse(new String[] {"--chunks", "100k"}).chunks);
+    assertEquals(1_000_000, ScaleOptions.parse(new String[] {"--chunks", "1m"}).chunks);
+    ScaleOptions o = ScaleOptions.parse(new String[] {"--chunks", "300_000", "--json"});
+    assertEquals(300_000, o.chunks);
+    assertTrue(o.json);
+    assertEquals(42, o.seed);
+    assertEquals("1,2,4", o.threads);
+  }
+
+  @Test
+  void badArgumentsAreRefusedNamingTheOption() {
+    assertTrue(message().contains("--chunks"));
+    assertTrue(message("--chunks", "ten").contains("--chunks"));
+    assertTrue(message("--chunks", "10", "--frobnicate").contains("unknown option --frobnicate"));
+    assertTrue(message("--chunks", "10", "--seed").contains("--seed needs a value"));
+    assertTrue(message("--chunks", "10", "--threads", "1,,2").contains("--threads"));
+  }
+
+  private static String message(String... args) {
+    return assertThrows(IllegalArgumentException.class, () -> ScaleOptions.parse(args)).getMessage();
+  }
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Scale benchmark: Kiln vs raw Lucene on the same synthetic corpus of N one-chunk records with precomputed
+# vectors, then the searcher on the snapshot, then a rebuild after 1 % of the records changed.
+#   scripts/bench-scale.sh --chunks 100000 [--json]     (N also as 100k, 1m)
+# Deterministic: the corpus, the queries and the changed records are functions of --seed (default 42).
+# Data: vectors are random convex mixes of 2-3 real SciFact document vectors plus Gaussian noise (--noise,
+# default 0.01 per dimension), re-normalised; text draws words from SciFact's unigram distribution with its
+# length list; 8 tenants. SciFact is embedded once with the default model into kiln-data/bench-scale/base-scifact
+# (stored embeddings/*.parquet) and its queries once into query-vectors.json; later runs reuse them.
+# Each step (Kiln build, raw Lucene build, searcher, rebuild) runs in its own JVM with --heap (default 4g), so
+# peak heap and RSS are per step. Results: kiln-data/bench-scale/n<N>/result.json (and stdout with --json),
+# a summary on stderr, logs in kiln-data/bench-scale/n<N>/logs/. Other options: scripts/bench-scale.sh --help.
+#   scripts/bench-scale.sh --chart DIR RESULT.json...   cost-against-N PNGs (log-log) from several runs' results
+set -euo pipefail
+KILN_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$KILN_HOME"
+source "$KILN_HOME/scripts/lib/java-env.sh"
+if [[ " $* " == *" --help "* || $# -eq 0 ]]; then
+  sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+  echo "options: --chunks N [--json] [--seed S] [--noise SIGMA] [--queries Q] [--recall-queries R] [--threads 1,2,4]"
+  echo "         [--qps-queries N] [--heap 4g] [--work DIR] [--datasets DIR] [--dataset scifact] [--skip-raw] [--skip-rebuild] [--keep]"
+  [[ $# -eq 0 ]] && exit 2 || exit 0
+fi
+DATASETS="${KILN_DATASETS:-$KILN_HOME/../shared/datasets}"
+if [[ "${1:-}" != "--chart" && ! -f "$DATASETS/scifact/corpus.jsonl" ]]; then
+  echo "bench-scale: needs the SciFact dataset under $DATASETS (set KILN_DATASETS)" >&2
+  exit 2
+fi
+if [[ -z "${KILN_BENCH_NO_BUILD:-}" ]]; then
+  MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow" mvn -B -q -o -DskipTests -Dkiln.shade.skip=true package -pl bench -am >&2
+fi
+# The run uses its own copy of the project's jars, so a rebuild during a long run cannot change them under it.
+JARS="$KILN_HOME/kiln-data/bench-scale/jars/$$"
+mkdir -p "$JARS"
+trap 'rm -rf "$JARS"' EXIT
+CP=""
+for j in $(ls bench/target/kiln-bench-*.jar | head -n 1) $(tr ':' ' ' < bench/target/classpath.txt); do
+  if [[ "$j" == "$KILN_HOME"/* ]]; then cp "$j" "$JARS/"; j="$JARS/$(basename "$j")"; fi
+  CP="${CP:+$CP:}$j"
+done
+if [[ "${1:-}" == "--chart" ]]; then
+  shift
+  exec java -cp "$CP" dev.kiln.bench.scale.ScaleChart "$@"
+fi
+CACHE="${KILN_CACHE_DIR:-$KILN_HOME/kiln-data/cache}"
+java --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
+  -Xmx1g -Dkiln.home="$KILN_HOME" -Dkiln.cache.dir="$CACHE" -Dai.djl.offline=true -DOPT_OUT_TRACKING=true \
+  -DDJL_CACHE_DIR="$CACHE/djl" -DENGINE_CACHE_DIR="$CACHE/djl" -Dlog4j2.configurationFile=classpath:log4j2.properties \
+  -Dkiln.flink.plugins="${FLINK_PLUGINS_DIR:-$KILN_HOME/jobs/target/flink-plugins}" \
+  -cp "$CP" dev.kiln.bench.scale.ScaleBench --datasets "$DATASETS" "$@"
