@@ -3,6 +3,7 @@ package dev.kiln.embed;
 import ai.djl.engine.Engine;
 import ai.djl.util.cuda.CudaUtils;
 import dev.kiln.config.ConfigException;
+import java.util.List;
 import java.util.Locale;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -11,11 +12,17 @@ import org.slf4j.LoggerFactory;
  * Chooses each embedding slot's device from {@code embed.device}:
  *
  * <ul>
- *   <li>{@code auto} (default): GPU {@code subtask mod visibleGpus} when the engine sees GPUs, else the CPU;
+ *   <li>{@code auto} (default): a GPU when the engine sees GPUs, else the CPU;
  *   <li>{@code gpu}: the same, but a missing GPU is a loud warning (the build still runs, on the CPU);
  *   <li>{@code gpu:N}: GPU {@code N} for every slot of this task manager (override the spreading);
  *   <li>{@code cpu}: the CPU even when GPUs are visible.
  * </ul>
+ *
+ * <p>Which GPU ({@code auto}, {@code gpu}): the slot's local index on its TaskManager picks one of the
+ * GPU indexes Flink's external resource framework assigned to that TaskManager
+ * ({@code external-resource.gpu.*}, the GPU plugin), round robin; without that resource configured,
+ * the local index modulo the GPUs the engine sees. Never the global subtask index: subtasks 0 and 2 of a
+ * job can share a host with two GPUs, and {@code subtask mod 2} would put both on GPU 0.
  */
 public final class DeviceSelector {
   private static final Logger LOG = LoggerFactory.getLogger(DeviceSelector.class);
@@ -31,10 +38,16 @@ public final class DeviceSelector {
   private static int parse(String requested) {
     String r = requested == null ? "auto" : requested.trim().toLowerCase(Locale.ROOT);
     switch (r) {
-      case "auto": return -2;
-      case "cpu": return -3;
-      case "gpu": case "cuda": return -1;
-      default:
+      case "auto" -> {
+        return -2;
+      }
+      case "cpu" -> {
+        return -3;
+      }
+      case "gpu", "cuda" -> {
+        return -1;
+      }
+      default -> {
         if (r.startsWith("gpu:") || r.startsWith("cuda:")) {
           try {
             int n = Integer.parseInt(r.substring(r.indexOf(':') + 1));
@@ -46,44 +59,70 @@ public final class DeviceSelector {
           }
         }
         throw new ConfigException("embed.device must be auto, cpu, gpu or gpu:N, was '" + requested + "'");
+      }
     }
   }
 
-  /** The pure decision, given the GPUs visible to the engine (unit-tested without a GPU). */
-  public static EmbedDevice choose(String requested, int subtask, int visibleGpus) {
+  /** {@link #choose(String, List, int, int)} without a Flink GPU resource (tools, tests). */
+  public static EmbedDevice choose(String requested, int localSlot, int visibleGpus) {
+    return choose(requested, List.of(), localSlot, visibleGpus);
+  }
+
+  /**
+   * The pure decision (unit-tested without a GPU).
+   *
+   * @param gpuIndexes the GPU indexes Flink assigned to this TaskManager (external resource {@code gpu}),
+   *     empty when none is configured
+   * @param localSlot this slot's index among the embed slots of its TaskManager
+   * @param visibleGpus GPUs the engine can use in this process
+   */
+  public static EmbedDevice choose(String requested, List<Integer> gpuIndexes, int localSlot, int visibleGpus) {
     int want = parse(requested);
     if (want == -3) {
       return new EmbedDevice(-1, false, "embed.device=cpu");
     }
-    if (want == -2) {
-      return visibleGpus > 0
-          ? new EmbedDevice(subtask % visibleGpus, false,
-              "subtask " + subtask + " mod " + visibleGpus + " visible GPU(s)")
-          : new EmbedDevice(-1, false, "no GPU visible to the engine");
-    }
     if (visibleGpus == 0) {
-      return new EmbedDevice(-1, true, "embed.device=" + requested + " but no GPU is visible to the engine"
-          + " (CPU natives on the classpath? build with -Pgpu; CUDA_VISIBLE_DEVICES?)");
+      // auto on a CPU host is the normal case; a TaskManager that was given GPUs but cannot use them is not.
+      boolean loud = want != -2 || !gpuIndexes.isEmpty();
+      String why = gpuIndexes.isEmpty() ? "no GPU visible to the engine"
+          : "Flink assigned GPU(s) " + gpuIndexes + " to this TaskManager but none is visible to the engine";
+      return loud
+          ? new EmbedDevice(-1, true, "embed.device=" + requested + ": " + why
+              + " (CPU natives on the classpath? build with -Pgpu / CUDA natives in the TaskManager image; CUDA_VISIBLE_DEVICES?)")
+          : new EmbedDevice(-1, false, why);
     }
-    if (want == -1) {
-      return new EmbedDevice(subtask % visibleGpus, false,
-          "subtask " + subtask + " mod " + visibleGpus + " visible GPU(s)");
+    if (want >= 0) {
+      return want >= visibleGpus
+          ? new EmbedDevice(-1, true, "embed.device=" + requested + " but only " + visibleGpus + " GPU(s) are visible")
+          : new EmbedDevice(want, false, "embed.device=" + requested);
     }
-    if (want >= visibleGpus) {
-      return new EmbedDevice(-1, true, "embed.device=" + requested + " but only " + visibleGpus
-          + " GPU(s) are visible");
+    if (gpuIndexes.isEmpty()) {
+      return new EmbedDevice(localSlot % visibleGpus, false,
+          "local slot " + localSlot + " mod " + visibleGpus + " visible GPU(s), no Flink gpu resource configured");
     }
-    return new EmbedDevice(want, false, "embed.device=" + requested);
+    int index = gpuIndexes.get(localSlot % gpuIndexes.size());
+    if (index >= visibleGpus) {
+      return new EmbedDevice(-1, true, "Flink assigned GPU index " + index + " (of " + gpuIndexes
+          + ") to local slot " + localSlot + " but the engine sees only " + visibleGpus
+          + " GPU(s) (CUDA_VISIBLE_DEVICES renumbers them; leave it unset or let the GPU plugin's script set it)");
+    }
+    return new EmbedDevice(index, false, "local slot " + localSlot + " → Flink gpu resource index " + index
+        + " of " + gpuIndexes);
+  }
+
+  /** {@link #select(String, List, int, ModelEngine)} without a Flink GPU resource (tools, tests). */
+  public static EmbedDevice select(String requested, int localSlot, ModelEngine engine) {
+    return select(requested, List.of(), localSlot, engine);
   }
 
   /** Chooses for a slot, asking the engine how many GPUs it can use, and logs the choice. */
-  public static EmbedDevice select(String requested, int subtask, ModelEngine engine) {
+  public static EmbedDevice select(String requested, List<Integer> gpuIndexes, int localSlot, ModelEngine engine) {
     int visible = parse(requested) == -3 ? 0 : visibleGpus(engine);
-    EmbedDevice d = choose(requested, subtask, visible);
+    EmbedDevice d = choose(requested, gpuIndexes, localSlot, visible);
     if (d.fellBack()) {
-      LOG.warn("EMBEDDING ON CPU: {}; subtask {} falls back to the CPU and will be much slower", d.reason(), subtask);
+      LOG.warn("EMBEDDING ON CPU: {}; local slot {} falls back to the CPU and will be much slower", d.reason(), localSlot);
     } else {
-      LOG.info("embedding subtask {} on {} ({})", subtask, d, d.reason());
+      LOG.info("embedding local slot {} on {} ({})", localSlot, d, d.reason());
     }
     return d;
   }

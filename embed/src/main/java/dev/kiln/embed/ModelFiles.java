@@ -43,7 +43,9 @@ public final class ModelFiles {
     var url = cl.getResource(resource);
     if (url == null) {
       throw new IOException("model resource '" + resource + "' of " + spec.name()
-          + " is not on the classpath: its carrier jar is missing");
+          + " is not on the classpath: its carrier jar is missing (a job jar built with -Dkiln.jar.models=none"
+          + " needs the langchain4j-embeddings-* jars in Flink's lib/ on the client and every TaskManager,"
+          + " or a model directory: docs/DEPLOYMENT.md)");
     }
     long expected = url.openConnection().getContentLengthLong();
     if (Files.isRegularFile(target) && (expected < 0 || Files.size(target) == expected)) {

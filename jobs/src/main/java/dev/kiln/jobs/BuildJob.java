@@ -300,6 +300,9 @@ public final class BuildJob {
 
     LOG.info("submitting build of snapshot {} ({} shards, parallelism {})", snapshotId, shards, config.parallelism);
     JobExecutionResult result = env.execute("kiln build " + snapshotId);
+    if (!result.isJobExecutionResult()) {
+      throw new DetachedSubmission(snapshotId, result.getJobID().toString());
+    }
     List<ShardResult> results = result.getAccumulatorResult(ShardWriterFunction.RESULTS);
     List<QuarantineSummary> quarantine = result.getAccumulatorResult(QuarantineWriterFunction.SUMMARIES);
     return new JobOutcome(result, results == null ? List.of() : results,

@@ -97,6 +97,8 @@ public final class SnapshotBuilder {
     BuildJob.JobOutcome outcome;
     try {
       outcome = job.execute(env, id, changelog);
+    } catch (DetachedSubmission e) {
+      throw e; // the job is still writing into the snapshot: leave it, STAGING, to gc
     } catch (Exception e) {
       heartbeat.close();
       discard(job, publisher, id);

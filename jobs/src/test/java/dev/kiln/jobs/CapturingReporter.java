@@ -5,6 +5,8 @@ import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Meter;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.metrics.MetricConfig;
 import org.apache.flink.metrics.MetricGroup;
@@ -17,6 +19,8 @@ import org.apache.flink.metrics.reporter.MetricReporterFactory;
  */
 public final class CapturingReporter implements MetricReporter {
   static final Map<String, Counter> COUNTERS = new ConcurrentHashMap<>();
+  static final Map<String, Gauge<?>> GAUGES = new ConcurrentHashMap<>();
+  static final Map<String, Meter> METERS = new ConcurrentHashMap<>();
 
   static Configuration configure(Configuration conf) {
     conf.setString("metrics.reporter.kiln_capture.factory.class", Factory.class.getName());
@@ -33,6 +37,10 @@ public final class CapturingReporter implements MetricReporter {
   public void notifyOfAddedMetric(Metric metric, String name, MetricGroup group) {
     if (metric instanceof Counter c) {
       COUNTERS.put(group.getMetricIdentifier(name), c);
+    } else if (metric instanceof Gauge<?> g) {
+      GAUGES.put(group.getMetricIdentifier(name), g);
+    } else if (metric instanceof Meter m) {
+      METERS.put(group.getMetricIdentifier(name), m);
     }
   }
 

@@ -69,6 +69,9 @@ public final class EmbedFunction extends AbstractRichFunction {
   private final ReuseSource reuse;
   private transient ModelSpec spec;
   private transient int subtask;
+  /** This subtask's local slot index on its TaskManager ({@link SlotPlacement}); -1 when none is held. */
+  private transient int localSlot = -1;
+  private transient List<Integer> gpuIndexes;
   private transient TextEmbedder embedder;
   /** This subtask's key partition of the reusable vectors: keys on the heap, vectors in a temporary file. */
   private transient StoredVectorIndex known;
@@ -82,6 +85,7 @@ public final class EmbedFunction extends AbstractRichFunction {
   private transient LongCounter modelLoads;
   private transient LongCounter truncated;
   private transient StageTimer timer;
+  private transient EmbedMetrics metrics;
   /** Progress of this subtask, logged every {@link #PROGRESS_INTERVAL_NANOS}: a large build embeds for hours. */
   private transient long progressStart;
   private transient long progressLogged;
@@ -117,12 +121,15 @@ public final class EmbedFunction extends AbstractRichFunction {
     spec = ModelRegistry.resolve(config.model);
     subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     int subtasks = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+    localSlot = SlotPlacement.claim();
+    gpuIndexes = SlotPlacement.gpuIndexes(getRuntimeContext().getExternalResourceInfos(SlotPlacement.GPU_RESOURCE));
     embedded = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_EMBEDDED);
     reused = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_REUSED);
     supplied = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_SUPPLIED);
     modelLoads = getRuntimeContext().getLongCounter(JobCounters.MODEL_LOADS);
     truncated = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_TRUNCATED);
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_EMBED);
+    metrics = new EmbedMetrics(getRuntimeContext().getMetricGroup());
     stored = new KeySet();
     long start = System.nanoTime();
     progressStart = start;
@@ -175,9 +182,10 @@ public final class EmbedFunction extends AbstractRichFunction {
 
   private TextEmbedder embedder() {
     if (embedder == null) {
-      EmbedDevice device = DeviceSelector.select(config.device, subtask, spec.engine());
+      EmbedDevice device = DeviceSelector.select(config.device, gpuIndexes, localSlot, spec.engine());
       embedder = TextEmbedder.open(spec, config.effectiveBatchSize(device.isGpu()), threads, device);
       modelLoads.add(1);
+      metrics.device(device.toString());
     }
     return embedder;
   }
@@ -207,6 +215,7 @@ public final class EmbedFunction extends AbstractRichFunction {
     float[] v = known.get(key);
     if (v != null) {
       reused.add(1);
+      metrics.reused();
       store(key, v);
       out.collect(new EmbeddedChunk(c, v));
     } else {
@@ -258,6 +267,8 @@ public final class EmbedFunction extends AbstractRichFunction {
     timer.add(start);
     embedded.add(pending.size());
     truncated.add(e.truncatedCount() - truncatedBefore);
+    metrics.embedded(pending.size());
+    metrics.truncated(e.truncatedCount() - truncatedBefore);
     for (int i = 0; i < vectors.length; i++) {
       store(keys.get(i), vectors[i]);
       out.collect(new EmbeddedChunk(pending.get(i), vectors[i]));
@@ -284,7 +295,11 @@ public final class EmbedFunction extends AbstractRichFunction {
 
   /** Each key is stored once per subtask; equal keys always land in the same subtask. */
   private void store(String key, float[] vector) {
-    if (vectorsDir == null || !stored.add(key)) {
+    if (vectorsDir == null) {
+      return;
+    }
+    if (!stored.add(key)) {
+      metrics.deduplicated();
       return;
     }
     try {
@@ -307,6 +322,8 @@ public final class EmbedFunction extends AbstractRichFunction {
         store.close(); // a failed subtask: its part is never uploaded, and a local one is discarded with the snapshot
       }
     } finally {
+      SlotPlacement.release(localSlot);
+      localSlot = -1;
       if (storeFile != null && vectorsDir != null && remote()) {
         Files.deleteIfExists(storeFile);
       }

@@ -40,6 +40,7 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
   private transient ListAccumulator<ShardResult> results;
   private transient LongCounter written;
   private transient StageTimer timer;
+  private transient WriteMetrics metrics;
 
   public ShardWriterFunction(String snapshotsRoot, String snapshotId, int shards, int dimension,
       IndexConfig config) {
@@ -56,6 +57,7 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
     getRuntimeContext().addAccumulator(RESULTS, results);
     written = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_WRITTEN);
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_WRITE);
+    metrics = new WriteMetrics(getRuntimeContext().getMetricGroup());
   }
 
   @Override
@@ -85,6 +87,7 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
         w.add(c);
         dev.kiln.internal.PausePoint.reached("write");
         written.add(1);
+        metrics.chunk();
         timer.add(start);
       }
       for (int shard = subtask; shard < shards; shard += parallelism) {
@@ -99,6 +102,7 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
       }
       for (Map.Entry<Integer, ShardIndexWriter> e : writers.entrySet()) {
         ShardIndexWriter w = e.getValue();
+        metrics.shard(w.directory());
         String directory = w.directory().toString();
         if (remote) {
           long start = System.nanoTime();

@@ -1,0 +1,93 @@
+package dev.kiln.jobs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collections;
+import java.util.List;
+import java.util.jar.JarFile;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The shaded job jar holds what {@code flink run} needs and nothing a TaskManager image provides: never
+ * CUDA natives (under {@code -Pgpu} they come from the image), and no bundled models or engine natives
+ * when built with {@code -Dkiln.jar.models=none} / {@code -Dkiln.jar.natives=none} (docs/DEPLOYMENT.md).
+ */
+class JobJarITCase {
+  /** CUDA runtime and CUDA-built engine libraries, and PyTorch's per-CUDA native directories. */
+  static final Pattern CUDA = Pattern.compile("(?i)(^|/)(lib)?(cudart|cublas|cublaslt|cudnn|cufft|curand|cusparse"
+      + "|cusolver|nccl|nvrtc|nvjitlink|nvtoolsext|onnxruntime_providers_cuda|onnxruntime_providers_tensorrt"
+      + "|c10_cuda|torch_cuda)[^/]*\\.(so|dll)(\\.[0-9.]+)?$|(^|/)pytorch/cu[0-9]+/");
+  static Path jar;
+  static List<String> entries;
+
+  @BeforeAll
+  static void open() throws IOException {
+    try (Stream<Path> s = Files.list(Path.of("target"))) {
+      jar = s.filter(p -> p.getFileName().toString().matches("kiln-jobs-.*-flink\\.jar")).findFirst()
+          .orElseThrow(() -> new AssertionError("target/kiln-jobs-*-flink.jar is missing: build with 'mvn verify'"
+              + " (not -Dkiln.shade.skip=true)"));
+    }
+    try (JarFile j = new JarFile(jar.toFile())) {
+      entries = Collections.list(j.entries()).stream().map(ZipEntry::getName).toList();
+    }
+    System.out.printf("job jar %s: %.1f MB, %d entries (kiln.jar.models=%s, kiln.jar.natives=%s)%n",
+        jar.getFileName(), Files.size(jar) / 1e6, entries.size(), System.getProperty("kiln.jar.models"),
+        System.getProperty("kiln.jar.natives"));
+  }
+
+  static boolean none(String property) {
+    return "none".equals(System.getProperty(property));
+  }
+
+  @Test
+  void theCudaPatternRecognisesCudaLibraries() {
+    // So that the next test cannot pass because the pattern matches nothing.
+    for (String name : List.of("libcudart.so.12", "lib/libcublasLt.so.12.8.4", "libonnxruntime_providers_cuda.so",
+        "pytorch/cu128/linux-x86_64/libtorch_cuda.so", "native/libcudnn_ops.so.9", "cudart64_12.dll")) {
+      assertTrue(CUDA.matcher(name).find(), name);
+    }
+    assertFalse(CUDA.matcher("ai/onnxruntime/native/linux-x64/libonnxruntime.so").find());
+  }
+
+  @Test
+  void neverBundlesCudaNatives() {
+    List<String> cuda = entries.stream().filter(e -> CUDA.matcher(e).find()).toList();
+    assertEquals(List.of(), cuda, "CUDA natives belong in the TaskManager image");
+  }
+
+  @Test
+  void holdsTheJobAndNoOtherPlatformsTokenizerNatives() {
+    assertTrue(entries.contains("dev/kiln/jobs/BuildJob.class"));
+    assertTrue(entries.stream().noneMatch(e -> e.matches("native/lib/(osx|win)-.*")),
+        "Flink clusters run on Linux");
+  }
+
+  @Test
+  void bundlesTheModelsUnlessToldNotTo() {
+    boolean models = entries.contains("all-minilm-l6-v2-q.onnx");
+    assertEquals(!none("kiln.jar.models"), models, "kiln.jar.models=" + System.getProperty("kiln.jar.models"));
+    if (none("kiln.jar.models")) {
+      assertTrue(entries.stream().noneMatch(e -> e.endsWith(".onnx") && !e.contains("/")), "no bundled model file");
+    }
+  }
+
+  @Test
+  void bundlesTheEngineNativesUnlessToldNotTo() {
+    boolean ort = entries.stream().anyMatch(e -> e.startsWith("ai/onnxruntime/native/linux-x64/"));
+    boolean torch = entries.stream().anyMatch(e -> e.startsWith("pytorch/"));
+    assertEquals(!none("kiln.jar.natives"), ort, "ONNX Runtime natives");
+    if (none("kiln.jar.natives")) {
+      assertFalse(torch, "PyTorch natives");
+      assertTrue(entries.stream().noneMatch(e -> e.startsWith("ai/onnxruntime/")), "ONNX Runtime's Java API too");
+    }
+  }
+}
