@@ -17,11 +17,23 @@ public final class SharedDatasets {
   /** The property under which a missing dataset fails a test instead of skipping it. */
   public static final String REQUIRE = "kiln.tests.require-shared";
 
+  /** The dataset's folder; without it the calling test is skipped with the reason (or failed, see above). */
   public static Path dataset(String name) {
+    Path p = find(name);
+    if (p != null) {
+      return p;
+    }
+    String override = System.getProperty("kiln.datasets");
+    return missing(name, override != null ? "not found under " + override
+        : "not found: expected shared/datasets/" + name + " beside the clone (or set -Dkiln.datasets=DIR)");
+  }
+
+  /** The dataset's folder, or {@code null} when it is absent (for set-up that must not skip by itself). */
+  public static Path find(String name) {
     String override = System.getProperty("kiln.datasets");
     if (override != null) {
       Path p = Path.of(override).resolve(name);
-      return Files.isDirectory(p) ? p : missing(name, "not found under " + p.getParent());
+      return Files.isDirectory(p) ? p : null;
     }
     for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
       Path candidate = dir.resolve("shared").resolve("datasets").resolve(name);
@@ -29,7 +41,7 @@ public final class SharedDatasets {
         return candidate;
       }
     }
-    return missing(name, "not found: expected shared/datasets/" + name + " beside the clone (or set -Dkiln.datasets=DIR)");
+    return null;
   }
 
   private static Path missing(String name, String why) {
