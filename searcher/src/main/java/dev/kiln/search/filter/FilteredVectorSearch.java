@@ -1,5 +1,6 @@
 package dev.kiln.search.filter;
 
+import dev.kiln.index.KnnSearch;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,13 +54,15 @@ public final class FilteredVectorSearch {
 
   /**
    * Top {@code k} by vector similarity among the documents matching {@code filter} (all when null).
+   * The graph walks collect {@code ef} candidates (at least k) and are rescored with float32 vectors
+   * when {@code rescore} ({@link KnnSearch}); the exact path scores float32 vectors directly.
    *
    * @param exactRatio filter selectivity at or below which the search is exact; 0 never forces it
    */
-  public static TopDocs search(IndexSearcher searcher, String field, float[] target, int k,
-      Query filter, double exactRatio) throws IOException {
+  public static TopDocs search(IndexSearcher searcher, String field, float[] target, int k, int ef,
+      Query filter, double exactRatio, boolean rescore) throws IOException {
     if (filter == null) {
-      return searcher.search(new KnnFloatVectorQuery(field, target, k), k);
+      return KnnSearch.search(searcher, field, target, k, ef, null, rescore);
     }
     int matches = searcher.count(filter);
     if (matches == 0) {
@@ -68,7 +71,7 @@ public final class FilteredVectorSearch {
     if (choose(filter, matches, searcher.getIndexReader().numDocs(), exactRatio) == Path.EXACT) {
       return exact(searcher, field, target, k, filter);
     }
-    return searcher.search(new KnnFloatVectorQuery(field, target, k, filter), k);
+    return KnnSearch.search(searcher, field, target, k, ef, filter, rescore);
   }
 
   /**
