@@ -160,6 +160,64 @@ class SearcherTest {
   }
 
   @Test
+  void parallelShardSearchReturnsExactlyWhatASequentialSearchReturns() throws IOException {
+    // kiln.search.threads=1: no pool, the shards are searched one after another in the caller.
+    Searcher sequential;
+    String before = System.getProperty(SearchThreads.PROPERTY);
+    System.setProperty(SearchThreads.PROPERTY, "1");
+    try {
+      sequential = Searcher.open(root);
+    } finally {
+      if (before == null) {
+        System.clearProperty(SearchThreads.PROPERTY);
+      } else {
+        System.setProperty(SearchThreads.PROPERTY, before);
+      }
+    }
+    assertTrue(SearchThreads.size() > 1 || SearchThreads.shared() == null);
+    try (sequential; Searcher parallel = Searcher.open(root)) {
+      for (String q : List.of("lava and ash", "training for a long race", "version control history",
+          "the", "sourdough loaf bread starter")) {
+        for (SearchMode mode : SearchMode.values()) {
+          for (int k : new int[] {1, 3, 8}) {
+            // Whole hits: ids, scores, texts and metadata, in order.
+            assertEquals(sequential.search(q, mode, k).results(), parallel.search(q, mode, k).results(),
+                mode + " k=" + k + " " + q);
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void aPoolOfQueryEmbeddersGivesEachQueryTheVectorOfASingleEmbedder() throws Exception {
+    List<String> queries = List.of("lava and ash", "training for a long race", "sourdough loaf",
+        "opening moves in chess", "largest animal in the ocean", "version control history");
+    List<float[]> expected = new ArrayList<>();
+    for (String q : queries) {
+      expected.add(searcher.embedQuery(q));
+    }
+    QueryEmbedder pool = new QueryEmbedder(searcher.manifest(), 3);
+    ExecutorService threads = Executors.newFixedThreadPool(6);
+    try {
+      List<Future<float[]>> futures = new ArrayList<>();
+      for (int round = 0; round < 4; round++) {
+        for (String q : queries) {
+          futures.add(threads.submit(() -> pool.embed(q)));
+        }
+      }
+      for (int i = 0; i < futures.size(); i++) {
+        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get(i % queries.size()), futures.get(i).get());
+      }
+      assertTrue(pool.loaded() >= 1 && pool.loaded() <= 3, "loaded " + pool.loaded());
+    } finally {
+      threads.shutdownNow();
+      pool.close();
+    }
+    assertThrows(IllegalStateException.class, () -> pool.embed("after close"));
+  }
+
+  @Test
   void opensASnapshotByIdAndRejectsABadOne(@TempDir Path other) throws IOException {
     try (Searcher byId = Searcher.open(root, snapshotId)) {
       assertEquals(snapshotId, byId.snapshotId());
