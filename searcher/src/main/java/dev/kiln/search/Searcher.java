@@ -366,7 +366,8 @@ public final class Searcher implements Closeable {
     checkDimension(queryVector);
     try {
       return HitReader.read(searcher,
-          FilteredVectorSearch.exact(searcher, ShardSchema.VECTOR, queryVector, k, filter.toQuery()));
+          FilteredVectorSearch.exact(searcher, ShardSchema.VECTOR, queryVector, k, filter.toQuery(),
+              manifest.index().encoding().quantized()));
     } catch (IOException e) {
       throw new UncheckedIOException("search failed on snapshot " + snapshotId, e);
     }

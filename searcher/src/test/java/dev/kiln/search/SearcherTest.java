@@ -218,6 +218,29 @@ class SearcherTest {
   }
 
   @Test
+  void aQuantisedSnapshotNeedsNoFlagAndReturnsFloat32Scores(@TempDir Path quantised) throws IOException {
+    String id = new SnapshotFixture(embedder).vectorEncoding("int4").write(quantised);
+    try (Searcher int4 = Searcher.open(quantised)) {
+      assertEquals(dev.kiln.config.VectorEncoding.INT4, int4.manifest().index().encoding());
+      for (String q : List.of("lava and ash", "version control history", "sourdough loaf")) {
+        float[] v = searcher.embedQuery(q);
+        // Rescored with the float32 vectors kept beside the 4-bit ones: the float32 snapshot's hits.
+        assertHitsEqual(searcher.dense(v, 5), int4.dense(v, 5));
+        assertHitsEqual(searcher.exactDense(v, 5, MetadataFilter.none()), int4.exactDense(v, 5, MetadataFilter.none()));
+        assertHitsEqual(searcher.search(q, SearchMode.HYBRID, 5).results(), int4.search(q, SearchMode.HYBRID, 5).results());
+      }
+    }
+    assertTrue(id.compareTo(snapshotId) != 0);
+  }
+
+  private static void assertHitsEqual(List<SearchHit> expected, List<SearchHit> actual) {
+    assertEquals(chunkIds(expected), chunkIds(actual));
+    for (int i = 0; i < expected.size(); i++) {
+      assertEquals(expected.get(i).score(), actual.get(i).score(), 1e-6, expected.get(i).chunkId());
+    }
+  }
+
+  @Test
   void opensASnapshotByIdAndRejectsABadOne(@TempDir Path other) throws IOException {
     try (Searcher byId = Searcher.open(root, snapshotId)) {
       assertEquals(snapshotId, byId.snapshotId());
