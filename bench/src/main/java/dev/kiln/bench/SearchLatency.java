@@ -3,6 +3,7 @@ package dev.kiln.bench;
 import dev.kiln.eval.Queries;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchMode;
+import dev.kiln.search.SearchOptions;
 import dev.kiln.search.Searcher;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -34,12 +35,28 @@ public final class SearchLatency {
     for (String id : queries.ids()) {
       texts.add(queries.text(id));
     }
-    try (Searcher searcher = Searcher.open(root)) {
+    // -Dkiln.bench.ef=N sets the query-time ef where the searcher has one (reflection: the same file
+    // measures checkouts that predate it; ef 1 means max(1, k) = k, their behaviour).
+    SearchOptions options = SearchOptions.defaults();
+    String ef = System.getProperty("kiln.bench.ef");
+    if (ef != null) {
+      options = (SearchOptions) SearchOptions.class.getMethod("withEf", int.class).invoke(options, Integer.parseInt(ef));
+    }
+    try (Searcher searcher = Searcher.open(root, null, options)) {
       MessageDigest digest = MessageDigest.getInstance("SHA-256");
+      String dump = System.getProperty("kiln.bench.dump"); // every result line, to diff two runs
+      StringBuilder lines = new StringBuilder();
       for (String q : texts) { // warm-up round; its results are the digest
         for (SearchHit h : searcher.search(q, mode, k).results()) {
-          digest.update((h.chunkId() + '\t' + h.score() + '\t' + h.text() + '\n').getBytes(StandardCharsets.UTF_8));
+          String line = h.chunkId() + '\t' + h.score() + '\t' + h.text() + '\n';
+          digest.update(line.getBytes(StandardCharsets.UTF_8));
+          if (dump != null) {
+            lines.append(q.hashCode()).append('\t').append(h.chunkId()).append('\t').append(h.score()).append('\n');
+          }
         }
+      }
+      if (dump != null) {
+        java.nio.file.Files.writeString(Path.of(dump), lines);
       }
       long[] nanos = new long[texts.size() * rounds];
       int i = 0;

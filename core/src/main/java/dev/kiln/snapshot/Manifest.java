@@ -181,7 +181,8 @@ public record Manifest(
    * How the segments were built; the searcher must analyse and score queries the same way.
    * {@code chinese_analyzer} ({@code smartcn}) is set when Chinese documents were analysed with it:
    * Chinese queries are then analysed with it too. {@code vector_encoding} names how the graph's
-   * vectors are stored ({@link VectorEncoding}; absent = float32).
+   * vectors are stored ({@link VectorEncoding}); it is written only for quantised encodings, so
+   * that readers predating it, which refuse unknown keys here, still open float32 snapshots.
    */
   public record IndexInfo(
       @JsonProperty("analyzer") String analyzer,
@@ -191,7 +192,7 @@ public record Manifest(
       @JsonProperty("hnsw_m") int hnswM,
       @JsonProperty("hnsw_beam_width") int hnswBeamWidth,
       @JsonProperty("chinese_analyzer") String chineseAnalyzer,
-      @JsonProperty("vector_encoding") String vectorEncoding) {
+      @JsonProperty("vector_encoding") @JsonInclude(JsonInclude.Include.NON_NULL) String vectorEncoding) {
 
     public IndexInfo(String analyzer, float bm25K1, float bm25B, String vectorSimilarity, int hnswM,
         int hnswBeamWidth) {

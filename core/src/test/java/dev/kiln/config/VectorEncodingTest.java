@@ -39,6 +39,8 @@ class VectorEncodingTest {
   void theManifestRecordsTheEncodingAndAnOldManifestMeansFloat32() throws Exception {
     Manifest.IndexInfo old = new Manifest.IndexInfo("english", 0.9f, 0.4f, "dot_product", 16, 100, "smartcn");
     assertEquals(VectorEncoding.FLOAT32, old.encoding());
+    // float32 is written as no key at all: readers that predate the key refuse unknown index keys.
+    assertFalse(SnapshotStore.json().writeValueAsString(manifest(old)).contains("vector_encoding"));
     String json = SnapshotStore.json().writeValueAsString(manifest(
         new Manifest.IndexInfo("english", 0.9f, 0.4f, "dot_product", 16, 100, "smartcn", "int8")));
     assertTrue(json.contains("\"vector_encoding\" : \"int8\""), json);

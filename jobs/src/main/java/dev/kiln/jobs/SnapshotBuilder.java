@@ -252,7 +252,7 @@ public final class SnapshotBuilder {
         chunkerInfo(model),
         new Manifest.IndexInfo(config.index.analyzer, config.index.bm25K1, config.index.bm25B, "dot_product",
             config.index.hnswM, config.index.hnswBeamWidth, Analyzers.CHINESE,
-            VectorEncoding.parse(config.index.vectorEncoding).label()),
+            vectorEncodingKey(config)),
         counters, entries,
         new Manifest.QuarantineInfo(outcome.counter(JobCounters.QUARANTINED), outcome.quarantine().byReason(),
             outcome.counter(JobCounters.QUARANTINED) > 0 ? outcome.quarantineDir() : null),
@@ -298,5 +298,11 @@ public final class SnapshotBuilder {
       // Its staging marker (or missing manifest) still marks it as unfinished: 'kiln snapshots gc' removes it.
       LOG.warn("could not remove unpublished snapshot {}: {}", id, e.getMessage());
     }
+  }
+
+  /** Quantised encodings only: absent means float32, and older readers refuse the key. */
+  private static String vectorEncodingKey(BuildConfig config) {
+    VectorEncoding encoding = VectorEncoding.parse(config.index.vectorEncoding);
+    return encoding.quantized() ? encoding.label() : null;
   }
 }

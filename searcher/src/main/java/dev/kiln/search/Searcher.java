@@ -127,7 +127,12 @@ public final class Searcher implements Closeable {
    * top hits by score, then doc id, so results are those of a sequential search.
    */
   private static IndexSearcher shardSearcher(ShardReaders shards) {
-    return new IndexSearcher(shards.reader(), SearchThreads.shared()) {
+    java.util.concurrent.ExecutorService pool = SearchThreads.shared();
+    if (pool == null) {
+      // One thread: Lucene's own search, as before the pool existed; slices would only add merges.
+      return new IndexSearcher(shards.reader());
+    }
+    return new IndexSearcher(shards.reader(), pool) {
       @Override
       protected LeafSlice[] slices(List<LeafReaderContext> leaves) {
         return slices(leaves, Integer.MAX_VALUE, 1, false);
