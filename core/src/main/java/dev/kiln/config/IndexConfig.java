@@ -10,6 +10,8 @@ public class IndexConfig implements Serializable {
   public int hnswM = 16;
   /** HNSW candidate list size while building. */
   public int hnswBeamWidth = 100;
+  /** How vectors are stored for the graph walk: float32, int8, int4 or binary ({@link VectorEncoding}). */
+  public String vectorEncoding = VectorEncoding.FLOAT32.label();
   /** Text analysis for BM25: {@code english} (Porter stemming, stop words) or {@code standard}. */
   public String analyzer = "english";
   /** BM25 k1; 0.9 / 0.4 are the passage-friendly values Anserini uses for BEIR. */
@@ -35,6 +37,7 @@ public class IndexConfig implements Serializable {
     if (hnswBeamWidth < 2 || hnswBeamWidth > 3200) {
       throw new ConfigException("index.hnsw-beam-width must be in 2..3200, was " + hnswBeamWidth);
     }
+    VectorEncoding.parse(vectorEncoding);
     if (!"english".equals(analyzer) && !"standard".equals(analyzer)) {
       throw new ConfigException("index.analyzer must be 'english' or 'standard', was '" + analyzer + "'");
     }

@@ -3,6 +3,7 @@ package dev.kiln.snapshot;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.kiln.config.VectorEncoding;
 import java.util.List;
 import java.util.Map;
 
@@ -188,7 +189,9 @@ public record Manifest(
   /**
    * How the segments were built; the searcher must analyse and score queries the same way.
    * {@code chinese_analyzer} ({@code smartcn}) is set when Chinese documents were analysed with it:
-   * Chinese queries are then analysed with it too.
+   * Chinese queries are then analysed with it too. {@code vector_encoding} names how the graph's
+   * vectors are stored ({@link VectorEncoding}); it is written only for quantised encodings, so
+   * that readers predating it, which refuse unknown keys here, still open float32 snapshots.
    */
   public record IndexInfo(
       @JsonProperty("analyzer") String analyzer,
@@ -197,11 +200,22 @@ public record Manifest(
       @JsonProperty("vector_similarity") String vectorSimilarity,
       @JsonProperty("hnsw_m") int hnswM,
       @JsonProperty("hnsw_beam_width") int hnswBeamWidth,
-      @JsonProperty("chinese_analyzer") String chineseAnalyzer) {
+      @JsonProperty("chinese_analyzer") String chineseAnalyzer,
+      @JsonProperty("vector_encoding") @JsonInclude(JsonInclude.Include.NON_NULL) String vectorEncoding) {
 
     public IndexInfo(String analyzer, float bm25K1, float bm25B, String vectorSimilarity, int hnswM,
         int hnswBeamWidth) {
       this(analyzer, bm25K1, bm25B, vectorSimilarity, hnswM, hnswBeamWidth, null);
+    }
+
+    public IndexInfo(String analyzer, float bm25K1, float bm25B, String vectorSimilarity, int hnswM,
+        int hnswBeamWidth, String chineseAnalyzer) {
+      this(analyzer, bm25K1, bm25B, vectorSimilarity, hnswM, hnswBeamWidth, chineseAnalyzer, null);
+    }
+
+    /** The stored vectors' encoding; manifests written before it was recorded hold float32. */
+    public VectorEncoding encoding() {
+      return VectorEncoding.parse(vectorEncoding);
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.kiln.index;
 
 import dev.kiln.config.IndexConfig;
+import dev.kiln.config.VectorEncoding;
 import dev.kiln.model.Chunk;
 import dev.kiln.model.EmbeddedChunk;
 import java.io.Closeable;
@@ -13,7 +14,6 @@ import java.util.Set;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.codecs.KnnVectorsFormat;
 import org.apache.lucene.codecs.lucene104.Lucene104Codec;
-import org.apache.lucene.codecs.lucene99.Lucene99HnswVectorsFormat;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.KnnFloatVectorField;
@@ -67,9 +67,13 @@ public final class ShardIndexWriter implements Closeable {
     this.writer = new IndexWriter(dir, iwc);
   }
 
-  /** The default codec with Kiln's HNSW parameters; it keeps the default codec's name, so any reader opens it. */
+  /**
+   * The default codec with Kiln's HNSW parameters and vector encoding; it keeps the default codec's
+   * name, and the vectors format is recorded per segment, so any reader opens it.
+   */
   public static Lucene104Codec codec(IndexConfig config) {
-    KnnVectorsFormat hnsw = new Lucene99HnswVectorsFormat(config.hnswM, config.hnswBeamWidth);
+    KnnVectorsFormat hnsw = VectorFormats.forEncoding(VectorEncoding.parse(config.vectorEncoding),
+        config.hnswM, config.hnswBeamWidth);
     return new Lucene104Codec() {
       @Override
       public KnnVectorsFormat getKnnVectorsFormatForField(String field) {

@@ -65,6 +65,10 @@ final class BuildCommand implements Callable<Integer> {
   @Option(names = "--device", paramLabel = "auto|cpu|gpu|gpu:N", description = "device of each embedding slot")
   String device;
 
+  @Option(names = "--vector-encoding", paramLabel = "float32|int8|int4|binary",
+      description = "how the HNSW graph's vectors are stored (quantised ones are rescored with float32 at search time)")
+  String vectorEncoding;
+
   @Option(names = "--no-reuse", description = "embed every chunk; reuse no stored vectors")
   boolean noReuse;
 
@@ -134,6 +138,9 @@ final class BuildCommand implements Callable<Integer> {
     }
     if (device != null) {
       config.embed.device = device;
+    }
+    if (vectorEncoding != null) {
+      config.index.vectorEncoding = vectorEncoding;
     }
     if (noReuse) {
       config.embed.reuse = false;

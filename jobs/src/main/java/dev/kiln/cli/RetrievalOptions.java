@@ -1,5 +1,6 @@
 package dev.kiln.cli;
 
+import dev.kiln.index.KnnSearch;
 import dev.kiln.search.SearchOptions;
 import dev.kiln.search.fusion.FusionMethod;
 import dev.kiln.search.rewrite.DenseFeedback;
@@ -30,6 +31,14 @@ final class RetrievalOptions {
 
   @Option(names = "--bm25-depth", paramLabel = "N", description = "BM25 candidates (default: --depth)")
   Integer bm25Depth;
+
+  @Option(names = "--ef", paramLabel = "N", defaultValue = "" + KnnSearch.DEFAULT_EF,
+      description = "candidates each HNSW search collects before its best k are kept (at least k; default: ${DEFAULT-VALUE})")
+  int ef;
+
+  @Option(names = "--query-embedders", paramLabel = "N",
+      description = "model instances embedding queries concurrently (default: cores, at most 4)")
+  Integer queryEmbedders;
 
   @Option(names = "--exact-filter-ratio", paramLabel = "R",
       defaultValue = "" + SearchOptions.DEFAULT_EXACT_FILTER_RATIO,
@@ -76,6 +85,8 @@ final class RetrievalOptions {
         .withRrfK(rrfK)
         .withDepths(denseDepth == null ? depth : denseDepth, bm25Depth == null ? depth : bm25Depth)
         .withExactFilterRatio(exactFilterRatio)
+        .withEf(ef)
+        .withQueryEmbedders(queryEmbedders == null ? SearchOptions.defaultQueryEmbedders() : queryEmbedders)
         .withGates(minScore == null ? Double.NaN : minScore, maxDrop == null ? Double.NaN : maxDrop)
         .withReranker(rerankModel, rerankDepth)
         .withPrf(prf)

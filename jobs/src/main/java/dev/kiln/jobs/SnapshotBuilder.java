@@ -1,6 +1,7 @@
 package dev.kiln.jobs;
 
 import dev.kiln.config.BuildConfig;
+import dev.kiln.config.VectorEncoding;
 import dev.kiln.config.ChunkerConfig;
 import dev.kiln.config.Counters;
 import dev.kiln.embed.ModelSpec;
@@ -286,7 +287,8 @@ public final class SnapshotBuilder {
             model.normalize(), model.maxTokens(), job.modelFingerprint(), model.directory()),
         chunkerInfo(model),
         new Manifest.IndexInfo(config.index.analyzer, config.index.bm25K1, config.index.bm25B, "dot_product",
-            config.index.hnswM, config.index.hnswBeamWidth, Analyzers.CHINESE),
+            config.index.hnswM, config.index.hnswBeamWidth, Analyzers.CHINESE,
+            vectorEncodingKey(config)),
         counters, entries,
         new Manifest.QuarantineInfo(outcome.counter(JobCounters.QUARANTINED), outcome.quarantine().byReason(),
             outcome.counter(JobCounters.QUARANTINED) > 0 ? outcome.quarantineDir() : null),
@@ -331,5 +333,11 @@ public final class SnapshotBuilder {
         LOG.warn("could not remove the local copy of unpublished snapshot {}: {}", id, e.getMessage());
       }
     }
+  }
+
+  /** Quantised encodings only: absent means float32, and older readers refuse the key. */
+  private static String vectorEncodingKey(BuildConfig config) {
+    VectorEncoding encoding = VectorEncoding.parse(config.index.vectorEncoding);
+    return encoding.quantized() ? encoding.label() : null;
   }
 }

@@ -29,6 +29,21 @@ class RetrievalOptionsTest {
     assertEquals("hybrid-blend+prf", EvalCommand.variant(SearchMode.HYBRID, o));
     assertEquals("hybrid-blend", EvalCommand.variant(SearchMode.HYBRID, SearchOptions.defaults()));
     assertEquals("hybrid-rrf", EvalCommand.variant(SearchMode.HYBRID, SearchOptions.defaults().withFusion(FusionMethod.RRF)));
+    assertEquals(dev.kiln.index.KnnSearch.DEFAULT_EF, o.ef());
+    assertEquals(SearchOptions.defaultQueryEmbedders(), o.queryEmbedders());
+
+    EvalCommand wide = new EvalCommand();
+    new CommandLine(wide).parseArgs("--queries", "q", "--qrels", "r", "--ef", "250", "--query-embedders", "3");
+    assertEquals(250, wide.retrieval.toOptions().ef());
+    assertEquals(3, wide.retrieval.toOptions().queryEmbedders());
+  }
+
+  @Test
+  void aBadEfQueryEmbeddersOrVectorEncodingIsAUsageError(@TempDir Path empty) {
+    String root = empty.toString();
+    assertEquals(Kiln.USAGE, Kiln.execute("search", "--snapshots", root, "--ef", "0", "q"));
+    assertEquals(Kiln.USAGE, Kiln.execute("search", "--snapshots", root, "--query-embedders", "0", "q"));
+    assertEquals(Kiln.USAGE, Kiln.execute("build", "--snapshots", root, "--corpus", root, "--vector-encoding", "int3"));
   }
 
   @Test

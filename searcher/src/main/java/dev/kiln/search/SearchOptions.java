@@ -1,6 +1,7 @@
 package dev.kiln.search;
 
 import dev.kiln.config.ConfigException;
+import dev.kiln.index.KnnSearch;
 import dev.kiln.search.fusion.FusionMethod;
 import dev.kiln.search.rewrite.DenseFeedback;
 import dev.kiln.search.rewrite.LexicalFeedback;
@@ -31,6 +32,10 @@ import java.nio.file.Path;
  *     --dense-prf-docs}, {@code --dense-prf-weight})
  * @param lexicalFeedback RM3 on hybrid search's BM25 side, fed by the first fused list ({@code
  *     --hybrid-prf-docs}, {@code --hybrid-prf-orig-weight})
+ * @param ef candidates each HNSW search collects before its best k are kept (at least k; {@code
+ *     --ef}); on quantised snapshots they are rescored with the float32 vectors
+ * @param queryEmbedders model instances that embed queries concurrently, each loaded on first need
+ *     ({@code --query-embedders})
  */
 public record SearchOptions(
     FusionMethod fusion,
@@ -45,7 +50,9 @@ public record SearchOptions(
     int rerankDepth,
     boolean prf,
     DenseFeedback denseFeedback,
-    LexicalFeedback lexicalFeedback) {
+    LexicalFeedback lexicalFeedback,
+    int ef,
+    int queryEmbedders) {
   /** The constant from Cormack, Clarke and Büttcher (2009), which most fusion systems keep. */
   public static final int DEFAULT_RRF_K = 60;
   public static final int DEFAULT_CANDIDATE_DEPTH = 100;
@@ -85,6 +92,30 @@ public record SearchOptions(
     if (rerankDepth < 1) {
       throw new ConfigException("--rerank-depth must be >= 1, was " + rerankDepth);
     }
+    if (ef < 1) {
+      throw new ConfigException("--ef must be >= 1, was " + ef);
+    }
+    if (queryEmbedders < 1) {
+      throw new ConfigException("--query-embedders must be >= 1, was " + queryEmbedders);
+    }
+  }
+
+  /**
+   * One query embedder per core, at most 4: a query is one short sequence on one intra-op thread,
+   * so more instances than cores only queue, and each holds its own copy of the model.
+   */
+  public static int defaultQueryEmbedders() {
+    return Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), 4));
+  }
+
+  public SearchOptions withEf(int value) {
+    return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
+        maxDrop, reranker, rerankDepth, prf, denseFeedback, lexicalFeedback, value, queryEmbedders);
+  }
+
+  public SearchOptions withQueryEmbedders(int value) {
+    return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
+        maxDrop, reranker, rerankDepth, prf, denseFeedback, lexicalFeedback, ef, value);
   }
 
   /**
@@ -94,7 +125,7 @@ public record SearchOptions(
   public SearchOptions(int rrfK, int candidateDepth) {
     this(FusionMethod.RRF, rrfK, DEFAULT_ALPHA, candidateDepth, candidateDepth,
         DEFAULT_EXACT_FILTER_RATIO, Double.NaN, Double.NaN, null, DEFAULT_RERANK_DEPTH, false,
-        DenseFeedback.OFF, LexicalFeedback.OFF);
+        DenseFeedback.OFF, LexicalFeedback.OFF, KnnSearch.DEFAULT_EF, defaultQueryEmbedders());
   }
 
   /** The deeper of the two per-path candidate depths. */
@@ -116,17 +147,17 @@ public record SearchOptions(
 
   public SearchOptions withFusion(FusionMethod value) {
     return new SearchOptions(value, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, prf, denseFeedback, lexicalFeedback);
+        maxDrop, reranker, rerankDepth, prf, denseFeedback, lexicalFeedback, ef, queryEmbedders);
   }
 
   public SearchOptions withRrfK(int value) {
     return new SearchOptions(fusion, value, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, prf, denseFeedback, lexicalFeedback);
+        maxDrop, reranker, rerankDepth, prf, denseFeedback, lexicalFeedback, ef, queryEmbedders);
   }
 
   public SearchOptions withAlpha(double value) {
     return new SearchOptions(fusion, rrfK, value, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, prf, denseFeedback, lexicalFeedback);
+        maxDrop, reranker, rerankDepth, prf, denseFeedback, lexicalFeedback, ef, queryEmbedders);
   }
 
   /** Sets the candidate depth of both retrieval paths. */
@@ -136,44 +167,45 @@ public record SearchOptions(
 
   public SearchOptions withDepths(int dense, int bm25) {
     return new SearchOptions(fusion, rrfK, alpha, dense, bm25, exactFilterRatio, minScore, maxDrop,
-        reranker, rerankDepth, prf, denseFeedback, lexicalFeedback);
+        reranker, rerankDepth, prf, denseFeedback, lexicalFeedback, ef, queryEmbedders);
   }
 
   public SearchOptions withExactFilterRatio(double value) {
     return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, value, minScore, maxDrop,
-        reranker, rerankDepth, prf, denseFeedback, lexicalFeedback);
+        reranker, rerankDepth, prf, denseFeedback, lexicalFeedback, ef, queryEmbedders);
   }
 
   /** Relevance gates; NaN switches a gate off. */
   public SearchOptions withGates(double floor, double drop) {
     return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, floor, drop,
-        reranker, rerankDepth, prf, denseFeedback, lexicalFeedback);
+        reranker, rerankDepth, prf, denseFeedback, lexicalFeedback, ef, queryEmbedders);
   }
 
   public SearchOptions withReranker(Path modelDir, int depth) {
     return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, modelDir, depth, prf, denseFeedback, lexicalFeedback);
+        maxDrop, modelDir, depth, prf, denseFeedback, lexicalFeedback, ef, queryEmbedders);
   }
 
   public SearchOptions withPrf(boolean value) {
     return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, value, denseFeedback, lexicalFeedback);
+        maxDrop, reranker, rerankDepth, value, denseFeedback, lexicalFeedback, ef, queryEmbedders);
   }
 
   public SearchOptions withDenseFeedback(DenseFeedback value) {
     return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, prf, value, lexicalFeedback);
+        maxDrop, reranker, rerankDepth, prf, value, lexicalFeedback, ef, queryEmbedders);
   }
 
   public SearchOptions withLexicalFeedback(LexicalFeedback value) {
     return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, prf, denseFeedback, value);
+        maxDrop, reranker, rerankDepth, prf, denseFeedback, value, ef, queryEmbedders);
   }
 
   /** One line for the start-up log, so a run explains itself. */
   public String describe() {
     return "fusion=" + fusion.label() + " rrf-k=" + rrfK + " alpha=" + alpha + " dense-depth="
-        + denseDepth + " bm25-depth=" + bm25Depth + " exact-filter-ratio=" + exactFilterRatio
+        + denseDepth + " bm25-depth=" + bm25Depth + " ef=" + ef + " query-embedders=" + queryEmbedders
+        + " exact-filter-ratio=" + exactFilterRatio
         + " min-score=" + (Double.isNaN(minScore) ? "off" : minScore)
         + " max-drop=" + (Double.isNaN(maxDrop) ? "off" : maxDrop)
         + " rerank=" + (reranker == null ? "off" : reranker + " (top " + rerankDepth + ")")

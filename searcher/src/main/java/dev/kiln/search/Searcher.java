@@ -14,11 +14,8 @@ import dev.kiln.search.fusion.Fusion;
 import dev.kiln.search.fusion.FusionMethod;
 import dev.kiln.search.fusion.MinMaxBlend;
 import dev.kiln.search.fusion.ReciprocalRankFusion;
-import dev.kiln.search.fusion.ScoredId;
 import dev.kiln.search.rerank.CrossEncoderReranker;
 import dev.kiln.search.rerank.Reranker;
-import dev.kiln.search.rewrite.DenseFeedback;
-import dev.kiln.search.rewrite.LexicalFeedback;
 import dev.kiln.search.rewrite.QueryRewriter;
 import dev.kiln.search.rewrite.RewriteContext;
 import dev.kiln.search.rewrite.RewrittenQuery;
@@ -33,23 +30,14 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.lucene.analysis.Analyzer;
-import org.apache.lucene.index.FloatVectorValues;
-import org.apache.lucene.index.KnnVectorValues;
 import org.apache.lucene.index.LeafReaderContext;
-import org.apache.lucene.index.ReaderUtil;
-import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
-import org.apache.lucene.search.BooleanClause;
-import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
@@ -74,7 +62,10 @@ import org.slf4j.LoggerFactory;
  * was built: with the analyzer and BM25 parameters its manifest records and with the embedding
  * model it names.
  *
- * <p>Instances are thread-safe; share one per snapshot. Queries are embedded one at a time.
+ * <p>Instances are thread-safe; share one per snapshot. Shards are searched in parallel on a shared
+ * pool ({@link SearchThreads}), queries are embedded by a pool of model instances ({@link
+ * SearchOptions#queryEmbedders()}), and stored fields are read only for the hits returned ({@link
+ * Retrieval}).
  */
 public final class Searcher implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(Searcher.class);
@@ -88,7 +79,7 @@ public final class Searcher implements Closeable {
   private final Analyzer chinese;
   private final Bm25QueryBuilder bm25Queries;
   private final QueryEmbedder embedder;
-  private final Fusion fusion;
+  private final Retrieval retrieval;
   private final QueryRewriter rewriter;
   private final Reranker reranker;
   private final RelevanceGate gate;
@@ -110,17 +101,19 @@ public final class Searcher implements Closeable {
     this.options = options;
     this.shards = shards;
     this.analyzer = analyzer;
-    this.searcher = new IndexSearcher(shards.reader());
+    this.searcher = shardSearcher(shards);
     this.searcher.setSimilarity(
         new BM25Similarity(manifest.index().bm25K1(), manifest.index().bm25B()));
     String cn = manifest.index().chineseAnalyzer();
     this.chinese = cn == null ? null : Analyzers.forName(cn);
     this.bm25Queries = new Bm25QueryBuilder(analyzer, chinese, ShardSchema.TEXT);
-    this.embedder = new QueryEmbedder(manifest);
+    this.embedder = new QueryEmbedder(manifest, options.queryEmbedders());
     this.vectorsProblem = vectorsProblem(shards, manifest);
-    this.fusion = options.fusion() == FusionMethod.RRF
+    Fusion fusion = options.fusion() == FusionMethod.RRF
         ? new ReciprocalRankFusion(options.rrfK())
         : new MinMaxBlend(options.alpha());
+    this.retrieval = new Retrieval(searcher, bm25Queries, options, fusion,
+        manifest.index().encoding().quantized());
     this.rewriter = customRewriter != null ? customRewriter
         : options.prf() ? new Rm3Rewriter() : QueryRewriter.IDENTITY;
     this.reranker = reranker;
@@ -128,6 +121,25 @@ public final class Searcher implements Closeable {
     if (reranker == null && RERANK_SKIP_LOGGED.compareAndSet(false, true)) {
       LOG.info("rerank: skipped (no --rerank-model configured)");
     }
+  }
+
+  /**
+   * One searcher over every shard's segments, each segment its own slice on the shared {@link
+   * SearchThreads} pool: a query's shards are searched in parallel, and Lucene merges the per-slice
+   * top hits by score, then doc id, so results are those of a sequential search.
+   */
+  private static IndexSearcher shardSearcher(ShardReaders shards) {
+    java.util.concurrent.ExecutorService pool = SearchThreads.shared();
+    if (pool == null) {
+      // One thread: Lucene's own search, as before the pool existed; slices would only add merges.
+      return new IndexSearcher(shards.reader());
+    }
+    return new IndexSearcher(shards.reader(), pool) {
+      @Override
+      protected LeafSlice[] slices(List<LeafReaderContext> leaves) {
+        return slices(leaves, Integer.MAX_VALUE, 1, false);
+      }
+    };
   }
 
   /**
@@ -251,7 +263,7 @@ public final class Searcher implements Closeable {
     return search(SearchRequest.of(query, mode, k));
   }
 
-  /** Runs the whole chain for one request. */
+  /** Runs the whole chain for one request; only the hits it returns are read whole. */
   public SearchResponse search(SearchRequest request) {
     int k = request.k();
     MetadataFilter filter = request.filter();
@@ -338,9 +350,7 @@ public final class Searcher implements Closeable {
     checkK(k);
     checkDimension(queryVector);
     try {
-      TopDocs top = FilteredVectorSearch.search(searcher, ShardSchema.VECTOR, queryVector, k,
-          filter.toQuery(), options.exactFilterRatio());
-      return HitReader.read(searcher, top);
+      return HitReader.read(searcher, retrieval.dense(queryVector, k, filter));
     } catch (IOException e) {
       throw new UncheckedIOException("search failed on snapshot " + snapshotId, e);
     }
@@ -353,16 +363,9 @@ public final class Searcher implements Closeable {
   public List<SearchHit> denseWithFeedback(float[] queryVector, int k, MetadataFilter filter) {
     checkK(k);
     checkDimension(queryVector);
-    DenseFeedback feedback = options.denseFeedback();
     try {
-      TopDocs top = FilteredVectorSearch.search(searcher, ShardSchema.VECTOR, queryVector, k,
-          filter.toQuery(), options.exactFilterRatio());
-      if (feedback.enabled()) {
-        float[] expanded = feedback.expand(queryVector, feedbackVectors(top, feedback.docs()));
-        top = FilteredVectorSearch.search(searcher, ShardSchema.VECTOR, expanded, k,
-            filter.toQuery(), options.exactFilterRatio());
-      }
-      return HitReader.read(searcher, top);
+      HitReader reader = new HitReader(searcher);
+      return reader.hits(retrieval.denseWithFeedback(queryVector, k, filter, reader));
     } catch (IOException e) {
       throw new UncheckedIOException("search failed on snapshot " + snapshotId, e);
     }
@@ -375,45 +378,10 @@ public final class Searcher implements Closeable {
       if (top.scoreDocs.length == 0) {
         return Optional.empty();
       }
-      return Optional.ofNullable(vectorOf(top.scoreDocs[0].doc));
+      return Optional.ofNullable(retrieval.vectorOf(top.scoreDocs[0].doc));
     } catch (IOException e) {
       throw new UncheckedIOException("reading a vector failed on snapshot " + snapshotId, e);
     }
-  }
-
-  /**
-   * Vectors of the best chunk of each of the first {@code docs} distinct documents in {@code top}:
-   * one document's several chunks would otherwise count as several votes for the same topic.
-   */
-  private List<float[]> feedbackVectors(TopDocs top, int docs) throws IOException {
-    List<float[]> out = new ArrayList<>(docs);
-    Set<String> seen = new HashSet<>();
-    StoredFields stored = searcher.storedFields();
-    for (ScoreDoc sd : top.scoreDocs) {
-      if (out.size() == docs) {
-        break;
-      }
-      String docId = stored.document(sd.doc, Set.of(ShardSchema.DOC_ID)).get(ShardSchema.DOC_ID);
-      if (seen.add(docId)) {
-        float[] v = vectorOf(sd.doc);
-        if (v != null) {
-          out.add(v);
-        }
-      }
-    }
-    return out;
-  }
-
-  private float[] vectorOf(int doc) throws IOException {
-    List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
-    LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
-    FloatVectorValues values = leaf.reader().getFloatVectorValues(ShardSchema.VECTOR);
-    if (values == null) {
-      return null;
-    }
-    KnnVectorValues.DocIndexIterator it = values.iterator();
-    int local = doc - leaf.docBase;
-    return it.advance(local) == local ? values.vectorValue(it.index()).clone() : null;
   }
 
   /** Exact (brute-force) nearest chunks passing {@code filter}: the reference for ANN recall. */
@@ -422,7 +390,8 @@ public final class Searcher implements Closeable {
     checkDimension(queryVector);
     try {
       return HitReader.read(searcher,
-          FilteredVectorSearch.exact(searcher, ShardSchema.VECTOR, queryVector, k, filter.toQuery()));
+          FilteredVectorSearch.exact(searcher, ShardSchema.VECTOR, queryVector, k, filter.toQuery(),
+              manifest.index().encoding().quantized()));
     } catch (IOException e) {
       throw new UncheckedIOException("search failed on snapshot " + snapshotId, e);
     }
@@ -441,7 +410,7 @@ public final class Searcher implements Closeable {
   /** {@link #bm25(String, int)} among chunks passing {@code filter}. */
   public List<SearchHit> bm25(String query, int k, MetadataFilter filter) {
     checkK(k);
-    return run(filtered(bm25Queries.build(query), filter), k);
+    return run(bm25Queries.build(query), k, filter);
   }
 
   /**
@@ -450,18 +419,7 @@ public final class Searcher implements Closeable {
    */
   public List<SearchHit> bm25(Map<String, Float> terms, int k, MetadataFilter filter) {
     checkK(k);
-    return run(filtered(bm25Queries.build(terms), filter), k);
-  }
-
-  private static Query filtered(Query query, MetadataFilter filter) {
-    Query f = filter.toQuery();
-    if (query == null || f == null) {
-      return query;
-    }
-    return new BooleanQuery.Builder()
-        .add(query, BooleanClause.Occur.MUST)
-        .add(f, BooleanClause.Occur.FILTER)
-        .build();
+    return run(bm25Queries.build(terms), k, filter);
   }
 
   private RewriteContext rewriteContext(MetadataFilter filter) {
@@ -473,44 +431,28 @@ public final class Searcher implements Closeable {
 
       @Override
       public List<String> firstPassTexts(String query, int n) {
-        return bm25(query, n, filter).stream().map(SearchHit::text).toList();
+        try {
+          HitReader reader = new HitReader(searcher);
+          List<String> texts = new ArrayList<>(n);
+          for (ScoreDoc sd : retrieval.bm25(bm25Queries.build(query), n, filter).scoreDocs) {
+            texts.add(reader.text(sd.doc));
+          }
+          return texts;
+        } catch (IOException e) {
+          throw new UncheckedIOException("search failed on snapshot " + snapshotId, e);
+        }
       }
     };
   }
 
-  /**
-   * Both retrievers to their candidate depths, fused, cut to {@code k}. With lexical feedback on,
-   * the first fused list only picks the chunks that expand the BM25 query; BM25 then runs again and
-   * the final fusion uses its expanded ranking.
-   */
   private List<SearchHit> hybrid(String original, RewrittenQuery query, int k, MetadataFilter filter) {
-    int bm25Depth = Math.max(k, options.bm25Depth());
-    List<SearchHit> dense = denseWithFeedback(embedder.embed(query.denseText()),
-        Math.max(k, options.denseDepth()), filter);
-    List<SearchHit> lexical = bm25(query.bm25Terms(), bm25Depth, filter);
-    LexicalFeedback feedback = options.lexicalFeedback();
-    if (feedback.enabled()) {
-      List<String> texts = fuse(dense, lexical, feedback.docs()).stream().map(SearchHit::text).toList();
-      RewrittenQuery expanded = feedback.expand(original, texts, bm25Queries::terms);
-      lexical = bm25(expanded.bm25Terms(), bm25Depth, filter);
+    float[] vector = embedder.embed(query.denseText());
+    checkDimension(vector);
+    try {
+      return retrieval.hybrid(original, query, vector, k, filter, new HitReader(searcher));
+    } catch (IOException e) {
+      throw new UncheckedIOException("search failed on snapshot " + snapshotId, e);
     }
-    return fuse(dense, lexical, k);
-  }
-
-  private List<SearchHit> fuse(List<SearchHit> dense, List<SearchHit> lexical, int k) {
-    Map<String, SearchHit> byId = new HashMap<>();
-    for (SearchHit h : dense) {
-      byId.putIfAbsent(h.chunkId(), h);
-    }
-    for (SearchHit h : lexical) {
-      byId.putIfAbsent(h.chunkId(), h);
-    }
-    List<ScoredId> fused = fusion.fuse(List.of(ranking(dense), ranking(lexical)), k);
-    List<SearchHit> hits = new ArrayList<>(fused.size());
-    for (ScoredId f : fused) {
-      hits.add(byId.get(f.id()).withScore(f.score()));
-    }
-    return hits;
   }
 
   private List<SearchHit> rerank(String query, List<SearchHit> candidates, int k) {
@@ -527,17 +469,9 @@ public final class Searcher implements Closeable {
     return rescored.size() > k ? List.copyOf(rescored.subList(0, k)) : rescored;
   }
 
-  private static List<ScoredId> ranking(List<SearchHit> hits) {
-    return hits.stream().map(h -> new ScoredId(h.chunkId(), h.score())).toList();
-  }
-
-  private List<SearchHit> run(Query query, int k) {
-    if (query == null) {
-      return List.of();
-    }
+  private List<SearchHit> run(Query query, int k, MetadataFilter filter) {
     try {
-      TopDocs top = searcher.search(query, k);
-      return HitReader.read(searcher, top);
+      return HitReader.read(searcher, retrieval.bm25(query, k, filter));
     } catch (IOException e) {
       throw new UncheckedIOException("search failed on snapshot " + snapshotId, e);
     }

@@ -47,6 +47,13 @@ class SearchModeTest {
     assertTrue(defaults.withDenseFeedback(DenseFeedback.OFF).describe().contains("dense-prf=off"));
     assertTrue(defaults.describe().endsWith("hybrid-prf=rm3 from the fused top 10 (10 terms, original weight 0.7)"),
         defaults.describe());
+    assertEquals(dev.kiln.index.KnnSearch.DEFAULT_EF, defaults.ef());
+    assertTrue(defaults.queryEmbedders() >= 1 && defaults.queryEmbedders() <= 4, defaults.describe());
+    assertTrue(defaults.withEf(250).withQueryEmbedders(3).describe().contains(" ef=250 query-embedders=3 "));
+    assertEquals("--ef must be >= 1, was 0",
+        assertThrows(ConfigException.class, () -> defaults.withEf(0)).getMessage());
+    assertEquals("--query-embedders must be >= 1, was 0",
+        assertThrows(ConfigException.class, () -> defaults.withQueryEmbedders(0)).getMessage());
     assertThrows(ConfigException.class, () -> defaults.withCandidateDepth(0));
     assertThrows(ConfigException.class, () -> defaults.withRrfK(-1));
   }

@@ -160,6 +160,87 @@ class SearcherTest {
   }
 
   @Test
+  void parallelShardSearchReturnsExactlyWhatASequentialSearchReturns() throws IOException {
+    // kiln.search.threads=1: no pool, the shards are searched one after another in the caller.
+    Searcher sequential;
+    String before = System.getProperty(SearchThreads.PROPERTY);
+    System.setProperty(SearchThreads.PROPERTY, "1");
+    try {
+      sequential = Searcher.open(root);
+    } finally {
+      if (before == null) {
+        System.clearProperty(SearchThreads.PROPERTY);
+      } else {
+        System.setProperty(SearchThreads.PROPERTY, before);
+      }
+    }
+    assertTrue(SearchThreads.size() > 1 || SearchThreads.shared() == null);
+    try (sequential; Searcher parallel = Searcher.open(root)) {
+      for (String q : List.of("lava and ash", "training for a long race", "version control history",
+          "the", "sourdough loaf bread starter")) {
+        for (SearchMode mode : SearchMode.values()) {
+          for (int k : new int[] {1, 3, 8}) {
+            // Whole hits: ids, scores, texts and metadata, in order.
+            assertEquals(sequential.search(q, mode, k).results(), parallel.search(q, mode, k).results(),
+                mode + " k=" + k + " " + q);
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void aPoolOfQueryEmbeddersGivesEachQueryTheVectorOfASingleEmbedder() throws Exception {
+    List<String> queries = List.of("lava and ash", "training for a long race", "sourdough loaf",
+        "opening moves in chess", "largest animal in the ocean", "version control history");
+    List<float[]> expected = new ArrayList<>();
+    for (String q : queries) {
+      expected.add(searcher.embedQuery(q));
+    }
+    QueryEmbedder pool = new QueryEmbedder(searcher.manifest(), 3);
+    ExecutorService threads = Executors.newFixedThreadPool(6);
+    try {
+      List<Future<float[]>> futures = new ArrayList<>();
+      for (int round = 0; round < 4; round++) {
+        for (String q : queries) {
+          futures.add(threads.submit(() -> pool.embed(q)));
+        }
+      }
+      for (int i = 0; i < futures.size(); i++) {
+        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get(i % queries.size()), futures.get(i).get());
+      }
+      assertTrue(pool.loaded() >= 1 && pool.loaded() <= 3, "loaded " + pool.loaded());
+    } finally {
+      threads.shutdownNow();
+      pool.close();
+    }
+    assertThrows(IllegalStateException.class, () -> pool.embed("after close"));
+  }
+
+  @Test
+  void aQuantisedSnapshotNeedsNoFlagAndReturnsFloat32Scores(@TempDir Path quantised) throws IOException {
+    String id = new SnapshotFixture(embedder).vectorEncoding("int4").write(quantised);
+    try (Searcher int4 = Searcher.open(quantised)) {
+      assertEquals(dev.kiln.config.VectorEncoding.INT4, int4.manifest().index().encoding());
+      for (String q : List.of("lava and ash", "version control history", "sourdough loaf")) {
+        float[] v = searcher.embedQuery(q);
+        // Rescored with the float32 vectors kept beside the 4-bit ones: the float32 snapshot's hits.
+        assertHitsEqual(searcher.dense(v, 5), int4.dense(v, 5));
+        assertHitsEqual(searcher.exactDense(v, 5, MetadataFilter.none()), int4.exactDense(v, 5, MetadataFilter.none()));
+        assertHitsEqual(searcher.search(q, SearchMode.HYBRID, 5).results(), int4.search(q, SearchMode.HYBRID, 5).results());
+      }
+    }
+    assertTrue(id.compareTo(snapshotId) != 0);
+  }
+
+  private static void assertHitsEqual(List<SearchHit> expected, List<SearchHit> actual) {
+    assertEquals(chunkIds(expected), chunkIds(actual));
+    for (int i = 0; i < expected.size(); i++) {
+      assertEquals(expected.get(i).score(), actual.get(i).score(), 1e-6, expected.get(i).chunkId());
+    }
+  }
+
+  @Test
   void opensASnapshotByIdAndRejectsABadOne(@TempDir Path other) throws IOException {
     try (Searcher byId = Searcher.open(root, snapshotId)) {
       assertEquals(snapshotId, byId.snapshotId());

@@ -37,6 +37,7 @@ public final class SnapshotFixture {
   private final TextEmbedder embedder;
   private List<List<Chunk>> shards = defaultShards();
   private Integer manifestDimension;
+  private String vectorEncoding = "float32";
   private boolean publish = true;
 
   /** @param embedder a passage embedder for {@link #MODEL}, owned by the caller */
@@ -52,6 +53,12 @@ public final class SnapshotFixture {
   /** Replaces the default corpus: one list of chunks per shard. */
   public SnapshotFixture shards(List<List<Chunk>> value) {
     this.shards = value;
+    return this;
+  }
+
+  /** Writes the shards' vectors in this {@code index.vector-encoding} (default float32). */
+  public SnapshotFixture vectorEncoding(String value) {
+    this.vectorEncoding = value;
     return this;
   }
 
@@ -72,6 +79,7 @@ public final class SnapshotFixture {
     SnapshotLayout layout = new SnapshotLayout(root);
     String id = SnapshotLayout.newSnapshotId();
     IndexConfig config = new IndexConfig();
+    config.vectorEncoding = vectorEncoding;
     ModelSpec spec = embedder.spec();
     List<Manifest.ShardEntry> entries = new ArrayList<>();
     for (int n = 0; n < shards.size(); n++) {
@@ -87,7 +95,7 @@ public final class SnapshotFixture {
             spec.pooling().name().toLowerCase(Locale.ROOT), spec.normalize(), spec.maxTokens()),
         new Manifest.ChunkerInfo("fixture", 256, 0, spec.name()),
         new Manifest.IndexInfo(config.analyzer, config.bm25K1, config.bm25B, "dot_product",
-            config.hnswM, config.hnswBeamWidth),
+            config.hnswM, config.hnswBeamWidth, null, config.vectorEncoding),
         Map.of("chunks", (long) shards.stream().mapToInt(List::size).sum()),
         entries);
     SnapshotStore.json().writeValue(layout.manifest(id).toFile(), manifest);

@@ -1,7 +1,9 @@
 package dev.kiln.publish;
 
 import dev.kiln.config.IndexConfig;
-import dev.kiln.snapshot.SnapshotException;
+import dev.kiln.config.VectorEncoding;
+import dev.kiln.index.KnnSearch;
+import dev.kiln.snapshot.HeldRecord;
 import dev.kiln.snapshot.SnapshotLayout;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -28,16 +30,17 @@ public final class RecallFloor {
     List<String> low = new ArrayList<>();
     for (int shard : shards) {
       double recall = RecallProbe.recall(layout.shardDir(id, shard), index.recallProbeSamples, index.recallProbeK,
-          17L * shard + 1);
+          KnnSearch.DEFAULT_EF, VectorEncoding.parse(index.vectorEncoding).quantized(), 17L * shard + 1);
       min = Math.min(min, recall);
       if (recall < index.recallFloor) {
         low.add(String.format(Locale.ROOT, "shard %d recall@%d %.3f", shard, index.recallProbeK, recall));
       }
     }
     if (!low.isEmpty()) {
-      throw new GateFailedException(dev.kiln.snapshot.HeldRecord.RECALL_FLOOR, "snapshot " + id
+      throw new GateFailedException(HeldRecord.RECALL_FLOOR, "snapshot " + id
           + " will not be published: the recall probe is below index.recall-floor " + index.recallFloor + " ("
-          + String.join(", ", low) + "); raise index.hnsw-beam-width / index.hnsw-m or lower the floor", null);
+          + String.join(", ", low) + "); raise index.hnsw-beam-width / index.hnsw-m or lower the floor (the probe"
+          + " searches as queries do, with " + KnnSearch.DEFAULT_EF + " candidates)", null);
     }
     return min;
   }

@@ -1,10 +1,13 @@
 package dev.kiln.search.filter;
 
+import dev.kiln.index.KnnSearch;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
 import org.apache.lucene.index.FloatVectorValues;
+import org.apache.lucene.index.KnnVectorValues;
+import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.search.ConjunctionUtils;
 import org.apache.lucene.search.DocIdSetIterator;
@@ -53,22 +56,24 @@ public final class FilteredVectorSearch {
 
   /**
    * Top {@code k} by vector similarity among the documents matching {@code filter} (all when null).
+   * The graph walks collect {@code ef} candidates (at least k) and are rescored with float32 vectors
+   * when {@code rescore} ({@link KnnSearch}); the exact path scores float32 vectors directly.
    *
    * @param exactRatio filter selectivity at or below which the search is exact; 0 never forces it
    */
-  public static TopDocs search(IndexSearcher searcher, String field, float[] target, int k,
-      Query filter, double exactRatio) throws IOException {
+  public static TopDocs search(IndexSearcher searcher, String field, float[] target, int k, int ef,
+      Query filter, double exactRatio, boolean rescore) throws IOException {
     if (filter == null) {
-      return searcher.search(new KnnFloatVectorQuery(field, target, k), k);
+      return KnnSearch.search(searcher, field, target, k, ef, null, rescore);
     }
     int matches = searcher.count(filter);
     if (matches == 0) {
       return new TopDocs(new TotalHits(0, TotalHits.Relation.EQUAL_TO), new ScoreDoc[0]);
     }
     if (choose(filter, matches, searcher.getIndexReader().numDocs(), exactRatio) == Path.EXACT) {
-      return exact(searcher, field, target, k, filter);
+      return exact(searcher, field, target, k, filter, rescore);
     }
-    return searcher.search(new KnnFloatVectorQuery(field, target, k, filter), k);
+    return KnnSearch.search(searcher, field, target, k, ef, filter, rescore);
   }
 
   /**
@@ -78,6 +83,16 @@ public final class FilteredVectorSearch {
    */
   public static TopDocs exact(IndexSearcher searcher, String field, float[] target, int k,
       Query filter) throws IOException {
+    return exact(searcher, field, target, k, filter, false);
+  }
+
+  /**
+   * {@link #exact(IndexSearcher, String, float[], int, Query)}; with {@code fullPrecision} (quantised
+   * encodings, whose vector scorer scores the quantised copy) each float32 vector is compared with
+   * the target directly, which is what rescoring returns.
+   */
+  public static TopDocs exact(IndexSearcher searcher, String field, float[] target, int k,
+      Query filter, boolean fullPrecision) throws IOException {
     Weight weight = filter == null ? null
         : searcher.createWeight(searcher.rewrite(filter), ScoreMode.COMPLETE_NO_SCORES, 1f);
     PriorityQueue<ScoreDoc> top = new PriorityQueue<>(k + 1,
@@ -88,17 +103,21 @@ public final class FilteredVectorSearch {
       if (values == null) {
         continue;
       }
-      VectorScorer vectors = values.scorer(target);
-      if (vectors == null) {
+      VectorScorer vectors = fullPrecision ? null : values.scorer(target);
+      KnnVectorValues.DocIndexIterator raw = fullPrecision ? values.iterator() : null;
+      if (vectors == null && raw == null) {
         continue;
       }
-      DocIdSetIterator it = vectors.iterator();
+      VectorSimilarityFunction similarity = leaf.reader().getFieldInfos().fieldInfo(field)
+          .getVectorSimilarityFunction();
+      DocIdSetIterator docs = fullPrecision ? raw : vectors.iterator();
+      DocIdSetIterator it = docs;
       if (weight != null) {
         Scorer matching = weight.scorer(leaf);
         if (matching == null) {
           continue;
         }
-        it = ConjunctionUtils.intersectIterators(List.of(matching.iterator(), vectors.iterator()));
+        it = ConjunctionUtils.intersectIterators(List.of(matching.iterator(), docs));
       }
       Bits live = leaf.reader().getLiveDocs();
       for (int doc = it.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = it.nextDoc()) {
@@ -106,7 +125,10 @@ public final class FilteredVectorSearch {
           continue;
         }
         scored++;
-        top.add(new ScoreDoc(leaf.docBase + doc, vectors.score()));
+        float score = fullPrecision
+            ? similarity.compare(target, values.vectorValue(raw.index()))
+            : vectors.score();
+        top.add(new ScoreDoc(leaf.docBase + doc, score));
         if (top.size() > k) {
           top.poll();
         }

@@ -1,0 +1,91 @@
+package dev.kiln.publish;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kiln.config.IndexConfig;
+import dev.kiln.index.KnnSearch;
+import dev.kiln.index.ShardIndexWriter;
+import dev.kiln.index.ShardSchema;
+import dev.kiln.snapshot.SnapshotLayout;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Random;
+import org.apache.lucene.analysis.standard.StandardAnalyzer;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.KnnFloatVectorField;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.VectorSimilarityFunction;
+import org.apache.lucene.store.FSDirectory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The recall probe on real HNSW shards of seeded random unit vectors. */
+class RecallProbeTest {
+  @TempDir Path tmp;
+
+  /** A shard of {@code n} unit vectors around {@code clusters} random centroids. */
+  static void shard(Path dir, IndexConfig config, int n, int dim, int clusters, double noise, long seed) throws Exception {
+    Random random = new Random(seed);
+    float[][] centroids = new float[clusters][dim];
+    for (float[] c : centroids) {
+      for (int j = 0; j < dim; j++) {
+        c[j] = (float) random.nextGaussian();
+      }
+    }
+    IndexWriterConfig iwc = new IndexWriterConfig(new StandardAnalyzer());
+    iwc.setCodec(ShardIndexWriter.codec(config));
+    try (FSDirectory d = FSDirectory.open(dir); IndexWriter w = new IndexWriter(d, iwc)) {
+      for (int i = 0; i < n; i++) {
+        float[] c = centroids[random.nextInt(clusters)];
+        float[] v = new float[dim];
+        double norm = 0;
+        for (int j = 0; j < dim; j++) {
+          v[j] = (float) (c[j] + random.nextGaussian() * noise);
+          norm += v[j] * v[j];
+        }
+        for (int j = 0; j < dim; j++) {
+          v[j] /= (float) Math.sqrt(norm);
+        }
+        Document doc = new Document();
+        doc.add(new KnnFloatVectorField(ShardSchema.VECTOR, v, VectorSimilarityFunction.DOT_PRODUCT));
+        w.addDocument(doc);
+      }
+      w.forceMerge(1);
+    }
+  }
+
+  @Test
+  void theProbeSearchesAtTheSearchersDepthSoSimilarRecordsPassTheFloor() throws Exception {
+    // Issue 18.4: 2,000 short, similar records (one tight cluster, 256-d), the default graph.
+    // Probed at ef = k = 10 they read ~0.86 < the 0.9 floor and the build was discarded; the
+    // searcher walks with 100 candidates, where recall is ~0.99.
+    SnapshotLayout layout = new SnapshotLayout(tmp);
+    String id = "20261203T120000Z-0000aa";
+    Path dir = layout.shardDir(id, 0);
+    IndexConfig config = new IndexConfig();
+    config.recallProbeSamples = 50;
+    shard(dir, config, 2000, 256, 1, 0.3, 1);
+    double atK = RecallProbe.recall(dir, 50, 10, 10, false, 1);
+    assertTrue(atK < config.recallFloor, "at ef = k the probe reads " + atK);
+    double min = RecallFloor.enforce(layout, id, List.of(0), config);
+    assertTrue(min >= 0.95, "at the searcher's ef " + min);
+    assertEquals(min, RecallProbe.recall(dir, 50, 10, KnnSearch.DEFAULT_EF, false, 1), 0.03);
+    // The default probe is the searcher's depth.
+    assertEquals(RecallProbe.recall(dir, 50, 10, KnnSearch.DEFAULT_EF, false, 9), RecallProbe.recall(dir, 50, 10, 9), 0);
+  }
+
+  @Test
+  void aQuantisedShardIsProbedWithFloat32Rescoring() throws Exception {
+    // int4 graph, probed as the searcher searches it: candidates rescored with the float32 vectors.
+    Path dir = tmp.resolve("int4");
+    IndexConfig config = new IndexConfig();
+    config.vectorEncoding = "int4";
+    shard(dir, config, 2000, 64, 10, 1.0, 2);
+    double rescored = RecallProbe.recall(dir, 30, 10, KnnSearch.DEFAULT_EF, true, 5);
+    double raw = RecallProbe.recall(dir, 30, 10, KnnSearch.DEFAULT_EF, false, 5);
+    assertTrue(rescored >= 0.95, "rescored " + rescored);
+    assertTrue(rescored >= raw, "rescored " + rescored + " vs quantised scores " + raw);
+  }
+}
