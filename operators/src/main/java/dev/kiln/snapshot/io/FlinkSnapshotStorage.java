@@ -148,7 +148,7 @@ public final class FlinkSnapshotStorage implements SnapshotStorage {
     String owner = ProcessHandle.current().pid() + "@" + java.net.InetAddress.getLocalHost().getHostName()
         + " " + Instant.now();
     while (true) {
-      try (OutputStream out = fs(lock).create(lock, FileSystem.WriteMode.NO_OVERWRITE)) {
+      try (OutputStream out = createExclusively(lock)) {
         out.write(owner.getBytes(StandardCharsets.UTF_8));
         return;
       } catch (IOException e) {
@@ -179,6 +179,22 @@ public final class FlinkSnapshotStorage implements SnapshotStorage {
         throw new java.io.InterruptedIOException("interrupted waiting for " + lock);
       }
     }
+  }
+
+  /**
+   * Creates the lock file only if it does not exist, atomically. Flink's local file system checks for
+   * the file and then creates it, so two processes can both "create" it; for {@code file:} paths the
+   * JDK's {@code CREATE_NEW} (one atomic open with {@code O_EXCL}) is used instead. HDFS's own create
+   * without overwrite is already exclusive (the NameNode refuses the second one).
+   */
+  private static OutputStream createExclusively(Path lock) throws IOException {
+    if ("file".equals(lock.toUri().getScheme()) || (lock.toUri().getScheme() == null && !fs(lock).isDistributedFS())) {
+      java.nio.file.Path local = java.nio.file.Path.of(lock.toUri().getPath());
+      java.nio.file.Files.createDirectories(local.getParent());
+      return java.nio.file.Files.newOutputStream(local, java.nio.file.StandardOpenOption.CREATE_NEW,
+          java.nio.file.StandardOpenOption.WRITE);
+    }
+    return fs(lock).create(lock, FileSystem.WriteMode.NO_OVERWRITE);
   }
 
   @Override
