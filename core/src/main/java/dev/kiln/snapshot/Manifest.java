@@ -231,7 +231,9 @@ public record Manifest(
   public record FileEntry(
       @JsonProperty("name") String name,
       @JsonProperty("size") long size,
-      @JsonProperty("sha256") String sha256) {}
+      @JsonProperty("sha256") String sha256) implements java.io.Serializable {
+    private static final long serialVersionUID = 1L;
+  }
 
   public long totalChunks() {
     return shards.stream().mapToLong(ShardEntry::chunks).sum();

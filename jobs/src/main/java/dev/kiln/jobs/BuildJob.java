@@ -30,6 +30,11 @@ import dev.kiln.operators.QuarantineSummary;
 import dev.kiln.operators.QuarantineWriterFunction;
 import dev.kiln.operators.SourcedDocument;
 import dev.kiln.operators.ShardWriterFunction;
+import dev.kiln.operators.JobCounters;
+import dev.kiln.operators.ReportingStages;
+import dev.kiln.operators.StageReport;
+import dev.kiln.operators.StageReports;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import dev.kiln.route.ShardPartitioner;
 import dev.kiln.route.DocShardKey;
 import dev.kiln.snapshot.SnapshotLayout;
@@ -74,6 +79,7 @@ public final class BuildJob {
   private final SnapshotLayout layout;
   private final boolean remote;
   private final String fingerprint;
+  private transient EmbeddingReuse.Plan reuse;
 
   public BuildJob(BuildConfig config) {
     this.config = config.validate();
@@ -166,42 +172,41 @@ public final class BuildJob {
   }
 
   /**
-   * Adds the build pipeline to {@code env} and runs it.
+   * Adds the build pipeline, committer included, to {@code env} and runs it.
    *
-   * @return the job's accumulators and the shard writers' results
+   * @param changelog a changelog build's range, or null for a corpus build
+   * @return the job's accumulators and the commit's result
+   * @throws DetachedSubmission when the environment submitted the job detached (it commits itself)
    */
-  public JobOutcome execute(StreamExecutionEnvironment env, String snapshotId) throws Exception {
-    return execute(env, snapshotId, null);
-  }
-
-  /** As {@link #execute(StreamExecutionEnvironment, String)}; a changelog build reads {@code changelog}'s range. */
-  public JobOutcome execute(StreamExecutionEnvironment env, String snapshotId, ChangelogPlan changelog)
-      throws Exception {
+  public JobOutcome execute(StreamExecutionEnvironment env, String snapshotId, ChangelogPlan changelog,
+      CommitPlan plan) throws Exception {
     env.setRuntimeMode(RuntimeExecutionMode.BATCH);
     env.setParallelism(config.parallelism);
     DataStream<Document> documents;
     DataStream<dev.kiln.operators.QuarantinedRecord> quarantined;
+    DataStream<StageReport> reports;
     ChangelogStages.Streams changes = null;
     if (changelog != null) {
       changes = ChangelogStages.read(env, changelog, config, snapshotId);
       documents = changes.upserts();
       quarantined = changes.quarantine();
+      reports = changes.reports();
     } else {
       CorpusStreams corpus = readCorpus(env);
       documents = corpus.documents();
       quarantined = corpus.quarantine();
+      reports = corpus.reports();
     }
-    quarantined
+    reports = reports.union(quarantined
         .fullWindowPartition()
         .mapPartition(new QuarantineWriterFunction(quarantineDir(snapshotId)))
-        .name("write-quarantine")
-        .sinkTo(new DiscardingSink<>()).name("quarantine-done");
-    return run(env, snapshotId, documents, changelog, changes);
+        .name("write-quarantine"));
+    return run(env, snapshotId, documents, changelog, changes, reports, plan);
   }
 
   /** A corpus build's documents and the records its parse and deduplicate stages set aside. */
   private record CorpusStreams(DataStream<Document> documents,
-      DataStream<dev.kiln.operators.QuarantinedRecord> quarantine) {}
+      DataStream<dev.kiln.operators.QuarantinedRecord> quarantine, DataStream<StageReport> reports) {}
 
   /** Corpus → parse → deduplicate. */
   private CorpusStreams readCorpus(StreamExecutionEnvironment env) {
@@ -215,30 +220,26 @@ public final class BuildJob {
     DataStream<RawRecord> raw = env.fromSource(source, WatermarkStrategy.noWatermarks(), "read-corpus");
 
     List<String> rootNames = roots.stream().map(org.apache.flink.core.fs.Path::toString).toList();
-    SingleOutputStreamOperator<SourcedDocument> parsed = raw
-        .process(new ParseFunction(new RecordParser(rootNames, config.ingest,
-            new SuppliedVectors(model.dimension(), model.normalize(), config.ingest.vectorUnitTolerance))))
-        .name("parse");
-    SingleOutputStreamOperator<Document> documents = parsed
-        .keyBy(new DocumentId())
-        .process(new DeduplicateFunction())
-        .name("deduplicate");
+    SingleOutputStreamOperator<SourcedDocument> parsed = ReportingStages.process(raw, "parse",
+        new ParseFunction(new RecordParser(rootNames, config.ingest,
+            new SuppliedVectors(model.dimension(), model.normalize(), config.ingest.vectorUnitTolerance))),
+        SourcedDocument.class, JobCounters.PARSE_STAGE);
+    SingleOutputStreamOperator<Document> documents = ReportingStages.process(parsed.keyBy(new DocumentId()),
+        "deduplicate", new DeduplicateFunction(), Document.class, JobCounters.DEDUPLICATE_STAGE);
     return new CorpusStreams(documents, parsed.getSideOutput(ParseFunction.QUARANTINE)
-        .union(documents.getSideOutput(ParseFunction.QUARANTINE)));
+        .union(documents.getSideOutput(ParseFunction.QUARANTINE)),
+        parsed.getSideOutput(StageReports.TAG).union(documents.getSideOutput(StageReports.TAG)));
   }
 
   private JobOutcome run(StreamExecutionEnvironment env, String snapshotId, DataStream<Document> documents,
-      ChangelogPlan changelog, ChangelogStages.Streams changes) throws Exception {
-    SingleOutputStreamOperator<Chunk> chunks = documents
-        .process(new ChunkFunction(config.chunker, config.embed.model))
-        .name("chunk");
+      ChangelogPlan changelog, ChangelogStages.Streams changes, DataStream<StageReport> stageReports,
+      CommitPlan plan) throws Exception {
+    SingleOutputStreamOperator<Chunk> chunks = ReportingStages.process(documents, "chunk",
+        new ChunkFunction(config.chunker, config.embed.model), Chunk.class, JobCounters.CHUNK_STAGE);
+    DataStream<StageReport> reports = stageReports.union(chunks.getSideOutput(StageReports.TAG));
 
     int threads = embedThreads(config.embed.threads, Runtime.getRuntime().availableProcessors(), config.parallelism);
-    // A remote root's stored vectors are read from the root itself, by the client and by the subtasks.
-    EmbeddingReuse.Plan reuse = remote
-        ? EmbeddingReuse.plan(config.embed, RemoteStorages.store(config.snapshots, config.filesystem), fingerprint,
-            model.dimension(), config.snapshots)
-        : EmbeddingReuse.plan(config.embed, new SnapshotStore(layout.root()), fingerprint, model.dimension());
+    EmbeddingReuse.Plan reuse = reusePlan();
     LOG.info("embed: {} slot(s) x {} engine thread(s) ({}), device {}, model {} {}; reuse: {}",
         config.parallelism, threads, config.embed.threads > 0 ? "embed.threads" : "cores / parallelism",
         config.embed.device, model.name(), fingerprint, reuse.reason());
@@ -250,14 +251,15 @@ public final class BuildJob {
         : layout.snapshotDir(snapshotId).resolve(VectorFiles.DIRECTORY).toString();
     // By content key, so each subtask needs only its own partition of the stored vectors.
     DataStream<Chunk> byKey = chunks.partitionCustom(new ContentKeyPartitioner(), new ContentKeySelector(keySettings));
-    DataStream<EmbeddedChunk> embedded = EmbedOperator.embed(byKey,
+    SingleOutputStreamOperator<EmbeddedChunk> embedded = EmbedOperator.embed(byKey,
             new EmbedFunction(config.embed, threads, fingerprint, keySettings,
                 config.chunker.breadcrumbPrefix, vectorsDir, reuse.source()))
         .setParallelism(config.parallelism);
+    reports = reports.union(embedded.getSideOutput(StageReports.TAG));
 
     int writers = Math.min(config.shards, config.parallelism);
     int shards = config.shards;
-    DataStream<ShardResult> written = changes != null
+    DataStream<StageReport> written = changes != null
         ? embedded.map(new ChangelogStages.Fresh()).name("fresh-chunks")
             .union(changes.removals())
             .partitionCustom(new ShardPartitioner(), new DocShardKey<ShardChange>(shards, ShardChange::docId))
@@ -275,38 +277,58 @@ public final class BuildJob {
         // partitionCustom + mapPartition does not inherit the routing's parallelism: set it, or
         // every shard would be written by one subtask.
         .setParallelism(writers);
-    written.sinkTo(new DiscardingSink<>()).name("shard-results").setParallelism(writers);
+    reports = reports.union(written);
     if (config.chunker.parents.enabled && changes != null) {
-      chunks.getSideOutput(ChunkFunction.PARENTS).map(new ChangelogStages.FreshParent()).name("fresh-parents")
+      reports = reports.union(chunks.getSideOutput(ChunkFunction.PARENTS)
+          .map(new ChangelogStages.FreshParent()).name("fresh-parents")
           .union(changes.parentRemovals())
           .partitionCustom(new ShardPartitioner(), new DocShardKey<ParentChange>(shards, ParentChange::docId))
           .fullWindowPartition()
           .mapPartition(new ChangelogParentWriterFunction(layout.root().toString(), snapshotId, changelog.base(),
               shards))
           .name("write-parents")
-          .setParallelism(writers)
-          .sinkTo(new DiscardingSink<>()).name("parent-results").setParallelism(writers);
+          .setParallelism(writers));
     } else if (config.chunker.parents.enabled) {
       // Parents are routed like their children and written once into the snapshot's docstore.
-      chunks.getSideOutput(ChunkFunction.PARENTS)
+      reports = reports.union(chunks.getSideOutput(ChunkFunction.PARENTS)
           .partitionCustom(new ShardPartitioner(), new DocShardKey<ParentChunk>(shards, ParentChunk::docId))
           .fullWindowPartition()
           .mapPartition(new ParentWriterFunction(remote ? config.snapshots : layout.root().toString(),
               snapshotId, shards))
           .name("write-parents")
-          .setParallelism(writers)
-          .sinkTo(new DiscardingSink<>()).name("parent-results").setParallelism(writers);
+          .setParallelism(writers));
     }
+    // The committer: one subtask, after every stage has reported (batch mode: after all writers ended).
+    reports.transform("commit", TypeInformation.of(Void.class), new CommitOperator(plan))
+        .setParallelism(1).setMaxParallelism(1)
+        .sinkTo(new DiscardingSink<>()).name("committed").setParallelism(1);
 
     LOG.info("submitting build of snapshot {} ({} shards, parallelism {})", snapshotId, shards, config.parallelism);
     JobExecutionResult result = env.execute("kiln build " + snapshotId);
     if (!result.isJobExecutionResult()) {
       throw new DetachedSubmission(snapshotId, result.getJobID().toString());
     }
-    List<ShardResult> results = result.getAccumulatorResult(ShardWriterFunction.RESULTS);
+    List<String> commit = result.getAccumulatorResult(CommitResult.ACCUMULATOR);
     List<QuarantineSummary> quarantine = result.getAccumulatorResult(QuarantineWriterFunction.SUMMARIES);
-    return new JobOutcome(result, results == null ? List.of() : results,
+    if (commit == null || commit.size() != 1) {
+      throw new IllegalStateException("the job finished without a commit result (" + commit + ")");
+    }
+    return new JobOutcome(result, CommitResult.fromJson(commit.get(0)),
         QuarantineSummary.merge(quarantine == null ? List.of() : quarantine), quarantineDir(snapshotId), reuse);
+  }
+
+  /**
+   * Which stored vectors the embed stage may reuse (decided before the job; a remote root's are read
+   * from the root itself, by the client and by the subtasks).
+   */
+  EmbeddingReuse.Plan reusePlan() {
+    if (reuse == null) {
+      reuse = remote
+          ? EmbeddingReuse.plan(config.embed, RemoteStorages.store(config.snapshots, config.filesystem), fingerprint,
+              model.dimension(), config.snapshots)
+          : EmbeddingReuse.plan(config.embed, new SnapshotStore(layout.root()), fingerprint, model.dimension());
+    }
+    return reuse;
   }
 
   /**
@@ -331,7 +353,7 @@ public final class BuildJob {
   }
 
   /** The job's output as seen by the client. */
-  public record JobOutcome(JobExecutionResult result, List<ShardResult> shards, QuarantineSummary quarantine,
+  public record JobOutcome(JobExecutionResult result, CommitResult commit, QuarantineSummary quarantine,
       String quarantineDir, EmbeddingReuse.Plan reuse) {
     public long counter(String name) {
       Object v = result.getAccumulatorResult(name);

@@ -12,7 +12,11 @@ import dev.kiln.model.RawRecord;
 import dev.kiln.model.ShardChange;
 import dev.kiln.operators.ChangelogParseFunction;
 import dev.kiln.operators.ChangelogResolveFunction;
+import dev.kiln.operators.JobCounters;
 import dev.kiln.operators.ParseFunction;
+import dev.kiln.operators.ReportingStages;
+import dev.kiln.operators.StageReport;
+import dev.kiln.operators.StageReports;
 import dev.kiln.operators.QuarantinedRecord;
 import java.util.HashMap;
 import java.util.Map;
@@ -38,7 +42,8 @@ final class ChangelogStages {
 
   /** Upserted documents, ids to remove from the base, and quarantined records. */
   record Streams(DataStream<Document> upserts, DataStream<ShardChange> removals,
-      DataStream<ParentChange> parentRemovals, DataStream<QuarantinedRecord> quarantine) {}
+      DataStream<ParentChange> parentRemovals, DataStream<QuarantinedRecord> quarantine,
+      DataStream<StageReport> reports) {}
 
   static Streams read(StreamExecutionEnvironment env, ChangelogPlan plan, BuildConfig config, String snapshotId) {
     java.util.Properties client = new java.util.Properties();
@@ -57,17 +62,16 @@ final class ChangelogStages {
         .setDeserializer(new ChangelogDeserializer(config.ingest.idField))
         .build();
     DataStream<RawRecord> raw = env.fromSource(source, WatermarkStrategy.noWatermarks(), "read-changelog");
-    SingleOutputStreamOperator<ChangeOp> ops = raw
-        .process(new ChangelogParseFunction(new ChangelogRecordParser(plan.topic(), config.ingest)))
-        .name("parse-changelog");
-    SingleOutputStreamOperator<ChangeOp> winners = ops
-        .keyBy(new OpId())
-        .process(new ChangelogResolveFunction())
-        .name("resolve-ops");
+    SingleOutputStreamOperator<ChangeOp> ops = ReportingStages.process(raw, "parse-changelog",
+        new ChangelogParseFunction(new ChangelogRecordParser(plan.topic(), config.ingest)), ChangeOp.class,
+        JobCounters.CHANGELOG_PARSE_STAGE);
+    SingleOutputStreamOperator<ChangeOp> winners = ReportingStages.process(ops.keyBy(new OpId()), "resolve-ops",
+        new ChangelogResolveFunction(), ChangeOp.class, JobCounters.CHANGELOG_RESOLVE_STAGE);
     DataStream<Document> upserts = winners.flatMap(new Upserted()).name("upserted-documents");
     DataStream<ShardChange> removals = winners.map(new Removal()).name("removals");
     DataStream<ParentChange> parentRemovals = winners.map(new ParentRemoval()).name("parent-removals");
-    return new Streams(upserts, removals, parentRemovals, ops.getSideOutput(ParseFunction.QUARANTINE));
+    return new Streams(upserts, removals, parentRemovals, ops.getSideOutput(ParseFunction.QUARANTINE),
+        ops.getSideOutput(StageReports.TAG).union(winners.getSideOutput(StageReports.TAG)));
   }
 
   private static Map<TopicPartition, Long> partitions(String topic, Map<Integer, Long> offsets) {

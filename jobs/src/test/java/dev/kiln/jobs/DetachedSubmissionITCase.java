@@ -2,19 +2,19 @@ package dev.kiln.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.config.BuildConfig;
+import dev.kiln.search.SearchMode;
+import dev.kiln.search.Searcher;
 import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.snapshot.SnapshotStore;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Stream;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.DeploymentOptions;
@@ -29,14 +29,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A detached submission (what {@code flink run -d} gives the job's main: a real submission and a
- * {@link DetachedJobExecutionResult}) builds the snapshot on the cluster but does not publish it: the client says so and fails, and leaves the snapshot it cannot
- * finish marked STAGING instead of deleting it from under the running job.
+ * {@link DetachedJobExecutionResult}) returns at once, and the job verifies and publishes the snapshot by
+ * itself, with no client attached.
  */
 class DetachedSubmissionITCase {
   @TempDir Path work;
 
   @Test
-  void detachedSubmissionBuildsButDoesNotPublishAndKeepsTheSnapshotStaging() throws Exception {
+  void detachedSubmissionPublishesWithNoClientAttached() throws Exception {
     Path corpus = work.resolve("corpus.jsonl");
     Files.write(corpus, List.of(
         StageMetricsITCase.line("tides", "Tides", "The moon's pull raises two bulges of sea water."),
@@ -62,30 +62,28 @@ class DetachedSubmissionITCase {
     StreamExecutionEnvironment env = new DetachedEnvironment(detached);
     env.setParallelism(2);
 
-    DetachedSubmission e = assertThrows(DetachedSubmission.class, () -> new SnapshotBuilder(config,
-        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))
-        .build(env));
-    assertTrue(e.getMessage().contains("without -d"), e.getMessage());
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    SnapshotBuilder.BuildReport report = new SnapshotBuilder(config, new PrintStream(log, true, StandardCharsets.UTF_8))
+        .build(env);
+    assertFalse(report.published(), "the client returns before the job has published anything");
+    String said = log.toString(StandardCharsets.UTF_8);
+    assertTrue(said.contains("submitted detached") && said.contains(report.snapshotId()), said);
 
-    Path snapshots = root.resolve(SnapshotLayout.SNAPSHOTS_DIR);
-    List<Path> built;
-    try (Stream<Path> s = Files.list(snapshots)) {
-      built = s.filter(Files::isDirectory).toList();
-    }
-    assertEquals(1, built.size(), built.toString());
-    Path snapshot = built.get(0);
-    assertTrue(e.getMessage().contains(snapshot.getFileName().toString()), e.getMessage());
-
-    // The job goes on without the client: both shards get committed (bounded wait, generous on a loaded machine).
+    // The job goes on without the client and publishes by itself (bounded wait, generous on a loaded machine).
+    SnapshotStore store = new SnapshotStore(root);
     long deadline = System.nanoTime() + 300_000_000_000L;
-    while (!(committed(snapshot.resolve(SnapshotLayout.shardDirName(0)))
-        && committed(snapshot.resolve(SnapshotLayout.shardDirName(1))))) {
-      assertTrue(System.nanoTime() < deadline, "the detached job never committed its shards in " + snapshot);
+    while (!store.current().map(report.snapshotId()::equals).orElse(false)) {
+      assertTrue(System.nanoTime() < deadline, "the detached job never published " + report.snapshotId());
       Thread.sleep(200); // polling a condition, not waiting for something to happen
     }
-    assertTrue(Files.exists(snapshot.resolve(SnapshotLayout.STAGING)), "unpublished: still marked STAGING");
-    assertFalse(Files.exists(snapshot.resolve(SnapshotLayout.MANIFEST)), "nothing wrote a manifest");
-    assertFalse(Files.exists(root.resolve(SnapshotLayout.CURRENT)), "nothing was published");
+    Path snapshot = root.resolve(SnapshotLayout.SNAPSHOTS_DIR).resolve(report.snapshotId());
+    assertFalse(Files.exists(snapshot.resolve(SnapshotLayout.STAGING)), "committed: no longer STAGING");
+    assertTrue(store.verify(store.manifest(report.snapshotId())).isEmpty(), "every file matches the manifest");
+    assertEquals("build", store.verifiedRecord(report.snapshotId()).orElseThrow().by(),
+        "verified by the job's own commit from the writers' checksums");
+    try (Searcher searcher = Searcher.open(root)) {
+      assertEquals("kelp", searcher.search("giant kelp growth", SearchMode.BM25, 1).results().get(0).docId());
+    }
   }
 
   /** Submits the job for real and returns at once, with the result a detached submission gives main(). */
@@ -98,15 +96,6 @@ class DetachedSubmissionITCase {
     public JobExecutionResult execute(String jobName) throws Exception {
       JobClient client = executeAsync(jobName);
       return new DetachedJobExecutionResult(client.getJobID());
-    }
-  }
-
-  private static boolean committed(Path shard) throws IOException {
-    if (!Files.isDirectory(shard)) {
-      return false;
-    }
-    try (Stream<Path> s = Files.list(shard)) {
-      return s.anyMatch(p -> p.getFileName().toString().startsWith("segments_"));
     }
   }
 }

@@ -22,7 +22,7 @@ import org.apache.flink.util.Collector;
  * parents of removed documents (an upsert's when its first fresh parent arrives) and gains the fresh
  * parents. Emits the live parents of its parts, also summed in {@link JobCounters#CHANGELOG_PARENTS}.
  */
-public final class ChangelogParentWriterFunction extends RichMapPartitionFunction<ParentChange, Long> {
+public final class ChangelogParentWriterFunction extends RichMapPartitionFunction<ParentChange, StageReport> {
   private static final long serialVersionUID = 1L;
 
   private final String snapshotsRoot;
@@ -72,7 +72,7 @@ public final class ChangelogParentWriterFunction extends RichMapPartitionFunctio
   }
 
   @Override
-  public void mapPartition(Iterable<ParentChange> changes, Collector<Long> out) throws IOException {
+  public void mapPartition(Iterable<ParentChange> changes, Collector<StageReport> out) throws IOException {
     int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
     SnapshotLayout layout = new SnapshotLayout(Path.of(snapshotsRoot));
@@ -125,6 +125,7 @@ public final class ChangelogParentWriterFunction extends RichMapPartitionFunctio
       live += part.writer.parents();
     }
     total.add(live);
-    out.collect(live);
+    out.collect(ParentParts.report("write-parents", getRuntimeContext(),
+        ParentParts.describe(layout, snapshotId, parts.keySet())));
   }
 }

@@ -14,7 +14,6 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import org.apache.flink.api.common.accumulators.ListAccumulator;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapPartitionFunction;
@@ -35,7 +34,7 @@ import org.apache.lucene.util.Bits;
  * its first fresh chunk arrives (a Lucene delete affects only documents added before it), and a
  * removal that comes after fresh chunks of the same id is skipped. Local snapshots roots only.
  */
-public final class ChangelogShardWriterFunction extends RichMapPartitionFunction<ShardChange, ShardResult> {
+public final class ChangelogShardWriterFunction extends RichMapPartitionFunction<ShardChange, StageReport> {
   private static final long serialVersionUID = 1L;
 
   private final String snapshotsRoot;
@@ -44,7 +43,6 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
   private final int shards;
   private final int dimension;
   private final IndexConfig config;
-  private transient ListAccumulator<ShardResult> results;
   private transient LongCounter written;
   private transient LongCounter unknownDeletes;
   private transient LongCounter removedChunks;
@@ -63,8 +61,6 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
 
   @Override
   public void open(OpenContext ctx) {
-    results = new ListAccumulator<>();
-    getRuntimeContext().addAccumulator(ShardWriterFunction.RESULTS, results);
     written = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_WRITTEN);
     unknownDeletes = getRuntimeContext().getLongCounter(JobCounters.CHANGELOG_DELETE_UNKNOWN);
     removedChunks = getRuntimeContext().getLongCounter(JobCounters.CHANGELOG_CHUNKS_REMOVED);
@@ -120,7 +116,7 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
   }
 
   @Override
-  public void mapPartition(Iterable<ShardChange> changes, Collector<ShardResult> out) throws IOException {
+  public void mapPartition(Iterable<ShardChange> changes, Collector<StageReport> out) throws IOException {
     int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
     SnapshotLayout layout = new SnapshotLayout(Path.of(snapshotsRoot));
@@ -170,11 +166,14 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
       }
       throw e;
     }
+    boolean first = true;
     for (Map.Entry<Integer, ShardState> e : states.entrySet()) {
-      ShardIndexWriter w = e.getValue().writer;
-      ShardResult r = new ShardResult(e.getKey(), w.directory().toString(), w.chunks(), w.documents(), subtask);
-      results.add(r);
-      out.collect(r);
+      long start = System.nanoTime();
+      ShardResult r = ShardFinisher.finish(e.getKey(), e.getValue().writer, subtask, config);
+      timer.add(start);
+      out.collect(StageReport.shard(r, first
+          ? StageReports.of("write-shards", getRuntimeContext(), JobCounters.WRITE_STAGE).counters() : Map.of()));
+      first = false;
     }
   }
 

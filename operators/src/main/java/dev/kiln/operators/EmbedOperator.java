@@ -45,5 +45,7 @@ public final class EmbedOperator extends AbstractUdfStreamOperator<EmbeddedChunk
   public void endInput() {
     collector.eraseTimestamp();
     userFunction.finish(collector);
+    output.collect(StageReports.TAG, new StreamRecord<>(StageReports.of("embed", getRuntimeContext(),
+        JobCounters.EMBED_STAGE)));
   }
 }

@@ -1,6 +1,11 @@
 package dev.kiln.operators;
 
-/** Names of the Flink accumulators the build job's stages report; the job prints them at the end. */
+import java.util.List;
+
+/**
+ * Names of the Flink accumulators the build job's stages report; the client prints them at the end,
+ * and each stage's own list below goes to the job's committer in a {@link StageReport}.
+ */
 public final class JobCounters {
   private JobCounters() {}
 
@@ -42,4 +47,17 @@ public final class JobCounters {
   public static final String TIME_CHUNK = "time.chunk.ns";
   public static final String TIME_EMBED = "time.embed.ns";
   public static final String TIME_WRITE = "time.write.ns";
+
+  /** What each stage owns and reports to the committer (no name twice within one chain of operators). */
+  public static final List<String> PARSE_STAGE = List.of(RECORDS_READ, DOCUMENTS, QUARANTINED, TIME_PARSE);
+  public static final List<String> DEDUPLICATE_STAGE = List.of(DOCUMENTS, QUARANTINED);
+  public static final List<String> CHUNK_STAGE = List.of(CHUNKS, CHUNKS_OVERSIZE, PARENTS, TIME_CHUNK);
+  public static final List<String> EMBED_STAGE = List.of(CHUNKS_EMBEDDED, CHUNKS_REUSED, CHUNKS_SUPPLIED,
+      CHUNKS_TRUNCATED, MODEL_LOADS, TIME_EMBED);
+  public static final List<String> WRITE_STAGE = List.of(CHUNKS_WRITTEN, TIME_WRITE, CHANGELOG_CHUNKS_REMOVED,
+      CHANGELOG_DELETE_UNKNOWN);
+  public static final List<String> PARENTS_STAGE = List.of(PARENTS_WRITTEN, CHANGELOG_PARENTS);
+  public static final List<String> CHANGELOG_PARSE_STAGE = List.of(RECORDS_READ, QUARANTINED, TIME_PARSE);
+  public static final List<String> CHANGELOG_RESOLVE_STAGE = List.of(DOCUMENTS, CHANGELOG_UPSERTS, CHANGELOG_DELETES,
+      CHANGELOG_SUPERSEDED);
 }

@@ -9,6 +9,7 @@ import dev.kiln.snapshot.io.RemoteFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.api.common.accumulators.LongCounter;
@@ -22,7 +23,7 @@ import org.apache.flink.util.Collector;
  * ones included. Emits the number of parents it wrote. A remote snapshots root gets the parts written
  * on local disk first and uploaded, as {@link ShardWriterFunction} does with shards.
  */
-public final class ParentWriterFunction extends RichMapPartitionFunction<ParentChunk, Long> {
+public final class ParentWriterFunction extends RichMapPartitionFunction<ParentChunk, StageReport> {
   private static final long serialVersionUID = 1L;
 
   private final String snapshotsRoot;
@@ -44,14 +45,13 @@ public final class ParentWriterFunction extends RichMapPartitionFunction<ParentC
   }
 
   @Override
-  public void mapPartition(Iterable<ParentChunk> parents, Collector<Long> out) throws IOException {
+  public void mapPartition(Iterable<ParentChunk> parents, Collector<StageReport> out) throws IOException {
     int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
     boolean remote = FlinkFileSystems.isRemote(snapshotsRoot);
     Path staging = remote ? Files.createTempDirectory("kiln-parents-" + snapshotId + "-" + subtask + "-") : null;
     SnapshotLayout layout = new SnapshotLayout(remote ? staging : Path.of(snapshotsRoot));
     Map<Integer, ParentStoreWriter> writers = new TreeMap<>();
-    long count = 0;
     try {
       for (ParentChunk p : parents) {
         long start = System.nanoTime();
@@ -67,7 +67,6 @@ public final class ParentWriterFunction extends RichMapPartitionFunction<ParentC
         }
         w.add(p);
         written.add(1);
-        count++;
         timer.add(start);
       }
       for (int shard = subtask; shard < shards; shard += parallelism) {
@@ -89,6 +88,13 @@ public final class ParentWriterFunction extends RichMapPartitionFunction<ParentC
         throw failure;
       }
     }
+    List<dev.kiln.snapshot.Manifest.FileEntry> files;
+    try {
+      files = ParentParts.describe(layout, snapshotId, writers.keySet());
+    } catch (IOException e) {
+      deleteQuietly(staging);
+      throw e;
+    }
     if (remote) {
       try {
         for (int shard : writers.keySet()) {
@@ -100,7 +106,7 @@ public final class ParentWriterFunction extends RichMapPartitionFunction<ParentC
         deleteQuietly(staging);
       }
     }
-    out.collect(count);
+    out.collect(ParentParts.report("write-parents", getRuntimeContext(), files));
   }
 
   private static void deleteQuietly(Path dir) {

@@ -8,6 +8,7 @@ import java.io.OutputStreamWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Locale;
+import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.accumulators.ListAccumulator;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -20,9 +21,9 @@ import org.apache.flink.util.Collector;
  * Writes quarantined records as JSON lines, one file per subtask ({@code part-00000.jsonl}, …) under
  * the quarantine directory, through Flink's file system API so the directory may be on any file
  * system. A subtask that receives nothing writes no file. Counts by reason and by source go to the
- * {@link #SUMMARIES} accumulator.
+ * job's committer ({@link StageReport}) and to the {@link #SUMMARIES} accumulator (the client's table).
  */
-public final class QuarantineWriterFunction extends RichMapPartitionFunction<QuarantinedRecord, Void> {
+public final class QuarantineWriterFunction extends RichMapPartitionFunction<QuarantinedRecord, StageReport> {
   private static final long serialVersionUID = 1L;
   public static final String SUMMARIES = "kiln.quarantine-summaries";
   private static final ObjectWriter JSON = new ObjectMapper().writer();
@@ -41,7 +42,7 @@ public final class QuarantineWriterFunction extends RichMapPartitionFunction<Qua
   }
 
   @Override
-  public void mapPartition(Iterable<QuarantinedRecord> records, Collector<Void> out) throws IOException {
+  public void mapPartition(Iterable<QuarantinedRecord> records, Collector<StageReport> out) throws IOException {
     int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     Path file = new Path(directory, String.format(Locale.ROOT, "part-%05d.jsonl", subtask));
     Map<String, Long> byReason = new HashMap<>();
@@ -65,7 +66,9 @@ public final class QuarantineWriterFunction extends RichMapPartitionFunction<Qua
       }
     }
     if (writer != null) {
-      summaries.add(new QuarantineSummary(file.toString(), byReason, bySource));
+      QuarantineSummary summary = new QuarantineSummary(file.toString(), byReason, bySource);
+      summaries.add(summary);
+      out.collect(new StageReport("write-quarantine", subtask, Map.of(), null, summary, List.of()));
     }
   }
 }

@@ -14,9 +14,9 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
 import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.flink.api.common.accumulators.ListAccumulator;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapPartitionFunction;
@@ -26,18 +26,17 @@ import org.apache.flink.util.Collector;
  * Shard write stage. Subtask {@code i} of {@code p} owns shards {@code s} with {@code s mod p == i}
  * (the partitioner sends it exactly those chunks) and writes one Lucene index per owned shard into the
  * snapshot's directory. Owned shards that received no chunk are still written, empty, so that the
- * merger can tell an empty shard from a missing one.
+ * committer can tell an empty shard from a missing one. Each finished shard is merged, probed and
+ * described here ({@link ShardFinisher}), on the disk that holds it, and reported to the committer.
  */
-public final class ShardWriterFunction extends RichMapPartitionFunction<EmbeddedChunk, ShardResult> {
+public final class ShardWriterFunction extends RichMapPartitionFunction<EmbeddedChunk, StageReport> {
   private static final long serialVersionUID = 1L;
-  public static final String RESULTS = "kiln.shard-results";
 
   private final String snapshotsRoot;
   private final String snapshotId;
   private final int shards;
   private final int dimension;
   private final IndexConfig config;
-  private transient ListAccumulator<ShardResult> results;
   private transient LongCounter written;
   private transient StageTimer timer;
   private transient WriteMetrics metrics;
@@ -53,15 +52,13 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
 
   @Override
   public void open(OpenContext ctx) {
-    results = new ListAccumulator<>();
-    getRuntimeContext().addAccumulator(RESULTS, results);
     written = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_WRITTEN);
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_WRITE);
     metrics = new WriteMetrics(getRuntimeContext().getMetricGroup());
   }
 
   @Override
-  public void mapPartition(Iterable<EmbeddedChunk> chunks, Collector<ShardResult> out) throws IOException {
+  public void mapPartition(Iterable<EmbeddedChunk> chunks, Collector<StageReport> out) throws IOException {
     int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
     boolean remote = FlinkFileSystems.isRemote(snapshotsRoot);
@@ -100,20 +97,26 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
         w.close();
         timer.add(start);
       }
+      List<ShardResult> finished = new ArrayList<>();
       for (Map.Entry<Integer, ShardIndexWriter> e : writers.entrySet()) {
         ShardIndexWriter w = e.getValue();
+        long start = System.nanoTime();
         metrics.shard(w.directory());
-        String directory = w.directory().toString();
+        ShardResult r = ShardFinisher.finish(e.getKey(), w, subtask, config);
         if (remote) {
-          long start = System.nanoTime();
-          directory = new org.apache.flink.core.fs.Path(snapshotsRoot, SnapshotLayout.SNAPSHOTS_DIR + "/"
+          String directory = new org.apache.flink.core.fs.Path(snapshotsRoot, SnapshotLayout.SNAPSHOTS_DIR + "/"
               + snapshotId + "/" + SnapshotLayout.shardDirName(e.getKey())).toString();
           RemoteFiles.uploadDir(w.directory(), directory);
-          timer.add(start);
+          r = r.at(directory);
         }
-        ShardResult r = new ShardResult(e.getKey(), directory, w.chunks(), w.documents(), subtask);
-        results.add(r);
-        out.collect(r);
+        timer.add(start);
+        finished.add(r);
+      }
+      // One report per shard; this subtask's counters ride on the first (they are summed by the committer).
+      for (int i = 0; i < finished.size(); i++) {
+        out.collect(StageReport.shard(finished.get(i), i == 0
+            ? StageReports.of("write-shards", getRuntimeContext(), JobCounters.WRITE_STAGE).counters()
+            : Map.of()));
       }
     } catch (IOException | RuntimeException e) {
       for (ShardIndexWriter w : writers.values()) {

@@ -9,6 +9,8 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The recall gate before publishing: {@link RecallProbe} on every shard of a snapshot, against
@@ -26,14 +28,33 @@ public final class RecallFloor {
    */
   public static double enforce(SnapshotLayout layout, String id, List<Integer> shards, IndexConfig index)
       throws IOException {
+    Map<Integer, Double> recalls = new TreeMap<>();
+    for (int shard : shards) {
+      recalls.put(shard, probe(layout.shardDir(id, shard), shard, index));
+    }
+    return check(id, recalls, index);
+  }
+
+  /** The probe on one shard as the gate runs it (seeded by the shard number, so reruns agree). */
+  public static double probe(java.nio.file.Path shardDir, int shard, IndexConfig index) throws IOException {
+    return RecallProbe.recall(shardDir, index.recallProbeSamples, index.recallProbeK, KnnSearch.DEFAULT_EF,
+        VectorEncoding.parse(index.vectorEncoding).quantized(), 17L * shard + 1);
+  }
+
+  /**
+   * Applies the floor to recalls already measured (by the shard writers, on the files they wrote).
+   *
+   * @return the lowest recall over the shards
+   * @throws GateFailedException naming every shard below the floor
+   */
+  public static double check(String id, Map<Integer, Double> recalls, IndexConfig index) {
     double min = 1.0;
     List<String> low = new ArrayList<>();
-    for (int shard : shards) {
-      double recall = RecallProbe.recall(layout.shardDir(id, shard), index.recallProbeSamples, index.recallProbeK,
-          KnnSearch.DEFAULT_EF, VectorEncoding.parse(index.vectorEncoding).quantized(), 17L * shard + 1);
+    for (Map.Entry<Integer, Double> e : recalls.entrySet()) {
+      double recall = e.getValue();
       min = Math.min(min, recall);
       if (recall < index.recallFloor) {
-        low.add(String.format(Locale.ROOT, "shard %d recall@%d %.3f", shard, index.recallProbeK, recall));
+        low.add(String.format(Locale.ROOT, "shard %d recall@%d %.3f", e.getKey(), index.recallProbeK, recall));
       }
     }
     if (!low.isEmpty()) {

@@ -4,9 +4,7 @@ import dev.kiln.index.KnnSearch;
 import dev.kiln.index.ShardSchema;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Random;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.FloatVectorValues;
@@ -45,40 +43,35 @@ public final class RecallProbe {
   public static double recall(Path shardDir, int samples, int k, int ef, boolean rescore, long seed)
       throws IOException {
     try (FSDirectory dir = FSDirectory.open(shardDir); DirectoryReader reader = DirectoryReader.open(dir)) {
-      List<float[]> vectors = new ArrayList<>();
-      List<Integer> docs = new ArrayList<>();
+      // Doc ids of the vectors, in order; the vectors themselves stay in the (memory-mapped) index and
+      // are streamed once per sampled query, so a probe on a shard of millions of chunks holds one
+      // float per vector (its exact score) rather than every vector on the heap.
+      int count = 0;
       for (LeafReaderContext leaf : reader.leaves()) {
         FloatVectorValues values = leaf.reader().getFloatVectorValues(ShardSchema.VECTOR);
-        if (values == null) {
-          continue;
-        }
-        KnnVectorValues.DocIndexIterator it = values.iterator();
-        for (int doc = it.nextDoc(); doc != KnnVectorValues.DocIndexIterator.NO_MORE_DOCS; doc = it.nextDoc()) {
-          vectors.add(values.vectorValue(it.index()).clone());
-          docs.add(leaf.docBase + doc);
-        }
+        count += values == null ? 0 : values.size();
       }
-      if (vectors.isEmpty() || samples <= 0) {
+      if (count == 0 || samples <= 0) {
         return 1.0;
       }
+      int[] docs = new int[count];
+      streamScores(reader, null, docs, null);
       IndexSearcher searcher = new IndexSearcher(reader);
       Random random = new Random(seed);
-      int n = Math.min(samples, vectors.size());
+      int n = Math.min(samples, count);
+      float[] exact = new float[count];
       double sum = 0;
       for (int q = 0; q < n; q++) {
-        float[] query = vectors.get(random.nextInt(vectors.size()));
-        float[] exact = new float[vectors.size()];
-        for (int i = 0; i < exact.length; i++) {
-          exact[i] = VectorSimilarityFunction.DOT_PRODUCT.compare(query, vectors.get(i));
-        }
-        int kk = Math.min(k, exact.length);
+        float[] query = vectorAt(reader, random.nextInt(count));
+        streamScores(reader, query, null, exact);
+        int kk = Math.min(k, count);
         float[] sorted = exact.clone();
         Arrays.sort(sorted);
         float kth = sorted[sorted.length - kk];
         TopDocs ann = KnnSearch.search(searcher, ShardSchema.VECTOR, query, kk, ef, null, rescore);
         int hits = 0;
         for (ScoreDoc sd : ann.scoreDocs) {
-          int i = java.util.Collections.binarySearch(docs, sd.doc);
+          int i = Arrays.binarySearch(docs, sd.doc);
           if (i >= 0 && exact[i] >= kth - 1e-6f) {
             hits++;
           }
@@ -87,5 +80,43 @@ public final class RecallProbe {
       }
       return sum / n;
     }
+  }
+
+  /** Visits every vector in doc order: records its doc id into {@code docs} and/or its score against {@code query}. */
+  private static void streamScores(DirectoryReader reader, float[] query, int[] docs, float[] scores)
+      throws IOException {
+    int i = 0;
+    for (LeafReaderContext leaf : reader.leaves()) {
+      FloatVectorValues values = leaf.reader().getFloatVectorValues(ShardSchema.VECTOR);
+      if (values == null) {
+        continue;
+      }
+      KnnVectorValues.DocIndexIterator it = values.iterator();
+      for (int doc = it.nextDoc(); doc != KnnVectorValues.DocIndexIterator.NO_MORE_DOCS; doc = it.nextDoc()) {
+        if (docs != null) {
+          docs[i] = leaf.docBase + doc;
+        }
+        if (query != null) {
+          scores[i] = VectorSimilarityFunction.DOT_PRODUCT.compare(query, values.vectorValue(it.index()));
+        }
+        i++;
+      }
+    }
+  }
+
+  /** A copy of the {@code n}-th vector in doc order. */
+  private static float[] vectorAt(DirectoryReader reader, int n) throws IOException {
+    int base = 0;
+    for (LeafReaderContext leaf : reader.leaves()) {
+      FloatVectorValues values = leaf.reader().getFloatVectorValues(ShardSchema.VECTOR);
+      if (values == null) {
+        continue;
+      }
+      if (n < base + values.size()) {
+        return values.vectorValue(n - base).clone();
+      }
+      base += values.size();
+    }
+    throw new IllegalArgumentException("no vector " + n);
   }
 }

@@ -118,6 +118,20 @@ public final class SnapshotPublisher {
    * @throws PublishConflictException when {@code CURRENT} moved and {@code force} is false
    */
   public void publish(String snapshotId, String expected, boolean force, boolean overrideGate) {
+    publish(snapshotId, expected, force, overrideGate, true);
+  }
+
+  /**
+   * The build's own publish: as {@link #publish(String, String, boolean, boolean)}, but the files are
+   * checked for presence and size only, because their SHA-256 in the manifest was computed by the
+   * writers from the bytes they wrote; {@code VERIFIED} records {@code by: build}. Reading every file
+   * back here would download a remote snapshot into the committer.
+   */
+  public void publishBuilt(String snapshotId, String expected, boolean force) {
+    publish(snapshotId, expected, force, false, false);
+  }
+
+  private void publish(String snapshotId, String expected, boolean force, boolean overrideGate, boolean hash) {
     if (!store.hasManifest(snapshotId)) {
       throw new SnapshotException("cannot publish " + snapshotId + ": it has no manifest (unfinished or removed)");
     }
@@ -127,7 +141,7 @@ public final class SnapshotPublisher {
           + " built (" + held.get().reason() + "); publish it anyway with 'kiln snapshots publish " + snapshotId
           + " --force' (its files are still verified)");
     }
-    List<String> problems = store.verifyAndRecord(snapshotId, "publish");
+    List<String> problems = store.verifyAndRecord(snapshotId, hash ? "publish" : "build", hash);
     if (!problems.isEmpty()) {
       throw new SnapshotException("snapshot " + snapshotId + " under " + store.layout().root()
           + " failed verification and will not be published: " + String.join("; ", problems));

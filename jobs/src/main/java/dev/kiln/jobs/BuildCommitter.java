@@ -1,0 +1,217 @@
+package dev.kiln.jobs;
+
+import dev.kiln.index.ParentStoreWriter;
+import dev.kiln.internal.PausePoint;
+import dev.kiln.model.ShardResult;
+import dev.kiln.operators.JobCounters;
+import dev.kiln.operators.QuarantineSummary;
+import dev.kiln.operators.StageReport;
+import dev.kiln.publish.GateFailedException;
+import dev.kiln.publish.PublishConflictException;
+import dev.kiln.publish.RecallFloor;
+import dev.kiln.publish.ShardVerifier;
+import dev.kiln.publish.SnapshotPublisher;
+import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.SnapshotException;
+import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.snapshot.io.RemoteStorages;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The end of every build, inside the job: from the stages' reports alone, check the input was good
+ * enough, that every shard arrived exactly once with the expected chunks, apply the recall gate, write
+ * the manifest (the commit record) and compare-and-set {@code CURRENT}. Nothing is read back or
+ * downloaded: the writers described their own files, and the storage is asked only for the file set
+ * and sizes before {@code VERIFIED} is recorded ({@code by: build}).
+ *
+ * <p>Failures keep the protocol's promises: before the manifest, the unpublished snapshot is removed
+ * (its stored vectors kept for the next build); a failed gate writes a {@code HELD} manifest and keeps
+ * everything; a lost compare-and-set keeps the complete snapshot.
+ */
+final class BuildCommitter {
+  private static final Logger LOG = LoggerFactory.getLogger(BuildCommitter.class);
+
+  /** Counters the manifest records (corpus builds; changelog builds add theirs). */
+  private static final List<String> MANIFEST_COUNTERS = List.of(JobCounters.RECORDS_READ, JobCounters.DOCUMENTS,
+      JobCounters.QUARANTINED, JobCounters.CHUNKS, JobCounters.CHUNKS_EMBEDDED, JobCounters.CHUNKS_REUSED,
+      JobCounters.CHUNKS_TRUNCATED, JobCounters.CHUNKS_OVERSIZE, JobCounters.PARENTS, JobCounters.CHUNKS_SUPPLIED,
+      JobCounters.MODEL_LOADS);
+  private static final List<String> CHANGELOG_COUNTERS = List.of(JobCounters.CHANGELOG_UPSERTS,
+      JobCounters.CHANGELOG_DELETES, JobCounters.CHANGELOG_DELETE_UNKNOWN, JobCounters.CHANGELOG_SUPERSEDED,
+      JobCounters.CHANGELOG_CHUNKS_REMOVED);
+
+  private final CommitPlan plan;
+
+  BuildCommitter(CommitPlan plan) {
+    this.plan = plan;
+  }
+
+  SnapshotStore store() {
+    return plan.remote ? RemoteStorages.store(plan.snapshotsRoot, plan.filesystem)
+        : new SnapshotStore(Path.of(plan.snapshotsRoot));
+  }
+
+  CommitResult commit(List<StageReport> reports) throws IOException {
+    long start = System.currentTimeMillis();
+    String id = plan.snapshotId;
+    SnapshotStore store = store();
+    SnapshotPublisher publisher = new SnapshotPublisher(store);
+    Map<String, Long> totals = new TreeMap<>();
+    List<QuarantineSummary> quarantine = new ArrayList<>();
+    List<ShardResult> shardResults = new ArrayList<>();
+    List<Manifest.FileEntry> docstoreFiles = new ArrayList<>();
+    for (StageReport r : reports) {
+      r.counters().forEach((k, v) -> totals.merge(k, v, Long::sum));
+      if (r.quarantine() != null) {
+        quarantine.add(r.quarantine());
+      }
+      if (r.shard() != null) {
+        shardResults.add(r.shard());
+      }
+      docstoreFiles.addAll(r.files());
+    }
+    QuarantineSummary bad = QuarantineSummary.merge(quarantine);
+    Manifest manifest;
+    GateFailedException gate = null;
+    double minRecall = -1;
+    int before = 0;
+    int after = 0;
+    try {
+      BadInputCheck.check(count(totals, JobCounters.RECORDS_READ), count(totals, JobCounters.QUARANTINED),
+          plan.maxBadFraction, bad, plan.quarantineDir);
+      if (count(totals, JobCounters.DOCUMENTS) == 0 && plan.changelog == null) {
+        throw new SnapshotException("no documents were read (" + count(totals, JobCounters.RECORDS_READ)
+            + " records, " + count(totals, JobCounters.QUARANTINED) + " quarantined): nothing to publish");
+      }
+      // A changelog build's shards hold the base's chunks minus those removed plus the fresh ones.
+      long expected = count(totals, JobCounters.CHUNKS_EMBEDDED) + count(totals, JobCounters.CHUNKS_REUSED)
+          + count(totals, JobCounters.CHUNKS_SUPPLIED) + (plan.changelog == null ? 0
+          : plan.changelog.baseChunks() - count(totals, JobCounters.CHANGELOG_CHUNKS_REMOVED));
+      List<ShardResult> shards;
+      try {
+        shards = ShardVerifier.verifyReported(id, plan.shards, shardResults, expected);
+      } catch (GateFailedException e) {
+        gate = e; // every shard is there, but the counts disagree: hold, do not discard
+        shards = e.shards();
+      }
+      for (ShardResult r : shards) {
+        before += r.segmentsBefore();
+        after += r.segmentsAfter();
+      }
+      if (plan.index.recallProbeSamples > 0) {
+        Map<Integer, Double> recalls = new TreeMap<>();
+        shards.forEach(r -> recalls.put(r.shard(), r.recall()));
+        try {
+          minRecall = RecallFloor.check(id, recalls, plan.index);
+        } catch (GateFailedException e) {
+          gate = gate != null ? gate : e;
+        }
+      }
+      manifest = manifest(store, shards, totals, bad, docstore(totals, docstoreFiles));
+      if (gate != null) {
+        publisher.writeHeldManifest(manifest, gate.gate(), gate.getMessage());
+      } else {
+        publisher.writeManifest(manifest);
+      }
+    } catch (RuntimeException | IOException e) {
+      discard(publisher);
+      throw e;
+    }
+    if (gate != null) {
+      // A failed gate is no reason to throw away hours of embedding: the snapshot stays, complete and
+      // checksummed but HELD, and the message says how to go on.
+      throw new SnapshotException(gate.getMessage() + ". Its shards and vectors are kept (snapshot " + id
+          + " is HELD, not published): publish it anyway with 'kiln snapshots publish " + id + " --force' (every"
+          + " file is still verified), or fix the cause and rerun the build with '--reuse-from " + id
+          + "' to reuse its vectors");
+    }
+    PausePoint.reached("before-current");
+    if (plan.publish) {
+      try {
+        publisher.publishBuilt(id, plan.base, plan.force);
+      } catch (PublishConflictException e) {
+        throw e; // the snapshot is complete and verified: keep it, so it can still be published by hand
+      } catch (RuntimeException e) {
+        discard(publisher); // the failure may follow a compare-and-set that succeeded: discard checks CURRENT
+        throw e;
+      }
+    }
+    long millis = System.currentTimeMillis() - start;
+    LOG.info("committed snapshot {} ({}) in {} ms", id, plan.publish ? "published" : "not published", millis);
+    return new CommitResult(id, plan.publish, manifest, minRecall, before, after, millis);
+  }
+
+  private void discard(SnapshotPublisher publisher) {
+    if (publisher.discardUnpublished(plan.snapshotId)) {
+      LOG.info("removed unpublished snapshot {}", plan.snapshotId);
+    }
+  }
+
+  private static long count(Map<String, Long> totals, String name) {
+    return totals.getOrDefault(name, 0L);
+  }
+
+  /** The parents docstore: every parent cut was written, and every shard's part arrived. */
+  private Manifest.DocstoreEntry docstore(Map<String, Long> totals, List<Manifest.FileEntry> files) {
+    if (!plan.parents) {
+      return null;
+    }
+    long written = count(totals, JobCounters.PARENTS_WRITTEN);
+    if (plan.changelog == null && count(totals, JobCounters.PARENTS) != written) {
+      throw new SnapshotException("docstore of snapshot " + plan.snapshotId + ": " + count(totals, JobCounters.PARENTS)
+          + " parents were cut but " + written + " written");
+    }
+    for (int shard = 0; shard < plan.shards; shard++) {
+      String prefix = SnapshotLayout.shardDirName(shard) + "/";
+      if (files.stream().noneMatch(f -> f.name().startsWith(prefix))) {
+        throw new SnapshotException("docstore of snapshot " + plan.snapshotId + ": part " + prefix + " is missing");
+      }
+    }
+    List<Manifest.FileEntry> sorted = new ArrayList<>(files);
+    sorted.sort(Comparator.comparing(Manifest.FileEntry::name));
+    // A changelog build's docstore also holds the base's parents of documents it left alone.
+    long parents = plan.changelog != null ? count(totals, JobCounters.CHANGELOG_PARENTS) : written;
+    return new Manifest.DocstoreEntry(SnapshotLayout.PARENTS, ParentStoreWriter.FORMAT, parents, sorted);
+  }
+
+  private Manifest manifest(SnapshotStore store, List<ShardResult> shards, Map<String, Long> totals,
+      QuarantineSummary bad, Manifest.DocstoreEntry docstore) throws IOException {
+    Manifest draft = SnapshotStore.json().readValue(plan.manifestDraft, Manifest.class);
+    List<Manifest.ShardEntry> entries = new ArrayList<>();
+    for (ShardResult r : shards) {
+      entries.add(new Manifest.ShardEntry(r.shard(), SnapshotLayout.shardDirName(r.shard()), r.chunks(),
+          r.documents(), r.files()));
+    }
+    Map<String, Long> counters = new LinkedHashMap<>();
+    MANIFEST_COUNTERS.forEach(name -> counters.put(name, count(totals, name)));
+    long quarantined = count(totals, JobCounters.QUARANTINED);
+    Manifest.EmbeddingsInfo drafted = draft.embeddings();
+    Manifest.EmbeddingsInfo embeddings = new Manifest.EmbeddingsInfo(drafted.directory(), drafted.modelFingerprint(),
+        drafted.dimension(), count(totals, JobCounters.CHUNKS_EMBEDDED), count(totals, JobCounters.CHUNKS_REUSED),
+        plan.reusedFrom, StoredVectorParts.describe(store.storage(), plan.snapshotId, drafted.directory()),
+        count(totals, JobCounters.CHUNKS_SUPPLIED));
+    Manifest m = new Manifest(Manifest.FORMAT_VERSION, plan.snapshotId, Instant.now().toString(), draft.parent(),
+        draft.model(), draft.chunker(), draft.index(), counters, entries,
+        new Manifest.QuarantineInfo(quarantined, bad.byReason(), quarantined > 0 ? plan.quarantineDir : null),
+        embeddings, docstore);
+    if (plan.changelog != null) {
+      CHANGELOG_COUNTERS.forEach(name -> m.counters().put(name, count(totals, name)));
+      CommitPlan.ChangelogCommit c = plan.changelog;
+      return m.withChangelog(new Manifest.ChangelogInfo(c.topic(), c.endOffsets(), c.startOffsets(), c.base(),
+          count(totals, JobCounters.CHANGELOG_UPSERTS), count(totals, JobCounters.CHANGELOG_DELETES),
+          count(totals, JobCounters.CHANGELOG_DELETE_UNKNOWN)));
+    }
+    return m;
+  }
+}

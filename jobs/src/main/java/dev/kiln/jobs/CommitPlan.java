@@ -1,0 +1,67 @@
+package dev.kiln.jobs;
+
+import dev.kiln.config.IndexConfig;
+import java.io.Serializable;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Everything the job's committer needs, decided by the client before the job is submitted, so that the
+ * commit (verify, manifest, publish) runs the same inside a detached or application-mode job as on the
+ * CLI's embedded mini-cluster. The static part of the manifest (model, chunker, index settings, parent)
+ * travels as its JSON ({@code manifestDraft}): the committer adds what only the job knows.
+ */
+final class CommitPlan implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  final String snapshotId;
+  /** What CURRENT named when the build started (null: nothing): the compare-and-set's expected value. */
+  final String base;
+  final boolean publish;
+  final boolean force;
+  /** The snapshots root as the user gave it (a local path, or a remote URI). */
+  final String snapshotsRoot;
+  final boolean remote;
+  /** File system settings ({@code filesystem:}) for a remote root's storage. */
+  final HashMap<String, String> filesystem;
+  final int shards;
+  final boolean parents;
+  final double maxBadFraction;
+  final String quarantineDir;
+  final IndexConfig index;
+  final String manifestDraft;
+  /** The snapshot whose stored vectors the embed stage reuses, or null. */
+  final String reusedFrom;
+  /** A changelog build's range and base, or null for a corpus build. */
+  final ChangelogCommit changelog;
+
+  /** A changelog build's facts for the manifest and the expected chunk count. */
+  record ChangelogCommit(String topic, String base, long baseChunks, Map<String, Long> startOffsets,
+      Map<String, Long> endOffsets) implements Serializable {
+    ChangelogCommit {
+      startOffsets = new HashMap<>(startOffsets);
+      endOffsets = new HashMap<>(endOffsets);
+    }
+  }
+
+  @SuppressWarnings("ParameterNumber") // a value object: one parameter per decision
+  CommitPlan(String snapshotId, String base, boolean publish, boolean force, String snapshotsRoot, boolean remote,
+      Map<String, String> filesystem, int shards, boolean parents, double maxBadFraction, String quarantineDir,
+      IndexConfig index, String manifestDraft, String reusedFrom, ChangelogCommit changelog) {
+    this.snapshotId = snapshotId;
+    this.base = base;
+    this.publish = publish;
+    this.force = force;
+    this.snapshotsRoot = snapshotsRoot;
+    this.remote = remote;
+    this.filesystem = new HashMap<>(filesystem);
+    this.shards = shards;
+    this.parents = parents;
+    this.maxBadFraction = maxBadFraction;
+    this.quarantineDir = quarantineDir;
+    this.index = index;
+    this.manifestDraft = manifestDraft;
+    this.reusedFrom = reusedFrom;
+    this.changelog = changelog;
+  }
+}

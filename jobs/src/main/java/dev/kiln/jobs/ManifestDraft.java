@@ -1,0 +1,69 @@
+package dev.kiln.jobs;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.kiln.config.BuildConfig;
+import dev.kiln.config.ChunkerConfig;
+import dev.kiln.config.VectorEncoding;
+import dev.kiln.embed.ModelSpec;
+import dev.kiln.index.Analyzers;
+import dev.kiln.model.ContentType;
+import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.vectors.VectorFiles;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The part of a build's manifest the client knows before the job starts — model, chunker and index
+ * settings, the parent snapshot, where stored vectors go — and the {@link CommitPlan} that carries it
+ * to the job's committer, which adds the shards, counters and checksums.
+ */
+final class ManifestDraft {
+  private ManifestDraft() {}
+
+  static CommitPlan plan(BuildConfig config, BuildJob job, String id, String base, ChangelogPlan changelog,
+      boolean force) {
+    ModelSpec model = job.model();
+    Manifest draft = new Manifest(Manifest.FORMAT_VERSION, id, null, base,
+        new Manifest.ModelInfo(model.name(), model.dimension(), model.pooling().name().toLowerCase(Locale.ROOT),
+            model.normalize(), model.maxTokens(), job.modelFingerprint(), model.directory()),
+        chunkerInfo(config.chunker, model),
+        new Manifest.IndexInfo(config.index.analyzer, config.index.bm25K1, config.index.bm25B, "dot_product",
+            config.index.hnswM, config.index.hnswBeamWidth, Analyzers.CHINESE, vectorEncodingKey(config)),
+        Map.of(), List.of(), null,
+        new Manifest.EmbeddingsInfo(VectorFiles.DIRECTORY, job.modelFingerprint(), model.dimension(), 0, 0, null,
+            List.of(), 0),
+        null);
+    String json;
+    try {
+      json = SnapshotStore.json().writeValueAsString(draft);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+    EmbeddingReuse.Plan reuse = job.reusePlan();
+    CommitPlan.ChangelogCommit log = changelog == null ? null : new CommitPlan.ChangelogCommit(changelog.topic(),
+        changelog.base(), changelog.baseChunks(), changelog.startOffsets(), changelog.endOffsets());
+    return new CommitPlan(id, base, config.publish, force,
+        job.remote() ? config.snapshots : job.layout().root().toString(), job.remote(), config.filesystem,
+        config.shards, config.chunker.parents.enabled, config.ingest.maxBadFraction, job.quarantineDir(id),
+        config.index, json, reuse.source().isEmpty() ? null : reuse.source().snapshotId(), log);
+  }
+
+  private static Manifest.ChunkerInfo chunkerInfo(ChunkerConfig c, ModelSpec model) {
+    Map<String, String> strategies = new LinkedHashMap<>();
+    for (ContentType type : ContentType.values()) {
+      strategies.put(type.name().toLowerCase(Locale.ROOT), c.strategyFor(type));
+    }
+    // The fingerprint is the settings part of every content key: tokenizer named as the key names it.
+    return new Manifest.ChunkerInfo(c.strategy, c.size, c.overlap, model.name(), c.fingerprint(model.source()),
+        strategies, c.hardCap, c.breadcrumbPrefix, c.parents.enabled ? c.parents.size : null);
+  }
+
+  /** Quantised encodings only: absent means float32, and older readers refuse the key. */
+  private static String vectorEncodingKey(BuildConfig config) {
+    VectorEncoding encoding = VectorEncoding.parse(config.index.vectorEncoding);
+    return encoding.quantized() ? encoding.label() : null;
+  }
+}

@@ -1,0 +1,27 @@
+package dev.kiln.operators;
+
+import dev.kiln.config.IndexConfig;
+import dev.kiln.index.ShardIndexWriter;
+import dev.kiln.model.ShardResult;
+import dev.kiln.publish.ManifestFiles;
+import dev.kiln.publish.RecallFloor;
+import dev.kiln.publish.ShardMerger;
+import java.io.IOException;
+
+/**
+ * What a shard writer does with a closed shard before reporting it, on the disk where it was written:
+ * merge its segments down to {@code index.max-segments}, run the recall probe (when on) and list
+ * every file with its size and SHA-256. Doing this in the writer, not after the job, is what lets
+ * the committer publish a remote snapshot without downloading it, and spreads the hashing over the
+ * writers instead of one client.
+ */
+final class ShardFinisher {
+  private ShardFinisher() {}
+
+  static ShardResult finish(int shard, ShardIndexWriter w, int subtask, IndexConfig config) throws IOException {
+    ShardMerger.MergeResult merged = ShardMerger.merge(shard, w.directory(), config);
+    double recall = config.recallProbeSamples > 0 ? RecallFloor.probe(w.directory(), shard, config) : Double.NaN;
+    return new ShardResult(shard, w.directory().toString(), w.chunks(), w.documents(), subtask,
+        ManifestFiles.describe(w.directory()), recall, merged.segmentsBefore(), merged.segmentsAfter());
+  }
+}
