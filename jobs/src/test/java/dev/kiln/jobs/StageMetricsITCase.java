@@ -34,6 +34,9 @@ class StageMetricsITCase {
   static Map<String, Long> firstWrite;
   static Map<String, Long> secondEmbed;
   static Set<String> firstDevices;
+  static Set<String> firstCommitted;
+  static Set<String> firstPublished;
+  static Set<String> firstCommitMillis;
   static Set<String> secondDevices;
   static long firstRateCount;
 
@@ -51,6 +54,9 @@ class StageMetricsITCase {
     firstEmbed = sums(".embed.");
     firstWrite = sums(".write-shards.");
     firstDevices = gauges(".embed.", "device");
+    firstCommitted = gauges(".commit.", "snapshot");
+    firstPublished = gauges(".commit.", "published");
+    firstCommitMillis = gauges(".commit.", "commitMillis");
     firstRateCount = CapturingReporter.METERS.entrySet().stream()
         .filter(e -> e.getKey().contains(".embed.") && e.getKey().endsWith(".chunksPerSecond"))
         .mapToLong(e -> e.getValue().getCount()).sum();
@@ -96,6 +102,14 @@ class StageMetricsITCase {
 
   static String line(String id, String title, String text) {
     return "{\"_id\": \"" + id + "\", \"title\": \"" + title + "\", \"text\": \"" + text + "\"}";
+  }
+
+  @Test
+  void theCommitStageReportsThePublishedSnapshotAndItsDuration() {
+    assertEquals(Set.of(first.id()), firstCommitted, "the committer's snapshot gauge names the snapshot it published");
+    assertEquals(Set.of("1"), firstPublished);
+    assertEquals(1, firstCommitMillis.size(), firstCommitMillis.toString());
+    assertTrue(Long.parseLong(firstCommitMillis.iterator().next()) >= 0, firstCommitMillis.toString());
   }
 
   @Test
