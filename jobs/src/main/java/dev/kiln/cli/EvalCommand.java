@@ -7,9 +7,10 @@ import dev.kiln.eval.Evaluator;
 import dev.kiln.eval.Qrels;
 import dev.kiln.eval.Queries;
 import dev.kiln.search.SearchMode;
-import dev.kiln.search.Searcher;
+import dev.kiln.search.RetrievalPath;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -24,9 +25,14 @@ import picocli.CommandLine.Option;
 @Command(name = "eval", mixinStandardHelpOptions = true,
     description = "Compute nDCG@10, Recall@100 and MRR@10 of the published snapshot.")
 final class EvalCommand implements Callable<Integer> {
-  @Option(names = "--snapshots", paramLabel = "URI", defaultValue = "kiln-data/snapshots",
-      description = "snapshots root (default: ${DEFAULT-VALUE})")
-  String snapshots;
+  @Option(names = "--snapshots", paramLabel = "URI",
+      description = "snapshots root (default: " + SearchPaths.DEFAULT_ROOT + "); repeat it to evaluate several roots"
+          + " searched as one (federated)")
+  List<String> snapshots;
+
+  @Option(names = "--snapshots-weight", paramLabel = "W",
+      description = "with several --snapshots: each root's weight in the fusion, in the same order (default: 1 each)")
+  List<Double> weights;
 
   @Option(names = "--snapshot", paramLabel = "ID", description = "a snapshot id instead of CURRENT")
   String snapshot;
@@ -61,10 +67,11 @@ final class EvalCommand implements Callable<Integer> {
       }
     }
     SearchOptions options = retrieval.toOptions();
-    Path root = SnapshotRoots.local(snapshots, snapshot, fs);
-    try (Searcher searcher = Searcher.open(root, snapshot, options)) {
+    try (RetrievalPath searcher = SearchPaths.open(snapshots, weights, snapshot, options, fs)) {
       String variant = variant(searchMode, options);
-      Evaluator evaluator = new Evaluator(searcher).aggregation(Aggregation.parse(aggregate));
+      // With a relevance gate, unjudged queries (unanswerable ones) are run too, to count abstentions.
+      boolean gated = !Double.isNaN(options.minScore()) || !Double.isNaN(options.maxDrop());
+      Evaluator evaluator = new Evaluator(searcher).aggregation(Aggregation.parse(aggregate)).unjudged(gated);
       if (run != null) {
         evaluator.runFile(run, "kiln-" + variant);
       }
@@ -80,6 +87,12 @@ final class EvalCommand implements Callable<Integer> {
             variant, report.queries());
         System.out.printf(Locale.ROOT, "  nDCG@10    %.4f%n  Recall@100 %.4f%n  MRR@10     %.4f%n  Hit@10     %.4f%n",
             report.ndcg10(), report.recall100(), report.mrr10(), report.hit10());
+        System.out.printf(Locale.ROOT, "  answered   %d of %d judged queries (%d abstained)%n", report.answered(),
+            report.queries(), report.abstained());
+        if (report.unjudged() > 0) {
+          System.out.printf(Locale.ROOT, "  unjudged   %d queries, %d abstained%n", report.unjudged(),
+              report.unjudgedAbstained());
+        }
       }
     }
     return Kiln.OK;

@@ -10,6 +10,7 @@ import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchMode;
 import dev.kiln.search.SearchRequest;
 import dev.kiln.search.SearchResponse;
+import dev.kiln.search.RetrievalPath;
 import dev.kiln.search.Searcher;
 import dev.kiln.search.context.AssembledContext;
 import dev.kiln.search.filter.MetadataFilter;
@@ -26,9 +27,14 @@ import picocli.CommandLine.Parameters;
 @Command(name = "search", mixinStandardHelpOptions = true,
     description = "Search the published snapshot (or --snapshot ID).")
 final class SearchCommand implements Callable<Integer> {
-  @Option(names = "--snapshots", paramLabel = "URI", defaultValue = "kiln-data/snapshots",
-      description = "snapshots root (default: ${DEFAULT-VALUE})")
-  String snapshots;
+  @Option(names = "--snapshots", paramLabel = "URI",
+      description = "snapshots root (default: " + SearchPaths.DEFAULT_ROOT + "); repeat it to search several roots as"
+          + " one (federated: fused, each hit labelled with its root)")
+  List<String> snapshots;
+
+  @Option(names = "--snapshots-weight", paramLabel = "W",
+      description = "with several --snapshots: each root's weight in the fusion, in the same order (default: 1 each)")
+  List<Double> weights;
 
   @Option(names = "--snapshot", paramLabel = "ID", description = "a snapshot id instead of CURRENT")
   String snapshot;
@@ -80,23 +86,30 @@ final class SearchCommand implements Callable<Integer> {
       throw new ConfigException("--expand must be 'none' or 'parents', was '" + expand + "'");
     }
     SearchRequest request = new SearchRequest(q, searchMode, k, MetadataFilter.parse(filters));
-    Path root = SnapshotRoots.local(snapshots, snapshot, fs);
-    try (Searcher searcher = Searcher.open(root, snapshot, retrieval.toOptions())) {
+    List<String> roots = SearchPaths.roots(snapshots);
+    if (roots.size() > 1 && (context || "parents".equals(expand))) {
+      throw new ConfigException((context ? "--context" : "--expand parents") + " reads one snapshot's parents and"
+          + " tokenizer: use it with a single --snapshots root");
+    }
+    try (RetrievalPath path = SearchPaths.open(roots, weights, snapshot, retrieval.toOptions(), fs)) {
       if (model != null) {
-        ModelCheck.mismatch(searcher.manifest(), ModelRegistry.resolve(model)).ifPresent(msg -> {
-          throw new ConfigException("--model " + model + " does not match: " + msg
-              + "; search without --model or with --model " + searcher.manifest().model().source());
-        });
+        for (Searcher searcher : SearchPaths.searchers(path)) {
+          ModelCheck.mismatch(searcher.manifest(), ModelRegistry.resolve(model)).ifPresent(msg -> {
+            throw new ConfigException("--model " + model + " does not match: " + msg
+                + "; search without --model or with --model " + searcher.manifest().model().source());
+          });
+        }
       }
       if (context) {
-        AssembledContext ctx = searcher.context(request, budget);
+        AssembledContext ctx = ((Searcher) path).context(request, budget);
         System.out.println(json ? new ObjectMapper().writeValueAsString(ctx) : contextText(ctx));
         return Kiln.OK;
       }
       if ("parents".equals(expand)) {
-        return ParentsOutput.search(searcher, root, q, searchMode, k, json);
+        return ParentsOutput.search((Searcher) path, SnapshotRoots.local(roots.get(0), snapshot, fs), q, searchMode,
+            k, json);
       }
-      SearchResponse response = searcher.search(request);
+      SearchResponse response = path.search(request);
       if (json) {
         System.out.println(toJson(response));
       } else {
@@ -121,6 +134,12 @@ final class SearchCommand implements Callable<Integer> {
       r.put("chunk_id", h.chunkId());
       r.put("doc_id", h.docId());
       r.put("score", h.score());
+      if (h.relevance() != null) {
+        r.put("relevance", h.relevance());
+      }
+      if (h.root() != null) {
+        r.put("root", h.root());
+      }
       r.put("text", h.text());
       r.set("metadata", m.valueToTree(h.metadata()));
     }
@@ -140,8 +159,8 @@ final class SearchCommand implements Callable<Integer> {
         text = text.substring(0, 157) + "...";
       }
       String crumb = h.metadata().getOrDefault("breadcrumb", "");
-      System.out.printf(Locale.ROOT, "%2d. %.4f  %s%s%n    %s%n", rank++, h.score(), h.chunkId(),
-          crumb.isEmpty() ? "" : "  [" + crumb + "]", text);
+      System.out.printf(Locale.ROOT, "%2d. %.4f  %s%s%s%n    %s%n", rank++, h.score(),
+          h.root() == null ? "" : h.root() + " ", h.chunkId(), crumb.isEmpty() ? "" : "  [" + crumb + "]", text);
     }
     if (response.results().isEmpty()) {
       System.out.println("(" + response.reason() + ")");

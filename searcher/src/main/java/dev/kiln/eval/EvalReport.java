@@ -19,8 +19,13 @@ import dev.kiln.search.SearchMode;
  * @param mrr10 mean MRR@10
  * @param hit10 share of queries with a relevant document in the top 10 (Hit@10)
  * @param aggregation how chunk scores were folded into document scores
+ * @param answered judged queries that got at least one hit
+ * @param abstained judged queries that got none (the relevance gate refused every candidate)
+ * @param unjudged queries without judgments that were run too (unanswerable ones, for the gate), or 0
+ * @param unjudgedAbstained of those, how many got no hit (the gate abstained, as it should)
  */
-@JsonPropertyOrder({"snapshot", "mode", "queries", "ndcg@10", "recall@100", "mrr@10", "hit@10", "aggregation"})
+@JsonPropertyOrder({"snapshot", "mode", "queries", "ndcg@10", "recall@100", "mrr@10", "hit@10", "aggregation",
+    "answered", "abstained", "unjudged", "unjudged_abstained"})
 public record EvalReport(
     @JsonProperty("snapshot") String snapshot,
     @JsonProperty("mode") SearchMode mode,
@@ -29,11 +34,21 @@ public record EvalReport(
     @JsonProperty("recall@100") double recall100,
     @JsonProperty("mrr@10") double mrr10,
     @JsonProperty("hit@10") double hit10,
-    @JsonProperty("aggregation") Aggregation aggregation) {
+    @JsonProperty("aggregation") Aggregation aggregation,
+    @JsonProperty("answered") int answered,
+    @JsonProperty("abstained") int abstained,
+    @JsonProperty("unjudged") int unjudged,
+    @JsonProperty("unjudged_abstained") int unjudgedAbstained) {
 
   /** A report without Hit@10 (kept for callers that only compute the three main metrics). */
   public EvalReport(String snapshot, SearchMode mode, int queries, double ndcg10, double recall100, double mrr10) {
     this(snapshot, mode, queries, ndcg10, recall100, mrr10, 0, Aggregation.MAX);
+  }
+
+  /** A report whose every query was answered and no unjudged query was run. */
+  public EvalReport(String snapshot, SearchMode mode, int queries, double ndcg10, double recall100, double mrr10,
+      double hit10, Aggregation aggregation) {
+    this(snapshot, mode, queries, ndcg10, recall100, mrr10, hit10, aggregation, queries, 0, 0, 0);
   }
 
   private static final ObjectMapper JSON =

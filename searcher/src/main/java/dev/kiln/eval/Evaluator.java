@@ -9,14 +9,14 @@ import java.nio.file.Path;
 import java.util.Locale;
 
 import dev.kiln.search.SearchMode;
-import dev.kiln.search.Searcher;
+import dev.kiln.search.RetrievalPath;
 import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs judged queries through a {@link Searcher} and averages nDCG@10, recall@100 and MRR@10 over
+ * Runs judged queries through a {@link RetrievalPath} (a snapshot, or several federated) and averages nDCG@10, recall@100 and MRR@10 over
  * them. Chunks are folded into documents before scoring (see {@link DocumentRanking}), so the
  * searcher is asked for {@code depth} chunks: enough, for typical chunking, to still hold 100
  * distinct documents after folding.
@@ -31,18 +31,19 @@ public final class Evaluator {
 
   private static final Logger LOG = LoggerFactory.getLogger(Evaluator.class);
 
-  private final Searcher searcher;
+  private final RetrievalPath searcher;
+  private boolean unjudged;
   private final int depth;
   private Aggregation aggregation = Aggregation.MAX;
   private Path runFile;
   private String runTag = "kiln";
 
-  public Evaluator(Searcher searcher) {
+  public Evaluator(RetrievalPath searcher) {
     this(searcher, DEFAULT_DEPTH);
   }
 
   /** @param depth chunk hits requested per query; at least {@value #RECALL_CUTOFF} */
-  public Evaluator(Searcher searcher, int depth) {
+  public Evaluator(RetrievalPath searcher, int depth) {
     if (depth < RECALL_CUTOFF) {
       throw new IllegalArgumentException("depth must be >= " + RECALL_CUTOFF + " for recall@"
           + RECALL_CUTOFF + ", was " + depth);
@@ -54,6 +55,15 @@ public final class Evaluator {
   /** How chunk scores become document scores (default {@link Aggregation#MAX}). */
   public Evaluator aggregation(Aggregation value) {
     this.aggregation = value;
+    return this;
+  }
+
+  /**
+   * Also runs the queries that have no judgments — unanswerable questions written to measure the
+   * relevance gate — and counts how many of them got no hit ({@link EvalReport#unjudgedAbstained()}).
+   */
+  public Evaluator unjudged(boolean run) {
+    this.unjudged = run;
     return this;
   }
 
@@ -79,6 +89,7 @@ public final class Evaluator {
     double hit = 0;
     int evaluated = 0;
     int missing = 0;
+    int abstained = 0;
     try (BufferedWriter run = runFile == null ? null : Files.newBufferedWriter(runFile, StandardCharsets.UTF_8)) {
       for (String queryId : qrels.queryIds()) {
         String text = queries.text(queryId);
@@ -87,8 +98,9 @@ public final class Evaluator {
           continue;
         }
         Map<String, Integer> grades = qrels.judgments(queryId);
-        List<DocumentRanking.ScoredDoc> ranked = DocumentRanking.aggregate(
-            searcher.search(text, mode, depth).results(), depth, aggregation);
+        List<dev.kiln.search.SearchHit> hits = searcher.search(text, mode, depth).results();
+        abstained += hits.isEmpty() ? 1 : 0;
+        List<DocumentRanking.ScoredDoc> ranked = DocumentRanking.aggregate(hits, depth, aggregation);
         List<String> docs = ranked.stream().map(DocumentRanking.ScoredDoc::docId).toList();
         ndcg += Metrics.ndcgAt(NDCG_CUTOFF, docs, grades);
         recall += Metrics.recallAt(RECALL_CUTOFF, docs, grades);
@@ -105,9 +117,19 @@ public final class Evaluator {
     if (missing > 0) {
       LOG.warn("skipped {} judged query id(s) that the queries file has no text for", missing);
     }
+    int ran = 0;
+    int ranAbstained = 0;
+    if (unjudged) {
+      for (String queryId : queries.ids()) {
+        if (qrels.judgments(queryId).isEmpty()) {
+          ran++;
+          ranAbstained += searcher.search(queries.text(queryId), mode, depth).results().isEmpty() ? 1 : 0;
+        }
+      }
+    }
     int n = Math.max(1, evaluated);
-    return new EvalReport(searcher.snapshotId(), mode, evaluated, ndcg / n, recall / n, mrr / n, hit / n,
-        aggregation);
+    return new EvalReport(searcher.label(), mode, evaluated, ndcg / n, recall / n, mrr / n, hit / n,
+        aggregation, evaluated - abstained, abstained, ran, ranAbstained);
   }
 
   private void writeRun(BufferedWriter run, String queryId, List<DocumentRanking.ScoredDoc> ranked)

@@ -5,8 +5,12 @@ import java.util.List;
 
 /**
  * Drops hits that are not worth handing to an LLM: those under an absolute score floor, and those
- * more than {@code maxDrop} below the top hit's score. Both are in the final stage's score units
- * (the cross-encoder's when reranking, else the fusion's or retriever's), so tune them per mode.
+ * more than {@code maxDrop} below the top hit. Both compare the calibrated score
+ * ({@link SearchHit#relevance()}): the cross-encoder's when reranking, else the dense similarity of
+ * the chunk to the query, {@code (1 + cosine) / 2} as {@code --mode dense} prints it — the same scale
+ * in every mode, so that in hybrid the top hit can fail the floor and the answer is "no relevant
+ * context". (Fused hybrid scores are min-max normalised per query: the top hit always scores 1 and
+ * could never fail.) A hit without a calibrated score is compared by its ranking score.
  * Giving the model nothing, with a reason, beats giving it filler it will try to use.
  *
  * @param minScore the floor, or NaN for none
@@ -24,15 +28,23 @@ public record RelevanceGate(double minScore, double maxDrop) {
     if (isOff() || hits.isEmpty()) {
       return hits;
     }
-    double top = hits.get(0).score();
+    double top = Double.NEGATIVE_INFINITY;
+    for (SearchHit h : hits) {
+      top = Math.max(top, calibrated(h));
+    }
     List<SearchHit> kept = new ArrayList<>(hits.size());
     for (SearchHit h : hits) {
-      boolean floor = Double.isNaN(minScore) || h.score() >= minScore;
-      boolean drop = Double.isNaN(maxDrop) || top - h.score() <= maxDrop;
+      double c = calibrated(h);
+      boolean floor = Double.isNaN(minScore) || c >= minScore;
+      boolean drop = Double.isNaN(maxDrop) || top - c <= maxDrop;
       if (floor && drop) {
         kept.add(h);
       }
     }
     return kept;
+  }
+
+  private static double calibrated(SearchHit h) {
+    return h.relevance() != null ? h.relevance() : h.score();
   }
 }

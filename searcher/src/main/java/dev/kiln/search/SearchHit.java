@@ -1,5 +1,6 @@
 package dev.kiln.search;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.Collections;
 import java.util.Map;
@@ -16,6 +17,10 @@ import java.util.TreeMap;
  * @param text the chunk text
  * @param title the document title
  * @param metadata the document metadata, keys without the {@code meta.} field prefix
+ * @param relevance the calibrated score the relevance gate compares ({@link RelevanceGate}): the
+ *     reranker's score when one ran, else the chunk's dense similarity to the query on the scale
+ *     {@code --mode dense} prints ({@code (1 + cosine) / 2}); null when not computed
+ * @param root the snapshots root the hit came from, in a federated search; null otherwise
  */
 public record SearchHit(
     @JsonProperty("chunk_id") String chunkId,
@@ -23,7 +28,9 @@ public record SearchHit(
     @JsonProperty("score") double score,
     @JsonProperty("text") String text,
     @JsonProperty("title") String title,
-    @JsonProperty("metadata") Map<String, String> metadata) {
+    @JsonProperty("metadata") Map<String, String> metadata,
+    @JsonProperty("relevance") @JsonInclude(JsonInclude.Include.NON_NULL) Double relevance,
+    @JsonProperty("root") @JsonInclude(JsonInclude.Include.NON_NULL) String root) {
 
   public SearchHit {
     Objects.requireNonNull(chunkId, "chunkId");
@@ -34,8 +41,23 @@ public record SearchHit(
         : Collections.unmodifiableSortedMap(new TreeMap<>(metadata));
   }
 
+  public SearchHit(String chunkId, String docId, double score, String text, String title,
+      Map<String, String> metadata) {
+    this(chunkId, docId, score, text, title, metadata, null, null);
+  }
+
   /** The same hit with another score, as fusion assigns. */
   public SearchHit withScore(double newScore) {
-    return new SearchHit(chunkId, docId, newScore, text, title, metadata);
+    return new SearchHit(chunkId, docId, newScore, text, title, metadata, relevance, root);
+  }
+
+  /** The same hit with its calibrated score. */
+  public SearchHit withRelevance(double calibrated) {
+    return new SearchHit(chunkId, docId, score, text, title, metadata, calibrated, root);
+  }
+
+  /** The same hit, labelled with the snapshots root it came from. */
+  public SearchHit withRoot(String label) {
+    return new SearchHit(chunkId, docId, score, text, title, metadata, relevance, label);
   }
 }

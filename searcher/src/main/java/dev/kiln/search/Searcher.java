@@ -67,7 +67,7 @@ import org.slf4j.LoggerFactory;
  * SearchOptions#queryEmbedders()}), and stored fields are read only for the hits returned ({@link
  * Retrieval}).
  */
-public final class Searcher implements Closeable {
+public final class Searcher implements RetrievalPath {
   private static final Logger LOG = LoggerFactory.getLogger(Searcher.class);
 
   private final String snapshotId;
@@ -258,31 +258,86 @@ public final class Searcher implements Closeable {
     return shards.reader().numDocs();
   }
 
-  /** Runs a query in the given mode and returns at most {@code k} chunks, best first. */
-  public SearchResponse search(String query, SearchMode mode, int k) {
-    return search(SearchRequest.of(query, mode, k));
+  /** Runs the whole chain for one request; only the hits it returns are read whole. */
+  @Override
+  public SearchResponse search(SearchRequest request) {
+    return search(request, null);
   }
 
-  /** Runs the whole chain for one request; only the hits it returns are read whole. */
-  public SearchResponse search(SearchRequest request) {
+  /**
+   * As {@link #search(SearchRequest)}, with the query's embedding under this snapshot's model already
+   * computed (a federated search embeds a query once per model, not once per root); null embeds it
+   * here. It is used for the query text itself, not for a rewritten one.
+   */
+  public SearchResponse search(SearchRequest request, float[] queryVector) {
+    return run(request, queryVector, !gate.isOff());
+  }
+
+  /**
+   * As {@link #search(SearchRequest, float[])}, with every hit's calibrated score computed whether
+   * or not a gate is set ({@link SearchHit#relevance()}): what a federated search puts roots on one
+   * scale with.
+   */
+  public SearchResponse searchCalibrated(SearchRequest request, float[] queryVector) {
+    return run(request, queryVector, true);
+  }
+
+  private SearchResponse run(SearchRequest request, float[] queryVector, boolean calibrate) {
     int k = request.k();
     MetadataFilter filter = request.filter();
     SearchMode mode = request.mode();
     RewrittenQuery rewritten = mode == SearchMode.DENSE
         ? new RewrittenQuery(request.query(), Map.of())
         : rewriter.rewrite(request.query(), rewriteContext(filter));
+    float[] given = queryVector != null && rewritten.denseText().equals(request.query()) ? queryVector : null;
     // With a reranker, retrieval feeds it its depth of candidates; it then cuts to k.
     int n = reranker == null ? k : Math.max(k, options.rerankDepth());
+    float[] vector = mode == SearchMode.BM25 ? null : given != null ? given : embedder.embed(rewritten.denseText());
     List<SearchHit> hits = switch (mode) {
-      case DENSE -> dense(embedder.embed(rewritten.denseText()), n, filter);
+      case DENSE -> dense(vector, n, filter);
       case BM25 -> bm25(rewritten.bm25Terms(), n, filter);
-      case HYBRID -> hybrid(request.query(), rewritten, n, filter);
+      case HYBRID -> hybrid(request.query(), rewritten, vector, n, filter);
     };
     if (reranker != null) {
       hits = rerank(request.query(), hits, k);
+    } else if (calibrate) {
+      // The gate compares a calibrated score: the dense similarity, whatever ranked the hits.
+      hits = withDenseRelevance(hits, mode == SearchMode.DENSE ? null
+          : vector != null ? vector : given != null ? given : embedder.embed(request.query()));
     }
     hits = gate.apply(hits);
     return new SearchResponse(snapshotId, mode, hits);
+  }
+
+  @Override
+  public String label() {
+    return snapshotId;
+  }
+
+  /** The fingerprint of the model this snapshot's vectors (and its queries) are embedded with. */
+  public String modelFingerprint() {
+    String f = manifest.model().fingerprint();
+    return f != null ? f : manifest.model().source();
+  }
+
+  /**
+   * Each hit with its calibrated score: {@code (1 + cosine) / 2} of its stored vector and the query's
+   * (Lucene's dot-product score, as dense search ranks by); {@code query} null means the hits are
+   * dense hits already scored that way.
+   */
+  private List<SearchHit> withDenseRelevance(List<SearchHit> hits, float[] query) {
+    List<SearchHit> out = new ArrayList<>(hits.size());
+    for (SearchHit h : hits) {
+      if (query == null) {
+        out.add(h.withRelevance(h.score()));
+        continue;
+      }
+      checkDimension(query);
+      float[] v = chunkVector(h.chunkId()).orElse(null);
+      out.add(v == null ? h : h.withRelevance(
+          org.apache.lucene.index.VectorSimilarityFunction.DOT_PRODUCT.compare(query, v)));
+    }
+    return out;
   }
 
   /**
@@ -445,8 +500,8 @@ public final class Searcher implements Closeable {
     };
   }
 
-  private List<SearchHit> hybrid(String original, RewrittenQuery query, int k, MetadataFilter filter) {
-    float[] vector = embedder.embed(query.denseText());
+  private List<SearchHit> hybrid(String original, RewrittenQuery query, float[] vector, int k,
+      MetadataFilter filter) {
     checkDimension(vector);
     try {
       return retrieval.hybrid(original, query, vector, k, filter, new HitReader(searcher));
@@ -462,7 +517,8 @@ public final class Searcher implements Closeable {
     float[] scores = reranker.score(query, candidates.stream().map(SearchHit::text).toList());
     List<SearchHit> rescored = new ArrayList<>(candidates.size());
     for (int i = 0; i < scores.length; i++) {
-      rescored.add(candidates.get(i).withScore(scores[i]));
+      // The cross-encoder's score is the calibrated one the relevance gate compares.
+      rescored.add(candidates.get(i).withScore(scores[i]).withRelevance(scores[i]));
     }
     rescored.sort(Comparator.comparingDouble(SearchHit::score).reversed()
         .thenComparing(SearchHit::chunkId));

@@ -166,8 +166,10 @@ class EvaluatorTest {
     JsonNode json = new ObjectMapper().readTree(report.toJson());
     List<String> keys = new ArrayList<>();
     json.fieldNames().forEachRemaining(keys::add);
-    assertEquals(List.of("snapshot", "mode", "queries", "ndcg@10", "recall@100", "mrr@10", "hit@10", "aggregation"),
-        keys);
+    assertEquals(List.of("snapshot", "mode", "queries", "ndcg@10", "recall@100", "mrr@10", "hit@10", "aggregation",
+        "answered", "abstained", "unjudged", "unjudged_abstained"), keys);
+    assertEquals(7, json.get("answered").asInt(), "a report built without abstentions answered every query");
+    assertEquals(0, json.get("abstained").asInt());
     assertEquals("max", json.get("aggregation").asText());
     assertEquals("hybrid", json.get("mode").asText());
     assertEquals(0.75, json.get("recall@100").asDouble());

@@ -17,4 +17,23 @@ public interface Fusion {
    * @return at most {@code k} distinct ids with their fused scores, best first
    */
   List<ScoredId> fuse(List<List<ScoredId>> rankings, int k);
+
+  /**
+   * Fuses rankings, each with its own weight (a path trusted more counts more).
+   *
+   * @param weights one non-negative, finite weight per ranking
+   */
+  List<ScoredId> fuse(List<List<ScoredId>> rankings, List<Double> weights, int k);
+
+  /** Weights must be one per ranking, finite and non-negative. */
+  static void checkWeights(List<List<ScoredId>> rankings, List<Double> weights) {
+    if (weights.size() != rankings.size()) {
+      throw new IllegalArgumentException(weights.size() + " weights for " + rankings.size() + " rankings");
+    }
+    for (double w : weights) {
+      if (!(w >= 0) || Double.isInfinite(w)) {
+        throw new IllegalArgumentException("weights must be finite and >= 0, got " + weights);
+      }
+    }
+  }
 }

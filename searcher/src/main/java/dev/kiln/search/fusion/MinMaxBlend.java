@@ -10,7 +10,8 @@ import java.util.Map;
  * Convex combination of min-max normalised scores: each ranking's scores are mapped onto [0, 1]
  * (its best candidate 1, its worst 0) and an item's fused score is {@code Σ w_i · norm_i}, where an
  * item missing from a ranking contributes 0 there. With two rankings the weights are {@code alpha}
- * for the first (dense, by Kiln's convention) and {@code 1 - alpha} for the second (BM25).
+ * for the first (dense, by Kiln's convention) and {@code 1 - alpha} for the second (BM25); any number
+ * of rankings can be fused with a weight each (federated roots, more recall paths).
  *
  * <p>Unlike RRF this keeps how far apart candidates are, which helps when one retriever is
  * confident; it is sensitive to the candidate depth, since the worst candidate anchors 0.
@@ -32,17 +33,29 @@ public final class MinMaxBlend implements Fusion {
     return alpha;
   }
 
+  /**
+   * Two rankings (dense, BM25) get {@code alpha} and {@code 1 - alpha}; one gets 1; more get equal
+   * weights (use {@link #fuse(List, List, int)} to weigh them).
+   */
   @Override
   public List<ScoredId> fuse(List<List<ScoredId>> rankings, int k) {
+    List<Double> weights = new ArrayList<>(rankings.size());
+    for (int r = 0; r < rankings.size(); r++) {
+      weights.add(rankings.size() == 1 ? 1.0 : rankings.size() == 2 ? (r == 0 ? alpha : 1 - alpha)
+          : 1.0 / rankings.size());
+    }
+    return fuse(rankings, weights, k);
+  }
+
+  @Override
+  public List<ScoredId> fuse(List<List<ScoredId>> rankings, List<Double> weights, int k) {
     if (k < 0) {
       throw new IllegalArgumentException("k must be >= 0, was " + k);
     }
-    if (rankings.size() > 2) {
-      throw new IllegalArgumentException("blend fuses two rankings (dense, bm25), got " + rankings.size());
-    }
+    Fusion.checkWeights(rankings, weights);
     Map<String, Double> scores = new HashMap<>();
     for (int r = 0; r < rankings.size(); r++) {
-      double weight = rankings.size() == 1 ? 1.0 : (r == 0 ? alpha : 1 - alpha);
+      double weight = weights.get(r);
       List<ScoredId> ranking = rankings.get(r);
       if (ranking.isEmpty()) {
         continue;

@@ -34,27 +34,39 @@ public final class ReciprocalRankFusion implements Fusion {
 
   @Override
   public List<ScoredId> fuse(List<List<ScoredId>> rankings, int k) {
+    return fuse(rankings, java.util.Collections.nCopies(rankings.size(), 1.0), k);
+  }
+
+  /** Weighted RRF: a ranking's votes count {@code weight / (rrfK + rank)}. */
+  @Override
+  public List<ScoredId> fuse(List<List<ScoredId>> rankings, List<Double> weights, int k) {
+    Fusion.checkWeights(rankings, weights);
     List<List<String>> ids = new ArrayList<>(rankings.size());
     for (List<ScoredId> ranking : rankings) {
       ids.add(ranking.stream().map(ScoredId::id).toList());
     }
-    return fuseIds(ids, k);
+    return fuseIds(ids, weights, k);
   }
 
   /** {@link #fuse} for rankings that are plain id lists, best first. */
   public List<ScoredId> fuseIds(List<List<String>> rankings, int k) {
+    return fuseIds(rankings, java.util.Collections.nCopies(rankings.size(), 1.0), k);
+  }
+
+  private List<ScoredId> fuseIds(List<List<String>> rankings, List<Double> weights, int k) {
     if (k < 0) {
       throw new IllegalArgumentException("k must be >= 0, was " + k);
     }
     Map<String, Double> scores = new HashMap<>();
-    for (List<String> ranking : rankings) {
+    for (int r = 0; r < rankings.size(); r++) {
+      double weight = weights.get(r);
       // A retriever that repeats an id must not vote for it twice: its best rank counts.
       Set<String> seen = new HashSet<>();
       int rank = 0;
-      for (String id : ranking) {
+      for (String id : rankings.get(r)) {
         rank++;
         if (seen.add(id)) {
-          scores.merge(id, 1.0 / (rrfK + rank), Double::sum);
+          scores.merge(id, weight / (rrfK + rank), Double::sum);
         }
       }
     }
