@@ -1,6 +1,7 @@
 package dev.kiln.cli;
 
 import dev.kiln.search.http.SnapshotSource;
+import dev.kiln.snapshot.io.RemoteRoots;
 import dev.kiln.snapshot.io.SnapshotMirror;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -16,12 +17,16 @@ import java.util.Set;
 final class RemoteSnapshotSource implements SnapshotSource {
   private final SnapshotMirror mirror;
   private final String root;
+  /** Held for the life of the process: an unreachable channel would be closed by GC, dropping the claim. */
+  @SuppressWarnings("unused")
+  private final RemoteRoots.ServeCache claim;
   private String serving;
   private String previous;
 
-  RemoteSnapshotSource(SnapshotMirror mirror, String root) {
+  RemoteSnapshotSource(SnapshotMirror mirror, String root, RemoteRoots.ServeCache claim) {
     this.mirror = mirror;
     this.root = root;
+    this.claim = claim;
   }
 
   @Override

@@ -57,7 +57,8 @@ final class SnapshotRoots {
     prepare(root, settings);
     RemoteRoots.ServeCache cache = RemoteRoots.claimServeCache(root);
     LOG.info("serving {} through the local copy {}", root, cache.dir());
-    return new RemoteSnapshotSource(new SnapshotMirror(RemoteStorages.open(root, settings), root, cache.dir()), root);
+    return new RemoteSnapshotSource(new SnapshotMirror(RemoteStorages.open(root, settings), root, cache.dir()), root,
+        cache);
   }
 
   /** A remote root's failure as the user should read it: refused credentials name the settings. */
