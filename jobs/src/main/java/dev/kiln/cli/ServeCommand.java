@@ -6,6 +6,7 @@ import dev.kiln.search.http.ApiKeys;
 import dev.kiln.search.http.ReloadingSearcher;
 import dev.kiln.search.http.SearchServer;
 import dev.kiln.search.http.ServerConfig;
+import dev.kiln.snapshot.io.FlinkFileSystems;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +21,8 @@ import picocli.CommandLine.Option;
     description = "Serve the published snapshot over HTTP and hot-reload when CURRENT changes.")
 final class ServeCommand implements Callable<Integer> {
   @Option(names = "--snapshots", paramLabel = "URI", defaultValue = "kiln-data/snapshots",
-      description = "snapshots root; a remote one (s3://, hdfs://) is downloaded once at start "
+      description = "snapshots root; a remote one (s3://, hdfs://) is followed too: each snapshot its "
+          + "CURRENT names is downloaded into a local cache and verified before it is served "
           + "(default: ${DEFAULT-VALUE})")
   String snapshots;
 
@@ -59,7 +61,8 @@ final class ServeCommand implements Callable<Integer> {
   Path apiKeys;
 
   @Option(names = "--poll-ms", paramLabel = "MS", defaultValue = "1000",
-      description = "how often to check CURRENT for a new snapshot (default: ${DEFAULT-VALUE})")
+      description = "how often to check CURRENT for a new snapshot; on a remote root each check is one "
+          + "small read of CURRENT (default: ${DEFAULT-VALUE})")
   long pollMs;
 
   @Mixin RetrievalOptions retrieval;
@@ -90,7 +93,12 @@ final class ServeCommand implements Callable<Integer> {
         .withMaxConnections(maxConnections).withAllowedHosts(allowedHosts)
         .withApiKeys(apiKeys == null ? null : ApiKeys.load(apiKeys));
     SearchOptions options = retrieval.toOptions();
-    ReloadingSearcher searchers = new ReloadingSearcher(SnapshotRoots.local(snapshots, null, fs), options, pollMs);
+    ReloadingSearcher searchers;
+    try {
+      searchers = new ReloadingSearcher(SnapshotRoots.source(snapshots, fs), options, pollMs);
+    } catch (RuntimeException e) {
+      throw FlinkFileSystems.isRemote(snapshots) ? SnapshotRoots.failure(snapshots, e) : e;
+    }
     SearchServer server = SearchServer.start(searchers, config);
     System.out.printf("kiln: serving snapshot %s on http://%s:%d (Ctrl-C to stop)%n",
         searchers.currentId(), host, server.port());

@@ -1,6 +1,7 @@
 package dev.kiln.cli;
 
 import dev.kiln.config.ConfigException;
+import dev.kiln.search.http.SnapshotSource;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.io.FlinkFileSystems;
@@ -39,21 +40,43 @@ final class SnapshotRoots {
     try {
       return new SnapshotMirror(RemoteStorages.open(root, settings), root, RemoteRoots.localMirror(root))
           .localize(id);
-    } catch (ConfigException e) {
-      throw e;
     } catch (IOException | RuntimeException e) {
-      String cause = Kiln.describe(e);
-      // Checked before passing a SnapshotException on: the storage reports a refused read as one.
-      if (isS3(root) && refused(e)) {
-        throw new ConfigException("the S3 server refused the credentials for " + root + " (" + cause
-            + "): check s3.access-key and s3.secret-key " + WHERE, e);
-      }
-      if (e instanceof SnapshotException se) {
-        throw se;
-      }
-      throw new SnapshotException("cannot read the snapshots root " + root + ": " + cause
-          + " (file system settings: the 'filesystem:' section of --config FILE, or --fs KEY=VALUE)", e);
+      throw failure(root, e);
     }
+  }
+
+  /**
+   * What {@code kiln serve} follows: a local root as is, a remote one through a serving cache of this
+   * process's own ({@link RemoteRoots#claimServeCache}, released at exit).
+   */
+  static SnapshotSource source(String root, FileSystemOptions fs) throws IOException {
+    Map<String, String> settings = fs.settings();
+    if (!FlinkFileSystems.isRemote(root)) {
+      return SnapshotSource.local(Path.of(root));
+    }
+    prepare(root, settings);
+    RemoteRoots.ServeCache cache = RemoteRoots.claimServeCache(root);
+    LOG.info("serving {} through the local copy {}", root, cache.dir());
+    return new RemoteSnapshotSource(new SnapshotMirror(RemoteStorages.open(root, settings), root, cache.dir()), root,
+        cache);
+  }
+
+  /** A remote root's failure as the user should read it: refused credentials name the settings. */
+  static RuntimeException failure(String root, Exception e) {
+    if (e instanceof ConfigException ce) {
+      return ce;
+    }
+    String cause = Kiln.describe(e);
+    // Checked before passing a SnapshotException on: the storage reports a refused read as one.
+    if (isS3(root) && refused(e)) {
+      return new ConfigException("the S3 server refused the credentials for " + root + " (" + cause
+          + "): check s3.access-key and s3.secret-key " + WHERE, e);
+    }
+    if (e instanceof SnapshotException se) {
+      return se;
+    }
+    return new SnapshotException("cannot read the snapshots root " + root + ": " + cause
+        + " (file system settings: the 'filesystem:' section of --config FILE, or --fs KEY=VALUE)", e);
   }
 
   static boolean isS3(String root) {

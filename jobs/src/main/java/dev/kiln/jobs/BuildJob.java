@@ -264,8 +264,9 @@ public final class BuildJob {
             .union(changes.removals())
             .partitionCustom(new ShardPartitioner(), new DocShardKey<ShardChange>(shards, ShardChange::docId))
             .fullWindowPartition()
-            .mapPartition(new ChangelogShardWriterFunction(layout.root().toString(), snapshotId, changelog.base(),
-                shards, model.dimension(), config.index))
+            .mapPartition(new ChangelogShardWriterFunction(remote ? config.snapshots : layout.root().toString(),
+                snapshotId, changelog.base(), changelog.remoteBaseFiles(config.snapshots, remote), shards,
+                model.dimension(), config.index))
             .name("write-shards")
             .setParallelism(writers)
         : embedded
@@ -284,8 +285,8 @@ public final class BuildJob {
           .union(changes.parentRemovals())
           .partitionCustom(new ShardPartitioner(), new DocShardKey<ParentChange>(shards, ParentChange::docId))
           .fullWindowPartition()
-          .mapPartition(new ChangelogParentWriterFunction(layout.root().toString(), snapshotId, changelog.base(),
-              shards))
+          .mapPartition(new ChangelogParentWriterFunction(remote ? config.snapshots : layout.root().toString(),
+              snapshotId, changelog.base(), changelog.remoteBaseFiles(config.snapshots, remote), shards))
           .name("write-parents")
           .setParallelism(writers));
     } else if (config.chunker.parents.enabled) {

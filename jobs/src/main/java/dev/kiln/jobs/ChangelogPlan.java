@@ -5,8 +5,10 @@ import dev.kiln.config.ChangelogConfig;
 import dev.kiln.config.ConfigException;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
+import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
-import java.nio.file.Files;
+import dev.kiln.snapshot.SnapshotVerifier;
+import dev.kiln.snapshot.io.RemoteBaseFiles;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -66,12 +68,8 @@ public record ChangelogPlan(String topic, String bootstrap, String base, Manifes
   /** Resolves the base and asks the brokers for the range. */
   static ChangelogPlan plan(BuildConfig config, SnapshotStore store, BuildJob job) {
     ChangelogConfig c = config.changelog;
-    if (job.remote()) {
-      throw new ConfigException("--changelog-topic: changelog builds need a local --snapshots root, was "
-          + config.snapshots);
-    }
-    String base = baseId(c, store);
-    Manifest manifest = base == null ? null : store.open(base);
+    String base = baseId(c, store, config.snapshots);
+    Manifest manifest = base == null ? null : job.remote() ? remoteBase(store, base) : store.open(base);
     if (manifest != null) {
       checkCompatible(config, job, c, base, manifest);
     }
@@ -108,11 +106,31 @@ public record ChangelogPlan(String topic, String bootstrap, String base, Manifes
     return new ChangelogPlan(c.topic, c.bootstrap, base, manifest, start, latest);
   }
 
-  private static String baseId(ChangelogConfig c, SnapshotStore store) {
+  /**
+   * The base on a remote root: its manifest (size-capped, structure-checked) and every listed shard
+   * and docstore file present with its size, without downloading anything here; the writers hash each
+   * file they download against this manifest ({@link RemoteBaseFiles}).
+   */
+  private static Manifest remoteBase(SnapshotStore store, String base) {
+    Manifest m = store.manifest(base);
+    List<String> problems = new SnapshotVerifier(store.storage()).check(m, SnapshotVerifier.Scope.SERVING, false)
+        .problems();
+    if (!problems.isEmpty()) {
+      throw new SnapshotException("base snapshot " + base + " cannot be continued: " + String.join("; ", problems));
+    }
+    return m;
+  }
+
+  /** What the changelog writers of a remote root download of the base, or null (local root, or no base). */
+  RemoteBaseFiles remoteBaseFiles(String root, boolean remote) {
+    return remote && baseManifest != null ? RemoteBaseFiles.of(root, baseManifest) : null;
+  }
+
+  private static String baseId(ChangelogConfig c, SnapshotStore store, String root) {
     if (!c.baseSnapshot.equals("current")) {
-      if (!Files.isRegularFile(store.layout().manifest(c.baseSnapshot))) {
+      if (!SnapshotLayout.isSnapshotId(c.baseSnapshot) || !store.hasManifest(c.baseSnapshot)) {
         throw new ConfigException("--base-snapshot " + c.baseSnapshot + ": no such snapshot under "
-            + store.layout().root() + " (snapshots: " + store.list() + ")");
+            + root + " (snapshots: " + store.list() + ")");
       }
       return c.baseSnapshot;
     }

@@ -4,10 +4,14 @@ import dev.kiln.index.ParentStoreWriter;
 import dev.kiln.model.ParentChange;
 import dev.kiln.route.ShardRouter;
 import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.snapshot.io.FlinkFileSystems;
+import dev.kiln.snapshot.io.RemoteBaseFiles;
+import dev.kiln.snapshot.io.RemoteFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -21,6 +25,8 @@ import org.apache.flink.util.Collector;
  * {@link ChangelogShardWriterFunction}: each part starts as a copy of the base's part, loses the
  * parents of removed documents (an upsert's when its first fresh parent arrives) and gains the fresh
  * parents. Emits the live parents of its parts, also summed in {@link JobCounters#CHANGELOG_PARENTS}.
+ * On a remote snapshots root the base parts are downloaded and verified into a temporary directory when
+ * the function opens and the new parts uploaded, as the shard writer does.
  */
 public final class ChangelogParentWriterFunction extends RichMapPartitionFunction<ParentChange, StageReport> {
   private static final long serialVersionUID = 1L;
@@ -28,23 +34,57 @@ public final class ChangelogParentWriterFunction extends RichMapPartitionFunctio
   private final String snapshotsRoot;
   private final String snapshotId;
   private final String baseId;
+  private final RemoteBaseFiles remoteBase;
   private final int shards;
   private transient LongCounter written;
   private transient LongCounter total;
   private transient StageTimer timer;
+  /** A remote root's local working directory, else null. */
+  private transient volatile Path staging;
 
-  public ChangelogParentWriterFunction(String snapshotsRoot, String snapshotId, String baseId, int shards) {
+  /** As {@link ChangelogShardWriterFunction#ChangelogShardWriterFunction}'s arguments of the same names. */
+  public ChangelogParentWriterFunction(String snapshotsRoot, String snapshotId, String baseId,
+      RemoteBaseFiles remoteBase, int shards) {
+    if (baseId != null && FlinkFileSystems.isRemote(snapshotsRoot)
+        && (remoteBase == null || !baseId.equals(remoteBase.baseId()))) {
+      throw new IllegalArgumentException("a changelog build on remote root " + snapshotsRoot
+          + " needs the files of its base " + baseId);
+    }
     this.snapshotsRoot = snapshotsRoot;
     this.snapshotId = snapshotId;
     this.baseId = baseId;
+    this.remoteBase = remoteBase;
     this.shards = shards;
   }
 
   @Override
-  public void open(OpenContext ctx) {
+  public void open(OpenContext ctx) throws IOException {
     written = getRuntimeContext().getLongCounter(JobCounters.PARENTS_WRITTEN);
     total = getRuntimeContext().getLongCounter(JobCounters.CHANGELOG_PARENTS);
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_WRITE);
+    if (!FlinkFileSystems.isRemote(snapshotsRoot)) {
+      return;
+    }
+    int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+    int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+    staging = Files.createTempDirectory("kiln-changelog-parents-" + snapshotId + "-" + subtask + "-");
+    if (remoteBase != null) {
+      // In open, as the shard writer does: an exception from mapPartition's own thread is fatal to the TaskManager.
+      SnapshotLayout layout = new SnapshotLayout(staging);
+      for (int shard = subtask; shard < shards; shard += parallelism) {
+        long start = System.nanoTime();
+        remoteBase.fetchParents(shard, layout.parentsDir(baseId, shard));
+        timer.add(start);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    if (staging != null) {
+      deleteQuietly(staging);
+      staging = null;
+    }
   }
 
   private final class Part {
@@ -55,12 +95,20 @@ public final class ChangelogParentWriterFunction extends RichMapPartitionFunctio
     Part(SnapshotLayout layout, int shard) throws IOException {
       writer = new ParentStoreWriter(layout.parentsDir(snapshotId, shard));
       if (baseId != null) {
-        Path base = layout.parentsDir(baseId, shard);
-        if (!Files.isDirectory(base)) {
-          writer.close();
-          throw new IOException("docstore part " + shard + " of base snapshot " + baseId + " is missing: " + base);
+        try {
+          Path base = layout.parentsDir(baseId, shard); // on a remote root: fetched into staging by open
+          if (!Files.isDirectory(base)) {
+            throw new IOException("docstore part " + shard + " of base snapshot " + baseId + " is missing: " + base);
+          }
+          writer.addBase(base);
+        } catch (IOException | RuntimeException e) {
+          try {
+            writer.close();
+          } catch (IOException | RuntimeException suppressed) {
+            e.addSuppressed(suppressed);
+          }
+          throw e;
         }
-        writer.addBase(base);
       }
     }
 
@@ -75,7 +123,23 @@ public final class ChangelogParentWriterFunction extends RichMapPartitionFunctio
   public void mapPartition(Iterable<ParentChange> changes, Collector<StageReport> out) throws IOException {
     int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
-    SnapshotLayout layout = new SnapshotLayout(Path.of(snapshotsRoot));
+    boolean remote = staging != null;
+    try {
+      SnapshotLayout layout = new SnapshotLayout(remote ? staging : Path.of(snapshotsRoot));
+      Written w = write(changes, layout, subtask, parallelism, remote);
+      total.add(w.live());
+      out.collect(ParentParts.report("write-parents", getRuntimeContext(), w.files()));
+    } finally {
+      close();
+    }
+  }
+
+  /** What a subtask wrote: its parts' live parents, and their files described before any upload. */
+  private record Written(long live, List<dev.kiln.snapshot.Manifest.FileEntry> files) {}
+
+  /** Writes (and on a remote root uploads) the parts this subtask owns. */
+  private Written write(Iterable<ParentChange> changes, SnapshotLayout layout, int subtask, int parallelism,
+      boolean remote) throws IOException {
     Map<Integer, Part> parts = new TreeMap<>();
     IOException failure = null;
     try {
@@ -121,11 +185,27 @@ public final class ChangelogParentWriterFunction extends RichMapPartitionFunctio
       throw failure;
     }
     long live = 0;
-    for (Part part : parts.values()) {
-      live += part.writer.parents();
+    List<dev.kiln.snapshot.Manifest.FileEntry> files = ParentParts.describe(layout, snapshotId, parts.keySet());
+    for (Map.Entry<Integer, Part> e : parts.entrySet()) {
+      live += e.getValue().writer.parents();
+      if (remote) {
+        long start = System.nanoTime();
+        RemoteFiles.uploadDir(layout.parentsDir(snapshotId, e.getKey()), new org.apache.flink.core.fs.Path(
+            snapshotsRoot, SnapshotLayout.SNAPSHOTS_DIR + "/" + snapshotId + "/" + SnapshotLayout.PARENTS + "/"
+            + SnapshotLayout.shardDirName(e.getKey())).toString());
+        timer.add(start);
+      }
     }
-    total.add(live);
-    out.collect(ParentParts.report("write-parents", getRuntimeContext(),
-        ParentParts.describe(layout, snapshotId, parts.keySet())));
+    return new Written(live, files);
+  }
+
+  private static void deleteQuietly(Path dir) {
+    try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
+      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      // A temporary directory left behind is harmless.
+    }
   }
 }

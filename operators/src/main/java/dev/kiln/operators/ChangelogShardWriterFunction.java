@@ -7,6 +7,9 @@ import dev.kiln.model.ShardChange;
 import dev.kiln.model.ShardResult;
 import dev.kiln.route.ShardRouter;
 import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.snapshot.io.FlinkFileSystems;
+import dev.kiln.snapshot.io.RemoteBaseFiles;
+import dev.kiln.snapshot.io.RemoteFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,7 +35,13 @@ import org.apache.lucene.util.Bits;
  * document deleted or upserted in the range loses its base chunks and upserted documents get their
  * fresh chunks. The input arrives in no particular order, so an upsert's base chunks are removed when
  * its first fresh chunk arrives (a Lucene delete affects only documents added before it), and a
- * removal that comes after fresh chunks of the same id is skipped. Local snapshots roots only.
+ * removal that comes after fresh chunks of the same id is skipped.
+ *
+ * <p>On a remote snapshots root ({@code s3://}, {@code hdfs://}) Lucene still works on a local disk:
+ * each base shard this subtask continues is downloaded into a temporary directory and verified against
+ * the base manifest ({@link RemoteBaseFiles}) when the function opens, and each finished shard is
+ * uploaded to the root as {@link ShardWriterFunction} uploads its shards; the temporary directory goes
+ * when the function closes.
  */
 public final class ChangelogShardWriterFunction extends RichMapPartitionFunction<ShardChange, StageReport> {
   private static final long serialVersionUID = 1L;
@@ -40,6 +49,7 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
   private final String snapshotsRoot;
   private final String snapshotId;
   private final String baseId;
+  private final RemoteBaseFiles remoteBase;
   private final int shards;
   private final int dimension;
   private final IndexConfig config;
@@ -47,24 +57,61 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
   private transient LongCounter unknownDeletes;
   private transient LongCounter removedChunks;
   private transient StageTimer timer;
+  /** A remote root's local working directory (base shards fetched, new shards written), else null. */
+  private transient volatile Path staging;
 
-  /** @param baseId the base snapshot under the same root, or {@code null} to start from empty shards */
-  public ChangelogShardWriterFunction(String snapshotsRoot, String snapshotId, String baseId, int shards,
-      int dimension, IndexConfig config) {
+  /**
+   * @param snapshotsRoot a local directory, or a remote root's URI
+   * @param baseId the base snapshot under the same root, or {@code null} to start from empty shards
+   * @param remoteBase the base's files, on a remote root with a base (else {@code null})
+   */
+  public ChangelogShardWriterFunction(String snapshotsRoot, String snapshotId, String baseId,
+      RemoteBaseFiles remoteBase, int shards, int dimension, IndexConfig config) {
+    if (baseId != null && FlinkFileSystems.isRemote(snapshotsRoot)
+        && (remoteBase == null || !baseId.equals(remoteBase.baseId()))) {
+      throw new IllegalArgumentException("a changelog build on remote root " + snapshotsRoot
+          + " needs the files of its base " + baseId);
+    }
     this.snapshotsRoot = snapshotsRoot;
     this.snapshotId = snapshotId;
     this.baseId = baseId;
+    this.remoteBase = remoteBase;
     this.shards = shards;
     this.dimension = dimension;
     this.config = config;
   }
 
   @Override
-  public void open(OpenContext ctx) {
+  public void open(OpenContext ctx) throws IOException {
     written = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_WRITTEN);
     unknownDeletes = getRuntimeContext().getLongCounter(JobCounters.CHANGELOG_DELETE_UNKNOWN);
     removedChunks = getRuntimeContext().getLongCounter(JobCounters.CHANGELOG_CHUNKS_REMOVED);
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_WRITE);
+    if (!FlinkFileSystems.isRemote(snapshotsRoot)) {
+      return;
+    }
+    int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+    int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+    staging = Files.createTempDirectory("kiln-changelog-" + snapshotId + "-" + subtask + "-");
+    if (remoteBase != null) {
+      // Here, not in mapPartition: Flink runs mapPartition on a thread of its own and takes anything it
+      // throws as fatal for the whole TaskManager; from open, a damaged base fails this task like any
+      // other task failure.
+      SnapshotLayout layout = new SnapshotLayout(staging);
+      for (int shard = subtask; shard < shards; shard += parallelism) {
+        long start = System.nanoTime();
+        remoteBase.fetchShard(shard, layout.shardDir(baseId, shard));
+        timer.add(start);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    if (staging != null) {
+      deleteQuietly(staging);
+      staging = null;
+    }
   }
 
   /** One shard being written: the writer, a reader of its base, and the ids handled so far. */
@@ -80,13 +127,21 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
         base = null;
         return;
       }
-      Path baseDir = layout.shardDir(baseId, shard);
-      if (!Files.isDirectory(baseDir)) {
-        writer.close();
-        throw new IOException("shard " + shard + " of base snapshot " + baseId + " is missing: " + baseDir);
+      try {
+        Path baseDir = layout.shardDir(baseId, shard); // on a remote root: fetched into staging by open
+        if (!Files.isDirectory(baseDir)) {
+          throw new IOException("shard " + shard + " of base snapshot " + baseId + " is missing: " + baseDir);
+        }
+        writer.addBase(baseDir);
+        base = DirectoryReader.open(FSDirectory.open(baseDir));
+      } catch (IOException | RuntimeException e) {
+        try {
+          writer.close();
+        } catch (IOException | RuntimeException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        throw e;
       }
-      writer.addBase(baseDir);
-      base = DirectoryReader.open(FSDirectory.open(baseDir));
     }
 
     /** Removes the base chunks of {@code docId} once; returns how many there were. */
@@ -119,8 +174,37 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
   public void mapPartition(Iterable<ShardChange> changes, Collector<StageReport> out) throws IOException {
     int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
-    SnapshotLayout layout = new SnapshotLayout(Path.of(snapshotsRoot));
+    boolean remote = staging != null;
+    // Lucene works on a local disk: a remote root's base shards came down in open and new ones go up.
+    SnapshotLayout layout = new SnapshotLayout(remote ? staging : Path.of(snapshotsRoot));
     Map<Integer, ShardState> states = new TreeMap<>();
+    try {
+      write(changes, layout, states, subtask, parallelism);
+      boolean first = true;
+      for (Map.Entry<Integer, ShardState> e : states.entrySet()) {
+        ShardIndexWriter w = e.getValue().writer;
+        long start = System.nanoTime();
+        // Merged, probed and described on the local disk, before a remote root gets the upload.
+        ShardResult r = ShardFinisher.finish(e.getKey(), w, subtask, config);
+        if (remote) {
+          String directory = new org.apache.flink.core.fs.Path(snapshotsRoot, SnapshotLayout.SNAPSHOTS_DIR + "/"
+              + snapshotId + "/" + SnapshotLayout.shardDirName(e.getKey())).toString();
+          RemoteFiles.uploadDir(w.directory(), directory);
+          r = r.at(directory);
+        }
+        timer.add(start);
+        out.collect(StageReport.shard(r, first
+            ? StageReports.of("write-shards", getRuntimeContext(), JobCounters.WRITE_STAGE).counters() : Map.of()));
+        first = false;
+      }
+    } finally {
+      close();
+    }
+  }
+
+  /** Applies the changes to the shards this subtask owns and closes them. */
+  private void write(Iterable<ShardChange> changes, SnapshotLayout layout, Map<Integer, ShardState> states,
+      int subtask, int parallelism) throws IOException {
     try {
       for (ShardChange change : changes) {
         long start = System.nanoTime();
@@ -166,14 +250,15 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
       }
       throw e;
     }
-    boolean first = true;
-    for (Map.Entry<Integer, ShardState> e : states.entrySet()) {
-      long start = System.nanoTime();
-      ShardResult r = ShardFinisher.finish(e.getKey(), e.getValue().writer, subtask, config);
-      timer.add(start);
-      out.collect(StageReport.shard(r, first
-          ? StageReports.of("write-shards", getRuntimeContext(), JobCounters.WRITE_STAGE).counters() : Map.of()));
-      first = false;
+  }
+
+  private static void deleteQuietly(Path dir) {
+    try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
+      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      // A temporary directory left behind is harmless.
     }
   }
 

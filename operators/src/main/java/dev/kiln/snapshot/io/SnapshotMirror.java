@@ -85,6 +85,19 @@ public final class SnapshotMirror {
    * @return the local root to open
    */
   public java.nio.file.Path localize(String id) throws IOException {
+    return localize(id, true);
+  }
+
+  /**
+   * As {@link #localize(String)}, but only the files a searcher reads (shards and the parents
+   * docstore, not the stored vectors): what {@code kiln search} and {@code kiln serve} need. The local
+   * {@code VERIFIED} record then says so ({@code by: download-serving}) and counts only those files.
+   */
+  public java.nio.file.Path localizeForServing(String id) throws IOException {
+    return localize(id, false);
+  }
+
+  private java.nio.file.Path localize(String id, boolean vectors) throws IOException {
     String snapshot = id != null ? SnapshotLayout.checkId(id) : remoteCurrent();
     if (snapshot == null) {
       throw new SnapshotException("no published snapshot under " + remoteRoot + " (no CURRENT)");
@@ -104,7 +117,7 @@ public final class SnapshotMirror {
     for (Manifest.ShardEntry shard : m.shards()) {
       bytes += fetch(snapshot, shard.directory(), shard.files(), trusted, expected, counts);
     }
-    if (m.embeddings() != null) {
+    if (vectors && m.embeddings() != null) {
       bytes += fetch(snapshot, m.embeddings().directory(), m.embeddings().files(), trusted, expected, counts);
     }
     if (m.docstore() != null) {
@@ -114,11 +127,42 @@ public final class SnapshotMirror {
     // The manifest last, as on the remote side: a local copy is complete once it has one.
     writeLocal(localManifest, manifestBytes);
     writeLocal(local.root().resolve(SnapshotLayout.verifiedKey(snapshot)), SnapshotStore.json().writeValueAsBytes(
-        new VerifiedRecord(VerifiedRecord.FORMAT_VERSION, manifestSha, Instant.now().toString(), "download",
+        new VerifiedRecord(VerifiedRecord.FORMAT_VERSION, manifestSha, Instant.now().toString(), vectors ? "download" : "download-serving",
             counts[1], bytes)));
     writeLocal(local.current(), (snapshot + "\n").getBytes(StandardCharsets.UTF_8));
     LOG.info("snapshot {} of {}: {} files downloaded and verified into {}", snapshot, remoteRoot, counts[0], local.root());
     return local.root();
+  }
+
+  /**
+   * Removes every local snapshot copy but those in {@code keep}, so that a long-running reader of a
+   * remote root (the HTTP service) holds a bounded number of snapshots. Files still open by a searcher
+   * stay readable until it closes them (POSIX unlink), but callers keep what they serve anyway.
+   *
+   * @return the ids removed
+   */
+  public List<String> retainOnly(Set<String> keep) throws IOException {
+    java.nio.file.Path dir = local.snapshotsDir();
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return List.of();
+    }
+    List<java.nio.file.Path> drop;
+    try (Stream<java.nio.file.Path> list = Files.list(dir)) {
+      drop = list.filter(p -> !keep.contains(p.getFileName().toString())).sorted().toList();
+    }
+    List<String> removed = new java.util.ArrayList<>();
+    for (java.nio.file.Path p : drop) {
+      try (Stream<java.nio.file.Path> walk = Files.walk(p)) {
+        for (java.nio.file.Path f : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(f);
+        }
+      }
+      removed.add(p.getFileName().toString());
+    }
+    if (!removed.isEmpty()) {
+      LOG.info("local copy of {}: removed snapshots {} (keeping {})", remoteRoot, removed, keep);
+    }
+    return removed;
   }
 
   /**

@@ -2,7 +2,7 @@ package dev.kiln.search.http;
 
 import dev.kiln.search.SearchOptions;
 import dev.kiln.search.Searcher;
-import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.snapshot.SnapshotException;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -25,13 +25,18 @@ import org.slf4j.LoggerFactory;
  * serving, and the same id is not tried again before a back-off that doubles with each failure (from
  * the poll interval up to {@link #MAX_BACKOFF}); a different id in {@code CURRENT} is tried at once.
  * The poller survives any throwable (an {@link Error} would otherwise cancel it for good). Thread-safe.
+ *
+ * <p>The snapshot comes from a {@link SnapshotSource}: a local root, or a remote one whose snapshots
+ * are downloaded and verified into a local cache before they are opened. That download can take
+ * minutes, so it runs outside the lock that {@link #reloadStatus()} (and so {@code /health}) takes.
  */
 public final class ReloadingSearcher implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(ReloadingSearcher.class);
 
-  private final Path root;
+  private final SnapshotSource source;
   private final SearchOptions options;
-  private final SnapshotStore store;
+  /** Serialises checks: one download and open at a time. The failure state and the swap use {@code this}. */
+  private final Object checkLock = new Object();
   private final ScheduledExecutorService poller;
   private final AtomicLong reloads = new AtomicLong();
   private final AtomicLong failedReloads = new AtomicLong();
@@ -41,6 +46,7 @@ public final class ReloadingSearcher implements Closeable {
   private volatile Lease current;
   private volatile boolean closed;
   // Failure state, guarded by this.
+  private String previousId;
   private long consecutive;
   private String failingId;
   private String lastError;
@@ -57,10 +63,20 @@ public final class ReloadingSearcher implements Closeable {
    * @param pollMillis how often to check {@code CURRENT}; 0 disables polling ({@link #checkNow()})
    */
   public ReloadingSearcher(Path root, SearchOptions options, long pollMillis) {
-    this.root = root;
+    this(SnapshotSource.local(root), options, pollMillis);
+  }
+
+  /**
+   * Opens the snapshot {@code source}'s {@code CURRENT} names (a remote source downloads it first).
+   *
+   * @param pollMillis how often to check {@code CURRENT}; 0 disables polling ({@link #checkNow()})
+   */
+  public ReloadingSearcher(SnapshotSource source, SearchOptions options, long pollMillis) {
+    this.source = source;
     this.options = options;
-    this.store = new SnapshotStore(root);
-    this.current = new Lease(Searcher.open(root, null, options));
+    String id = source.currentId();
+    this.current = new Lease(Searcher.open(prepare(id), id, options));
+    swapped(id, null);
     this.backoffBase = Math.max(pollMillis, 100);
     if (pollMillis > 0) {
       poller = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -112,46 +128,84 @@ public final class ReloadingSearcher implements Closeable {
    * is recorded and rethrown; the id that failed is not tried again until its back-off has passed
    * (the call then returns false).
    */
-  public synchronized boolean checkNow() {
-    if (closed) {
-      return false;
-    }
-    checks.incrementAndGet();
-    String id;
-    try {
-      id = store.currentId();
-    } catch (RuntimeException | Error e) {
-      failed(null, e, false);
-      throw e;
-    }
-    if (id.equals(current.searcher.snapshotId())) {
-      if (consecutive > 0) {
-        LOG.info("CURRENT names the served snapshot {} again: reload failures cleared", id);
+  public boolean checkNow() {
+    synchronized (checkLock) {
+      if (closed) {
+        return false;
+      }
+      checks.incrementAndGet();
+      String id;
+      try {
+        id = source.currentId();
+      } catch (RuntimeException | Error e) {
+        failed(null, e, false);
+        throw e;
+      }
+      String serving = current.searcher.snapshotId();
+      synchronized (this) {
+        if (id.equals(serving)) {
+          if (consecutive > 0) {
+            LOG.info("CURRENT names the served snapshot {} again: reload failures cleared", id);
+            clearFailures();
+          }
+          return false;
+        }
+        if (id.equals(failingId) && nextAttempt != null && Instant.now().isBefore(nextAttempt)) {
+          return false; // backing off: this snapshot failed to open, do not fetch (and hash) it every poll
+        }
+      }
+      attempts.incrementAndGet();
+      Searcher next;
+      try {
+        next = Searcher.open(prepare(id), id, options);
+      } catch (RuntimeException | Error e) {
+        failed(id, e, true);
+        throw e;
+      }
+      Lease old;
+      synchronized (this) {
+        if (closed) {
+          new Lease(next).release();
+          return false;
+        }
+        old = current;
+        current = new Lease(next);
         clearFailures();
       }
-      return false;
+      old.release(); // the owner's reference: closes now or when the last query finishes
+      reloads.incrementAndGet();
+      LOG.info("reloaded: now serving snapshot {} (was {})", id, serving);
+      swapped(id, serving);
+      return true;
     }
-    if (id.equals(failingId) && nextAttempt != null && Instant.now().isBefore(nextAttempt)) {
-      return false; // backing off: this snapshot failed to open, do not open (and hash) it every poll
-    }
-    attempts.incrementAndGet();
-    Searcher next;
-    try {
-      next = Searcher.open(root, id, options);
-    } catch (RuntimeException | Error e) {
-      failed(id, e, true);
-      throw e;
-    }
-    Lease old = current;
-    current = new Lease(next);
-    old.release(); // the owner's reference: closes now or when the last query finishes
-    reloads.incrementAndGet();
-    clearFailures();
-    LOG.info("reloaded: now serving snapshot {} (was {})", id, old.searcher.snapshotId());
-    return true;
   }
 
-  private void failed(String id, Throwable e, boolean backOff) {
+  private Path prepare(String id) {
+    try {
+      return source.prepare(id);
+    } catch (java.io.IOException e) {
+      throw new SnapshotException("cannot fetch snapshot " + id + " from " + source + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Tells the source what is served now; a cache that fails to tidy up is no reason to fail a reload. */
+  private void swapped(String serving, String previous) {
+    synchronized (this) {
+      previousId = previous;
+    }
+    try {
+      source.swapped(serving, previous);
+    } catch (RuntimeException e) {
+      LOG.warn("after swapping to snapshot {}: {}", serving, e.toString());
+    }
+  }
+
+  /** The snapshot served before the current one, or null. */
+  public synchronized String previousId() {
+    return previousId;
+  }
+
+  private synchronized void failed(String id, Throwable e, boolean backOff) {
     failedReloads.incrementAndGet();
     Instant now = Instant.now();
     if (consecutive == 0 || !java.util.Objects.equals(id, failingId)) {
@@ -187,15 +241,17 @@ public final class ReloadingSearcher implements Closeable {
   }
 
   @Override
-  public synchronized void close() {
-    if (closed) {
-      return;
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      current.release();
     }
-    closed = true;
     if (poller != null) {
-      poller.shutdownNow();
+      poller.shutdownNow(); // interrupts a download in progress; its searcher is closed, never swapped in
     }
-    current.release();
   }
 
   /** A reference-counted searcher; the swap holds one reference, each query another. */

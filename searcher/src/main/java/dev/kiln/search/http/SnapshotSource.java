@@ -1,0 +1,49 @@
+package dev.kiln.search.http;
+
+import dev.kiln.snapshot.SnapshotStore;
+import java.io.IOException;
+import java.nio.file.Path;
+
+/**
+ * Where {@link ReloadingSearcher} finds the published snapshot and a local root it can open it from.
+ * A local snapshots root is its own source; a remote one ({@code s3://}, {@code hdfs://}) downloads and
+ * verifies the snapshot into a local cache first. Called from one thread at a time.
+ */
+public interface SnapshotSource {
+  /** The id {@code CURRENT} names now; throws a {@link dev.kiln.snapshot.SnapshotException} when unreadable. */
+  String currentId();
+
+  /**
+   * Makes snapshot {@code id} openable locally (a remote source downloads and verifies it) and returns
+   * the local snapshots root to open it from. Slow for a remote source: never called under a lock that
+   * {@code /health} needs.
+   */
+  Path prepare(String id) throws IOException;
+
+  /**
+   * The searcher now serves {@code serving}; {@code previous} was served before it (or null). A cache
+   * may drop every other snapshot it holds.
+   */
+  default void swapped(String serving, String previous) {}
+
+  /** A local snapshots root, opened where it lies. */
+  static SnapshotSource local(Path root) {
+    SnapshotStore store = new SnapshotStore(root);
+    return new SnapshotSource() {
+      @Override
+      public String currentId() {
+        return store.currentId();
+      }
+
+      @Override
+      public Path prepare(String id) {
+        return root;
+      }
+
+      @Override
+      public String toString() {
+        return root.toString();
+      }
+    };
+  }
+}
