@@ -34,6 +34,7 @@ import dev.kiln.operators.JobCounters;
 import dev.kiln.operators.ReportingStages;
 import dev.kiln.operators.StageReport;
 import dev.kiln.operators.StageReports;
+import dev.kiln.operators.TaskThreadFailures;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import dev.kiln.route.ShardPartitioner;
 import dev.kiln.route.DocShardKey;
@@ -199,7 +200,8 @@ public final class BuildJob {
     }
     reports = reports.union(quarantined
         .fullWindowPartition()
-        .mapPartition(new QuarantineWriterFunction(quarantineDir(snapshotId)))
+        .mapPartition(TaskThreadFailures.of(new QuarantineWriterFunction(quarantineDir(snapshotId))))
+        .returns(StageReport.class)
         .name("write-quarantine"));
     return run(env, snapshotId, documents, changelog, changes, reports, plan);
   }
@@ -259,21 +261,26 @@ public final class BuildJob {
 
     int writers = Math.min(config.shards, config.parallelism);
     int shards = config.shards;
+    // Writers write into the root (a remote one through Flink's file systems); each runs wrapped so that a
+    // failure fails its task, not its TaskManager (TaskThreadFailures).
+    String writeRoot = remote ? config.snapshots : layout.root().toString();
     DataStream<StageReport> written = changes != null
         ? embedded.map(new ChangelogStages.Fresh()).name("fresh-chunks")
             .union(changes.removals())
             .partitionCustom(new ShardPartitioner(), new DocShardKey<ShardChange>(shards, ShardChange::docId))
             .fullWindowPartition()
-            .mapPartition(new ChangelogShardWriterFunction(remote ? config.snapshots : layout.root().toString(),
-                snapshotId, changelog.base(), changelog.remoteBaseFiles(config.snapshots, remote), shards,
-                model.dimension(), config.index))
+            .mapPartition(TaskThreadFailures.of(new ChangelogShardWriterFunction(writeRoot, snapshotId, changelog.base(),
+                changelog.remoteBaseFiles(config.snapshots, remote), shards,
+                model.dimension(), config.index)))
+            .returns(StageReport.class)
             .name("write-shards")
             .setParallelism(writers)
         : embedded
         .partitionCustom(new ShardPartitioner(), new DocShardKey<EmbeddedChunk>(shards, c -> c.chunk().docId()))
         .fullWindowPartition()
-        .mapPartition(new ShardWriterFunction(remote ? config.snapshots : layout.root().toString(), snapshotId, shards,
-            model.dimension(), config.index))
+        .mapPartition(TaskThreadFailures.of(new ShardWriterFunction(writeRoot, snapshotId, shards, model.dimension(),
+            config.index)))
+        .returns(StageReport.class)
         .name("write-shards")
         // partitionCustom + mapPartition does not inherit the routing's parallelism: set it, or
         // every shard would be written by one subtask.
@@ -285,8 +292,9 @@ public final class BuildJob {
           .union(changes.parentRemovals())
           .partitionCustom(new ShardPartitioner(), new DocShardKey<ParentChange>(shards, ParentChange::docId))
           .fullWindowPartition()
-          .mapPartition(new ChangelogParentWriterFunction(remote ? config.snapshots : layout.root().toString(),
-              snapshotId, changelog.base(), changelog.remoteBaseFiles(config.snapshots, remote), shards))
+          .mapPartition(TaskThreadFailures.of(new ChangelogParentWriterFunction(writeRoot, snapshotId, changelog.base(),
+              changelog.remoteBaseFiles(config.snapshots, remote), shards)))
+          .returns(StageReport.class)
           .name("write-parents")
           .setParallelism(writers));
     } else if (config.chunker.parents.enabled) {
@@ -294,8 +302,8 @@ public final class BuildJob {
       reports = reports.union(chunks.getSideOutput(ChunkFunction.PARENTS)
           .partitionCustom(new ShardPartitioner(), new DocShardKey<ParentChunk>(shards, ParentChunk::docId))
           .fullWindowPartition()
-          .mapPartition(new ParentWriterFunction(remote ? config.snapshots : layout.root().toString(),
-              snapshotId, shards))
+          .mapPartition(TaskThreadFailures.of(new ParentWriterFunction(writeRoot, snapshotId, shards)))
+          .returns(StageReport.class)
           .name("write-parents")
           .setParallelism(writers));
     }
