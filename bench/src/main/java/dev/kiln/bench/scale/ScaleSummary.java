@@ -33,7 +33,7 @@ final class ScaleSummary {
     line(out, "open", "%.3f s (cold JVM %.3f s; target <= 1 s)", s.path("open_s").asDouble(),
         s.path("open_cold_jvm_s").asDouble());
     for (String mode : new String[] {"bm25", "dense", "dense_tenant_filter", "hybrid", "hybrid_minus_embedding",
-        "query_embedding"}) {
+        "hybrid_vector_given", "hybrid_no_feedback_vector_given", "query_embedding"}) {
       line(out, "p50/p99 " + mode, "%.2f / %.2f ms", lat.path(mode).path("p50_ms").asDouble(),
           lat.path(mode).path("p99_ms").asDouble());
     }

@@ -4,7 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchMode;
+import dev.kiln.search.SearchOptions;
+import dev.kiln.search.SearchRequest;
 import dev.kiln.search.Searcher;
+import dev.kiln.search.rewrite.DenseFeedback;
+import dev.kiln.search.rewrite.LexicalFeedback;
 import dev.kiln.search.filter.MetadataFilter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,7 +27,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Open time (a cold JVM's first open, then a second open), latency percentiles single-threaded per
  * mode — BM25, dense with the precomputed query vector (model out of the loop), dense under a tenant
  * filter, hybrid through {@code search()} (which embeds the query text: the query embedding is timed
- * on its own and subtracted per query for the model-free estimate) — dense recall@10 against the
+ * on its own and subtracted per query for the model-free estimate), hybrid with the precomputed query
+ * vector handed in ({@code search(request, vector)}), with and without its feedback passes — dense
+ * recall@10 against the
  * exact top 10, and throughput at several thread counts.
  * Arguments: result file, snapshots root, queries JSON (texts, vectors, tenants, truth), thread counts
  * (comma separated), queries per throughput round.
@@ -78,6 +84,11 @@ public final class SearchStep {
         Latencies denseTenant = new Latencies(n);
         Latencies hybrid = new Latencies(n);
         Latencies hybridNoModel = new Latencies(n);
+        Latencies hybridVector = new Latencies(n);
+        Latencies hybridLean = new Latencies(n);
+        // Hybrid without its two feedback passes (vector feedback, RM3): one dense and one BM25 search.
+        Searcher lean = Searcher.open(root, null, SearchOptions.defaults().withDenseFeedback(DenseFeedback.OFF)
+            .withLexicalFeedback(LexicalFeedback.OFF));
         for (int i = 0; i < n; i++) {
           long a = System.nanoTime();
           s.embedQuery(texts.get(i));
@@ -98,7 +109,16 @@ public final class SearchStep {
           long h = System.nanoTime() - a;
           hybrid.add(h);
           hybridNoModel.add(Math.max(0, h - e));
+          // The model out of the loop for real: the precomputed query vector handed to the searcher.
+          SearchRequest request = SearchRequest.of(texts.get(i), SearchMode.HYBRID, K);
+          a = System.nanoTime();
+          s.search(request, vectors.get(i));
+          hybridVector.add(System.nanoTime() - a);
+          a = System.nanoTime();
+          lean.search(request, vectors.get(i));
+          hybridLean.add(System.nanoTime() - a);
         }
+        lean.close();
         Map<String, Object> lat = new LinkedHashMap<>();
         lat.put("query_embedding", embed.report());
         lat.put("bm25", bm25.report());
@@ -106,6 +126,8 @@ public final class SearchStep {
         lat.put("dense_tenant_filter", denseTenant.report());
         lat.put("hybrid", hybrid.report());
         lat.put("hybrid_minus_embedding", hybridNoModel.report());
+        lat.put("hybrid_vector_given", hybridVector.report());
+        lat.put("hybrid_no_feedback_vector_given", hybridLean.report());
         out.put("latency", lat);
         double recall = 0;
         for (int i = 0; i < truth.size(); i++) {
