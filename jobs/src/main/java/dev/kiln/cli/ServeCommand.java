@@ -3,7 +3,11 @@ package dev.kiln.cli;
 import dev.kiln.config.ConfigException;
 import dev.kiln.search.SearchOptions;
 import dev.kiln.search.http.ApiKeys;
+import dev.kiln.search.FederatedSearcher;
+import dev.kiln.search.RelevanceGate;
+import dev.kiln.search.fusion.FusionMethod;
 import dev.kiln.search.http.ReloadingSearcher;
+import dev.kiln.search.http.ServedRoots;
 import dev.kiln.search.http.SearchServer;
 import dev.kiln.search.http.ServerConfig;
 import dev.kiln.snapshot.io.FlinkFileSystems;
@@ -20,11 +24,16 @@ import picocli.CommandLine.Option;
 @Command(name = "serve", mixinStandardHelpOptions = true,
     description = "Serve the published snapshot over HTTP and hot-reload when CURRENT changes.")
 final class ServeCommand implements Callable<Integer> {
-  @Option(names = "--snapshots", paramLabel = "URI", defaultValue = "kiln-data/snapshots",
+  @Option(names = "--snapshots", paramLabel = "URI",
       description = "snapshots root; a remote one (s3://, hdfs://) is followed too: each snapshot its "
           + "CURRENT names is downloaded into a local cache and verified before it is served "
-          + "(default: ${DEFAULT-VALUE})")
-  String snapshots;
+          + "(default: " + SearchPaths.DEFAULT_ROOT + "); repeat it to serve several roots searched as one, "
+          + "each following its own CURRENT")
+  List<String> snapshots;
+
+  @Option(names = "--snapshots-weight", paramLabel = "W",
+      description = "with several --snapshots: each root's weight in the merge, in the same order (default: 1 each)")
+  List<Double> weights;
 
   @Option(names = "--port", paramLabel = "N", defaultValue = "8080", description = "port; 0 picks one (default: ${DEFAULT-VALUE})")
   int port;
@@ -93,12 +102,36 @@ final class ServeCommand implements Callable<Integer> {
         .withMaxConnections(maxConnections).withAllowedHosts(allowedHosts)
         .withApiKeys(apiKeys == null ? null : ApiKeys.load(apiKeys));
     SearchOptions options = retrieval.toOptions();
-    ReloadingSearcher searchers;
-    try {
-      searchers = new ReloadingSearcher(SnapshotRoots.source(snapshots, fs), options, pollMs);
-    } catch (RuntimeException e) {
-      throw FlinkFileSystems.isRemote(snapshots) ? SnapshotRoots.failure(snapshots, e) : e;
+    List<String> roots = SearchPaths.roots(snapshots);
+    if (weights != null && !weights.isEmpty() && weights.size() != roots.size()) {
+      throw new ConfigException("--snapshots-weight: " + weights.size() + " weight(s) for " + roots.size()
+          + " --snapshots roots; give one per root, in the same order");
     }
+    if (roots.stream().distinct().count() != roots.size()) {
+      throw new ConfigException("--snapshots names the same root twice: " + roots);
+    }
+    List<ServedRoots.Root> served = new ArrayList<>();
+    try {
+      for (int i = 0; i < roots.size(); i++) {
+        String root = roots.get(i);
+        double w = weights == null || weights.isEmpty() ? 1.0 : weights.get(i);
+        if (!(w >= 0) || Double.isInfinite(w)) {
+          throw new ConfigException("--snapshots-weight must be finite and >= 0, was " + w);
+        }
+        try {
+          served.add(new ServedRoots.Root(root, new ReloadingSearcher(SnapshotRoots.source(root, fs), options, pollMs),
+              w));
+        } catch (RuntimeException e) {
+          throw FlinkFileSystems.isRemote(root) ? SnapshotRoots.failure(root, e) : e;
+        }
+      }
+    } catch (RuntimeException e) {
+      served.forEach(r -> r.searchers().close());
+      throw e;
+    }
+    ServedRoots searchers = new ServedRoots(served, options.fusion() == FusionMethod.RRF
+        ? FederatedSearcher.Merge.RRF : FederatedSearcher.Merge.CALIBRATED, options.rrfK(),
+        new RelevanceGate(options.minScore(), options.maxDrop()));
     SearchServer server = SearchServer.start(searchers, config);
     System.out.printf("kiln: serving snapshot %s on http://%s:%d (Ctrl-C to stop)%n",
         searchers.currentId(), host, server.port());

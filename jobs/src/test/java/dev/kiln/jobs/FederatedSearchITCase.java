@@ -8,9 +8,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.config.BuildConfig;
+import dev.kiln.search.FederatedSearcher;
+import dev.kiln.search.RelevanceGate;
+import dev.kiln.search.SearchOptions;
+import dev.kiln.search.http.ReloadingSearcher;
+import dev.kiln.search.http.SearchServer;
+import dev.kiln.search.http.ServedRoots;
+import dev.kiln.search.http.ServerConfig;
 import dev.kiln.testing.CliRun;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -209,6 +220,48 @@ class FederatedSearchITCase {
     JsonNode report = JSON.readTree(eval.out());
     assertEquals(2, report.get("queries").asInt());
     assertEquals(1.0, report.get("mrr@10").asDouble(), 1e-9, "each query's document ranks first: " + report);
+  }
+
+  @Test
+  void serveSearchesEveryRootAndEachRootReloadsOnItsOwn() throws Exception {
+    try (ReloadingSearcher a = new ReloadingSearcher(oceans, SearchOptions.defaults(), 50);
+        ReloadingSearcher b = new ReloadingSearcher(earth, SearchOptions.defaults(), 50)) {
+      ServedRoots roots = new ServedRoots(List.of(new ServedRoots.Root("oceans", a, 1.0),
+          new ServedRoots.Root("earth", b, 1.0)), FederatedSearcher.Merge.CALIBRATED, 60, RelevanceGate.OFF);
+      try (SearchServer server = SearchServer.start(roots, ServerConfig.of("127.0.0.1", 0, 2))) {
+        String base = "http://127.0.0.1:" + server.port();
+        JsonNode volcano = get(base + "/search?q=why+do+stratovolcanoes+erupt+explosively&k=8");
+        assertEquals("volcano", volcano.get("results").get(0).get("doc_id").asText(), volcano.toString());
+        assertEquals("earth", volcano.get("results").get(0).get("root").asText());
+        JsonNode before = get(base + "/snapshot");
+        String earthId = before.get("roots").get(1).get("snapshot").asText();
+        String oceansId = before.get("roots").get(0).get("snapshot").asText();
+
+        // A new snapshot in one root: that root swaps, the other keeps serving what it served.
+        build("oceans", "all-minilm-l6-v2-q", Files.readAllLines(work.resolve("oceans.jsonl")));
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        JsonNode after = get(base + "/snapshot");
+        while (after.get("roots").get(0).get("snapshot").asText().equals(oceansId)) {
+          assertTrue(System.nanoTime() < deadline, "the oceans root never reloaded: " + after);
+          Thread.sleep(50); // polling a condition
+          after = get(base + "/snapshot");
+        }
+        assertEquals(earthId, after.get("roots").get(1).get("snapshot").asText());
+        JsonNode health = get(base + "/health");
+        assertEquals("ok", health.get("status").asText(), health.toString());
+        assertTrue(health.get("reload").has("oceans") && health.get("reload").has("earth"), health.toString());
+        JsonNode tides = get(base + "/search?q=what+makes+the+sea+level+rise+and+fall+each+day&k=3");
+        assertEquals("tides", tides.get("results").get(0).get("doc_id").asText(), tides.toString());
+        assertEquals("oceans", tides.get("results").get(0).get("root").asText());
+      }
+    }
+  }
+
+  private static JsonNode get(String url) throws Exception {
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, r.statusCode(), r.body());
+    return JSON.readTree(r.body());
   }
 
   @Test

@@ -2,9 +2,11 @@ package dev.kiln.search.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.search.SearchRequest;
 import dev.kiln.search.SearchResponse;
+import dev.kiln.search.RetrievalPath;
 import dev.kiln.search.Searcher;
 import dev.kiln.search.context.ContextAssembler;
 import dev.kiln.search.filter.MetadataFilter;
@@ -20,11 +22,11 @@ import java.util.Optional;
 final class Endpoints {
   static final String METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
-  private final ReloadingSearcher searchers;
+  private final ServedRoots searchers;
   private final ServerMetrics metrics;
   private final ObjectMapper json = new ObjectMapper();
 
-  Endpoints(ReloadingSearcher searchers, ServerMetrics metrics) {
+  Endpoints(ServedRoots searchers, ServerMetrics metrics) {
     this.searchers = searchers;
     this.metrics = metrics;
   }
@@ -79,18 +81,23 @@ final class Endpoints {
     SearchRequest request = call.request();
     Optional<MetadataFilter> filter = key == null ? Optional.of(request.filter())
         : key.narrow(request.filter());
-    try (ReloadingSearcher.Lease lease = searchers.acquire()) {
-      Searcher s = lease.searcher();
+    try (ServedRoots.Leases leases = searchers.acquire()) {
+      if (call.endpoint().equals("context") && searchers.federated()) {
+        throw new BadRequest("/context packs one snapshot's chunks with its tokenizer and parents: serve a single"
+            + " root for it, or use /search");
+      }
+      RetrievalPath path = leases.path();
       SearchResponse response;
       if (filter.isPresent()) {
         SearchRequest narrowed = new SearchRequest(request.query(), request.mode(), request.k(), filter.get());
         if (call.endpoint().equals("context")) {
-          return ok(s.context(narrowed, call.budget()));
+          return ok(((Searcher) path).context(narrowed, call.budget()));
         }
-        response = s.search(narrowed);
+        response = path.search(narrowed);
       } else {
-        response = new SearchResponse(s.snapshotId(), request.mode(), List.of());
+        response = new SearchResponse(searchers.currentId(), request.mode(), List.of());
         if (call.endpoint().equals("context")) {
+          Searcher s = (Searcher) path;
           return ok(new ContextAssembler(s::countTokens, s.parents(), call.budget()).assemble(response));
         }
       }
@@ -99,29 +106,44 @@ final class Endpoints {
   }
 
   Reply health() throws IOException {
-    try (ReloadingSearcher.Lease lease = searchers.acquire()) {
-      ReloadStatus reload = searchers.reloadStatus(); // still serving, but say when CURRENT cannot be loaded
-      return ok(Map.of("status", reload.healthy() ? "ok" : "degraded", "snapshot", lease.searcher().snapshotId(),
-          "reload", reload.toMap()));
+    try (ServedRoots.Leases leases = searchers.acquire()) {
+      // Still serving, but say when some root's CURRENT cannot be loaded.
+      return ok(Map.of("status", searchers.healthy() ? "ok" : "degraded", "snapshot", searchers.currentId(),
+          "reload", searchers.reloadStatus()));
     }
   }
 
   Reply snapshot() throws IOException {
-    try (ReloadingSearcher.Lease lease = searchers.acquire()) {
-      Searcher s = lease.searcher();
+    try (ServedRoots.Leases leases = searchers.acquire()) {
+      if (!searchers.federated()) {
+        return ok(describe(leases.searchers().get(0), searchers.roots().get(0).searchers().reloads()));
+      }
       ObjectNode node = json.createObjectNode();
-      node.put("snapshot", s.snapshotId());
-      node.put("chunks", s.chunkCount());
+      node.put("snapshot", searchers.currentId());
       node.put("reloads", searchers.reloads());
-      node.put("options", s.options().describe());
-      node.set("manifest", json.valueToTree(s.manifest()));
+      ArrayNode roots = node.putArray("roots");
+      for (int i = 0; i < searchers.roots().size(); i++) {
+        ServedRoots.Root root = searchers.roots().get(i);
+        roots.add(describe(leases.searchers().get(i), root.searchers().reloads()).put("root", root.label())
+            .put("weight", root.weight()));
+      }
       return ok(node);
     }
   }
 
+  private ObjectNode describe(Searcher s, long reloads) {
+    ObjectNode node = json.createObjectNode();
+    node.put("snapshot", s.snapshotId());
+    node.put("chunks", s.chunkCount());
+    node.put("reloads", reloads);
+    node.put("options", s.options().describe());
+    node.set("manifest", json.valueToTree(s.manifest()));
+    return node;
+  }
+
   Reply metrics() {
     return new Reply(200, METRICS_CONTENT_TYPE, metrics.render(searchers.currentId(), searchers.reloads())
-        + searchers.reloadStatus().prometheus(), Map.of());
+        + searchers.prometheus(), Map.of());
   }
 
   private Reply ok(Object body) throws IOException {

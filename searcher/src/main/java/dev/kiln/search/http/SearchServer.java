@@ -64,6 +64,11 @@ public final class SearchServer implements Closeable {
   }
 
   public static SearchServer start(ReloadingSearcher searchers, ServerConfig config) throws IOException {
+    return start(ServedRoots.single(searchers), config);
+  }
+
+  /** Serves one root or several federated ({@link ServedRoots}), each reloading on its own. */
+  public static SearchServer start(ServedRoots searchers, ServerConfig config) throws IOException {
     // Network threads only parse, check and answer the light endpoints; searches have their own pool.
     QueuedThreadPool networkThreads = new QueuedThreadPool(64, 4);
     networkThreads.setName("kiln-http");
