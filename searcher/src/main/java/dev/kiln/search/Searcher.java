@@ -30,6 +30,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -326,16 +327,36 @@ public final class Searcher implements RetrievalPath {
    * dense hits already scored that way.
    */
   private List<SearchHit> withDenseRelevance(List<SearchHit> hits, float[] query) {
+    if (query == null) {
+      return hits.stream().map(h -> h.withRelevance(h.score())).toList();
+    }
+    checkDimension(query);
+    if (hits.isEmpty()) {
+      return hits;
+    }
+    // One lookup of every hit's chunk id, then each doc's stored float32 vector: an eval at depth 1000
+    // would otherwise pay a term query per hit.
+    Map<String, Double> relevance = new HashMap<>();
+    try {
+      List<org.apache.lucene.util.BytesRef> ids = hits.stream()
+          .map(h -> new org.apache.lucene.util.BytesRef(h.chunkId())).toList();
+      TopDocs docs = searcher.search(new org.apache.lucene.search.TermInSetQuery(ShardSchema.CHUNK_ID, ids),
+          hits.size());
+      HitReader reader = new HitReader(searcher);
+      for (ScoreDoc sd : docs.scoreDocs) {
+        float[] v = retrieval.vectorOf(sd.doc);
+        if (v != null) {
+          relevance.putIfAbsent(reader.chunkId(sd.doc),
+              (double) org.apache.lucene.index.VectorSimilarityFunction.DOT_PRODUCT.compare(query, v));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading vectors failed on snapshot " + snapshotId, e);
+    }
     List<SearchHit> out = new ArrayList<>(hits.size());
     for (SearchHit h : hits) {
-      if (query == null) {
-        out.add(h.withRelevance(h.score()));
-        continue;
-      }
-      checkDimension(query);
-      float[] v = chunkVector(h.chunkId()).orElse(null);
-      out.add(v == null ? h : h.withRelevance(
-          org.apache.lucene.index.VectorSimilarityFunction.DOT_PRODUCT.compare(query, v)));
+      Double r = relevance.get(h.chunkId());
+      out.add(r == null ? h : h.withRelevance(r));
     }
     return out;
   }
