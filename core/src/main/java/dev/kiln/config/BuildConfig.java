@@ -35,6 +35,14 @@ public class BuildConfig implements Serializable {
   public int parallelism = 2;
   /** Publish the snapshot (flip {@code CURRENT}) when the build succeeds. */
   public boolean publish = true;
+  /**
+   * Times Flink restarts the failed part of a build (a lost TaskManager, a failed task) before the
+   * build fails; 0 = no restarts. Batch jobs restart only the failed region, and every stage's
+   * retry writes exactly what a first attempt would.
+   */
+  public int restartAttempts = 3;
+  /** Wait before each restart, in milliseconds: time for a lost TaskManager to be replaced. */
+  public long restartDelayMs = 5_000;
 
   /**
    * Flink file system settings for {@code s3://} and {@code hdfs://} corpora and snapshots roots, as
@@ -97,6 +105,12 @@ public class BuildConfig implements Serializable {
     }
     ingest.validate();
     chunker.validate();
+    if (restartAttempts < 0) {
+      throw new ConfigException("restart-attempts must be >= 0, was " + restartAttempts);
+    }
+    if (restartDelayMs < 0) {
+      throw new ConfigException("restart-delay-ms must be >= 0, was " + restartDelayMs);
+    }
     embed.validate();
     index.validate();
     changelog.validate();

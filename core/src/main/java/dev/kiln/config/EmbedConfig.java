@@ -32,6 +32,13 @@ public class EmbedConfig implements Serializable {
   public boolean reuse = true;
   /** Snapshot to reuse vectors from; empty = the one {@code CURRENT} names ({@code --reuse-from ID}). */
   public String reuseFrom = "";
+  /**
+   * Vectors each embed subtask remembers from this build, so that an identical chunk (same content key:
+   * a repeated document, boilerplate on every page) is embedded once; least recently used first out.
+   * About 1.6 KB a 384-d vector: the default holds 16 MB per slot. 0 turns the cache off (identical
+   * chunks in one window are still embedded once).
+   */
+  public int dedupCache = 10_000;
 
   void validate() {
     if (model == null || model.isBlank()) {
@@ -45,6 +52,9 @@ public class EmbedConfig implements Serializable {
     }
     if (device == null || !device.matches("auto|cpu|gpu|gpu:[0-9]+")) {
       throw new ConfigException("embed.device must be auto, cpu, gpu or gpu:N, was '" + device + "'");
+    }
+    if (dedupCache < 0) {
+      throw new ConfigException("embed.dedup-cache must be >= 0, was " + dedupCache);
     }
     if (reuseFrom != null && !reuseFrom.isEmpty() && !dev.kiln.snapshot.SnapshotLayout.isSnapshotId(reuseFrom)) {
       throw new ConfigException("--reuse-from / embed.reuse-from must be a snapshot id such as "

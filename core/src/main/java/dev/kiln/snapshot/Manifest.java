@@ -145,12 +145,20 @@ public record Manifest(
       @JsonProperty("reused") long reused,
       @JsonProperty("reused_from") String reusedFrom,
       @JsonProperty("files") List<FileEntry> files,
-      @JsonProperty("supplied") long supplied) {
+      @JsonProperty("supplied") long supplied,
+      // Written only when non-zero: readers before it refuse unknown keys here.
+      @JsonProperty("deduplicated") @JsonInclude(JsonInclude.Include.NON_DEFAULT) long deduplicated) {
 
     /** Stored vectors of a build that was given none precomputed. */
     public EmbeddingsInfo(String directory, String modelFingerprint, int dimension, long embedded, long reused,
         String reusedFrom, List<FileEntry> files) {
-      this(directory, modelFingerprint, dimension, embedded, reused, reusedFrom, files, 0);
+      this(directory, modelFingerprint, dimension, embedded, reused, reusedFrom, files, 0, 0);
+    }
+
+    /** Stored vectors of a build with no identical chunks. */
+    public EmbeddingsInfo(String directory, String modelFingerprint, int dimension, long embedded, long reused,
+        String reusedFrom, List<FileEntry> files, long supplied) {
+      this(directory, modelFingerprint, dimension, embedded, reused, reusedFrom, files, supplied, 0);
     }
   }
 

@@ -89,6 +89,10 @@ final class BuildCommand implements Callable<Integer> {
   @Option(names = "--no-publish", description = "build and verify, but leave CURRENT as it is")
   boolean noPublish;
 
+  @Option(names = "--restart-attempts", paramLabel = "N",
+      description = "times Flink restarts the failed part of the build before it fails; 0 = none (default: 3)")
+  Integer restartAttempts;
+
   @Option(names = "--force",
       description = "publish even if CURRENT no longer names the snapshot this build started from")
   boolean force;
@@ -150,6 +154,9 @@ final class BuildCommand implements Callable<Integer> {
     }
     if (noPublish) {
       config.publish = false;
+    }
+    if (restartAttempts != null) {
+      config.restartAttempts = restartAttempts;
     }
     if (changelogTopic != null) {
       config.changelog.topic = changelogTopic;

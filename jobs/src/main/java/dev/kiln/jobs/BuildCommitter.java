@@ -46,7 +46,7 @@ final class BuildCommitter {
   private static final List<String> MANIFEST_COUNTERS = List.of(JobCounters.RECORDS_READ, JobCounters.DOCUMENTS,
       JobCounters.QUARANTINED, JobCounters.CHUNKS, JobCounters.CHUNKS_EMBEDDED, JobCounters.CHUNKS_REUSED,
       JobCounters.CHUNKS_TRUNCATED, JobCounters.CHUNKS_OVERSIZE, JobCounters.PARENTS, JobCounters.CHUNKS_SUPPLIED,
-      JobCounters.MODEL_LOADS);
+      JobCounters.CHUNKS_DEDUPLICATED, JobCounters.MODEL_LOADS);
   private static final List<String> CHANGELOG_COUNTERS = List.of(JobCounters.CHANGELOG_UPSERTS,
       JobCounters.CHANGELOG_DELETES, JobCounters.CHANGELOG_DELETE_UNKNOWN, JobCounters.CHANGELOG_SUPERSEDED,
       JobCounters.CHANGELOG_CHUNKS_REMOVED);
@@ -96,7 +96,8 @@ final class BuildCommitter {
       }
       // A changelog build's shards hold the base's chunks minus those removed plus the fresh ones.
       long expected = count(totals, JobCounters.CHUNKS_EMBEDDED) + count(totals, JobCounters.CHUNKS_REUSED)
-          + count(totals, JobCounters.CHUNKS_SUPPLIED) + (plan.changelog == null ? 0
+          + count(totals, JobCounters.CHUNKS_SUPPLIED) + count(totals, JobCounters.CHUNKS_DEDUPLICATED)
+          + (plan.changelog == null ? 0
           : plan.changelog.baseChunks() - count(totals, JobCounters.CHANGELOG_CHUNKS_REMOVED));
       List<ShardResult> shards;
       try {
@@ -200,7 +201,7 @@ final class BuildCommitter {
     Manifest.EmbeddingsInfo embeddings = new Manifest.EmbeddingsInfo(drafted.directory(), drafted.modelFingerprint(),
         drafted.dimension(), count(totals, JobCounters.CHUNKS_EMBEDDED), count(totals, JobCounters.CHUNKS_REUSED),
         plan.reusedFrom, StoredVectorParts.describe(store.storage(), plan.snapshotId, drafted.directory()),
-        count(totals, JobCounters.CHUNKS_SUPPLIED));
+        count(totals, JobCounters.CHUNKS_SUPPLIED), count(totals, JobCounters.CHUNKS_DEDUPLICATED));
     Manifest m = new Manifest(Manifest.FORMAT_VERSION, plan.snapshotId, Instant.now().toString(), draft.parent(),
         draft.model(), draft.chunker(), draft.index(), counters, entries,
         new Manifest.QuarantineInfo(quarantined, bad.byReason(), quarantined > 0 ? plan.quarantineDir : null),

@@ -47,6 +47,7 @@ import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.vectors.VectorFiles;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.JobExecutionResult;
@@ -57,6 +58,7 @@ import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.connector.file.src.FileSource;
 import org.apache.flink.core.fs.FileSystem;
@@ -183,6 +185,7 @@ public final class BuildJob {
       CommitPlan plan) throws Exception {
     env.setRuntimeMode(RuntimeExecutionMode.BATCH);
     env.setParallelism(config.parallelism);
+    env.configure(restartStrategy(config));
     DataStream<Document> documents;
     DataStream<dev.kiln.operators.QuarantinedRecord> quarantined;
     DataStream<StageReport> reports;
@@ -351,6 +354,23 @@ public final class BuildJob {
           : layout.root().resolve("quarantine").toAbsolutePath().toUri().toString();
     }
     return new org.apache.flink.core.fs.Path(base, snapshotId).toString();
+  }
+
+  /**
+   * The build's restart strategy (job-level, so it holds on a shared cluster whatever the cluster's
+   * default): fixed delay with {@code restart-attempts}, or none. Failures the commit decides itself
+   * (bad input, a gate, a lost compare-and-set) suppress restarts: they would fail the same way again.
+   */
+  static Configuration restartStrategy(BuildConfig config) {
+    Configuration job = new Configuration();
+    if (config.restartAttempts > 0) {
+      job.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+      job.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, config.restartAttempts);
+      job.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(config.restartDelayMs));
+    } else {
+      job.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    }
+    return job;
   }
 
   /**

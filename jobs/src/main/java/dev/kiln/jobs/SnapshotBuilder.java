@@ -150,6 +150,7 @@ public final class SnapshotBuilder {
         .put("chunks embedded", outcome.counter(JobCounters.CHUNKS_EMBEDDED))
         .put("chunks reused", outcome.counter(JobCounters.CHUNKS_REUSED))
         .put("chunks supplied (precomputed vectors)", outcome.counter(JobCounters.CHUNKS_SUPPLIED))
+        .put("chunks deduplicated (identical, embedded once)", outcome.counter(JobCounters.CHUNKS_DEDUPLICATED))
         .put("embedding models loaded", outcome.counter(JobCounters.MODEL_LOADS))
         .put("reused from", outcome.reuse().source().isEmpty() ? "none: " + outcome.reuse().reason()
             : outcome.reuse().source().snapshotId())

@@ -123,6 +123,8 @@ public final class ChangelogParentWriterFunction extends RichMapPartitionFunctio
   public void mapPartition(Iterable<ParentChange> changes, Collector<StageReport> out) throws IOException {
     int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+    // A retried attempt starts from nothing: what an earlier attempt of this subtask wrote is removed.
+    AttemptStaging.clean(snapshotsRoot, snapshotId, SnapshotLayout.PARENTS, AttemptStaging.owned(subtask, parallelism, shards));
     boolean remote = staging != null;
     try {
       SnapshotLayout layout = new SnapshotLayout(remote ? staging : Path.of(snapshotsRoot));

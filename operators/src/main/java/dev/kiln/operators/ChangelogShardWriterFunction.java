@@ -174,6 +174,8 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
   public void mapPartition(Iterable<ShardChange> changes, Collector<StageReport> out) throws IOException {
     int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+    // A retried attempt starts from nothing: what an earlier attempt of this subtask wrote is removed.
+    AttemptStaging.clean(snapshotsRoot, snapshotId, null, AttemptStaging.owned(subtask, parallelism, shards));
     boolean remote = staging != null;
     // Lucene works on a local disk: a remote root's base shards came down in open and new ones go up.
     SnapshotLayout layout = new SnapshotLayout(remote ? staging : Path.of(snapshotsRoot));

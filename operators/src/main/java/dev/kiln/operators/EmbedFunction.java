@@ -21,7 +21,9 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -35,8 +37,9 @@ import org.slf4j.LoggerFactory;
  * indexes the stored vectors of its own key partition from the reuse source ({@link StoredVectorIndex}:
  * 128-bit keys on the heap, vectors in a temporary file, so reuse memory does not grow with the
  * vectors), passes chunks whose key it
- * knows straight through, as it does chunks whose record carried a precomputed vector, and runs
- * the model only on the rest. One predictor per slot, loaded on the
+ * knows straight through, as it does chunks whose record carried a precomputed vector, gives a chunk
+ * identical to one embedded earlier in this build that chunk's vector ({@link RecentVectors}; counted
+ * as deduplicated), and runs the model only on the rest. One predictor per slot, loaded on the
  * first chunk that needs it and reused for every batch; chunks are gathered into windows of several
  * batches so the embedder can bucket them by token length before padding. Every vector the subtask
  * emits is also stored in this snapshot's {@code embeddings/part-NNNNN.parquet} for the next build.
@@ -84,6 +87,9 @@ public final class EmbedFunction extends AbstractRichFunction {
   private transient LongCounter supplied;
   private transient LongCounter modelLoads;
   private transient LongCounter truncated;
+  private transient LongCounter deduplicated;
+  /** Vectors embedded in this build, by content key: identical chunks are embedded once. */
+  private transient RecentVectors recent;
   private transient StageTimer timer;
   private transient EmbedMetrics metrics;
   /** Progress of this subtask, logged every {@link #PROGRESS_INTERVAL_NANOS}: a large build embeds for hours. */
@@ -128,6 +134,8 @@ public final class EmbedFunction extends AbstractRichFunction {
     supplied = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_SUPPLIED);
     modelLoads = getRuntimeContext().getLongCounter(JobCounters.MODEL_LOADS);
     truncated = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_TRUNCATED);
+    deduplicated = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_DEDUPLICATED);
+    recent = new RecentVectors(config.dedupCache);
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_EMBED);
     metrics = new EmbedMetrics(getRuntimeContext().getMetricGroup());
     stored = new KeySet();
@@ -192,6 +200,9 @@ public final class EmbedFunction extends AbstractRichFunction {
 
   private transient List<Chunk> pending;
   private transient List<String> pendingKeys;
+  /** Chunks waiting for a key already in {@link #pending}: they take its vector when the window is embedded. */
+  private transient Map<String, List<Chunk>> waiting;
+  private transient int waitingCount;
 
   /** One chunk: passed through with its stored vector, or queued for the model. */
   public void add(Chunk c, Collector<EmbeddedChunk> out) {
@@ -201,6 +212,7 @@ public final class EmbedFunction extends AbstractRichFunction {
     if (pending == null) {
       pending = new ArrayList<>();
       pendingKeys = new ArrayList<>();
+      waiting = new HashMap<>();
     }
     String key = ContentKey.forChunk(keySettings, c);
     if (c.vector() != null) {
@@ -218,12 +230,35 @@ public final class EmbedFunction extends AbstractRichFunction {
       metrics.reused();
       store(key, v);
       out.collect(new EmbeddedChunk(c, v));
+      return;
+    }
+    // Equal keys always reach this subtask (chunks are partitioned by content key), so a chunk seen
+    // before in this build needs no second inference: one hot key costs one model call, not thousands.
+    v = recent.get(key);
+    if (v != null) {
+      deduplicate(1);
+      out.collect(new EmbeddedChunk(c, v));
+      return;
+    }
+    List<Chunk> twins = waiting.get(key);
+    if (twins != null) {
+      twins.add(c);
+      waitingCount++;
     } else {
       pending.add(c);
       pendingKeys.add(key);
-      if (pending.size() >= WINDOW) {
-        flush(pending, pendingKeys, out);
-      }
+      waiting.put(key, new ArrayList<>(0));
+    }
+    // Waiting twins hold memory too: a window full of repeats is embedded early.
+    if (pending.size() >= WINDOW || waitingCount >= 4 * WINDOW) {
+      flush(pending, pendingKeys, out);
+    }
+  }
+
+  private void deduplicate(int n) {
+    deduplicated.add(n);
+    for (int i = 0; i < n; i++) {
+      metrics.deduplicated();
     }
   }
 
@@ -270,11 +305,20 @@ public final class EmbedFunction extends AbstractRichFunction {
     metrics.embedded(pending.size());
     metrics.truncated(e.truncatedCount() - truncatedBefore);
     for (int i = 0; i < vectors.length; i++) {
-      store(keys.get(i), vectors[i]);
+      String key = keys.get(i);
+      store(key, vectors[i]);
       out.collect(new EmbeddedChunk(pending.get(i), vectors[i]));
+      recent.put(key, vectors[i]);
+      List<Chunk> twins = waiting.get(key);
+      for (Chunk twin : twins) {
+        out.collect(new EmbeddedChunk(twin, vectors[i]));
+      }
+      deduplicate(twins.size());
     }
     pending.clear();
     keys.clear();
+    waiting.clear();
+    waitingCount = 0;
     logProgress();
   }
 
@@ -299,8 +343,7 @@ public final class EmbedFunction extends AbstractRichFunction {
       return;
     }
     if (!stored.add(key)) {
-      metrics.deduplicated();
-      return;
+      return; // one stored vector per key (a reused or deduplicated key arrives more than once)
     }
     try {
       if (store == null) {

@@ -19,7 +19,7 @@ public final class EmbedMetrics {
   public static final String DEDUPLICATED = "chunksDeduplicated";
   /** Chunks cut to the model's input limit. */
   public static final String TRUNCATED = "chunksTruncated";
-  /** Chunks leaving the stage (embedded + reused) per second, over Flink's default meter window. */
+  /** Chunks leaving the stage (embedded + reused + deduplicated) per second, over Flink's default meter window. */
   public static final String RATE = "chunksPerSecond";
   /** The slot's device, {@code cpu} or {@code gpu:N}; {@code none} until the model is loaded. */
   public static final String DEVICE = "device";
@@ -53,6 +53,7 @@ public final class EmbedMetrics {
 
   void deduplicated() {
     deduplicated.inc();
+    out.inc();
   }
 
   void truncated(long n) {

@@ -16,6 +16,8 @@ public final class JobCounters {
   public static final String CHUNKS_EMBEDDED = "chunks.embedded";
   /** Chunks whose vector came from an earlier snapshot instead of the model. */
   public static final String CHUNKS_REUSED = "chunks.reused";
+  /** Chunks not embedded because an identical chunk (same content key) was embedded earlier in this build. */
+  public static final String CHUNKS_DEDUPLICATED = "chunks.deduplicated";
   /** Chunks whose record carried a precomputed vector: never sent to the model. */
   public static final String CHUNKS_SUPPLIED = "chunks.supplied";
   /** Embedding models loaded by the embed subtasks (0 when every vector was supplied or reused). */
@@ -53,7 +55,7 @@ public final class JobCounters {
   public static final List<String> DEDUPLICATE_STAGE = List.of(DOCUMENTS, QUARANTINED);
   public static final List<String> CHUNK_STAGE = List.of(CHUNKS, CHUNKS_OVERSIZE, PARENTS, TIME_CHUNK);
   public static final List<String> EMBED_STAGE = List.of(CHUNKS_EMBEDDED, CHUNKS_REUSED, CHUNKS_SUPPLIED,
-      CHUNKS_TRUNCATED, MODEL_LOADS, TIME_EMBED);
+      CHUNKS_DEDUPLICATED, CHUNKS_TRUNCATED, MODEL_LOADS, TIME_EMBED);
   public static final List<String> WRITE_STAGE = List.of(CHUNKS_WRITTEN, TIME_WRITE, CHANGELOG_CHUNKS_REMOVED,
       CHANGELOG_DELETE_UNKNOWN);
   public static final List<String> PARENTS_STAGE = List.of(PARENTS_WRITTEN, CHANGELOG_PARENTS);

@@ -48,6 +48,8 @@ public final class ParentWriterFunction extends RichMapPartitionFunction<ParentC
   public void mapPartition(Iterable<ParentChunk> parents, Collector<StageReport> out) throws IOException {
     int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+    // A retried attempt starts from nothing: what an earlier attempt of this subtask wrote is removed.
+    AttemptStaging.clean(snapshotsRoot, snapshotId, SnapshotLayout.PARENTS, AttemptStaging.owned(subtask, parallelism, shards));
     boolean remote = FlinkFileSystems.isRemote(snapshotsRoot);
     Path staging = remote ? Files.createTempDirectory("kiln-parents-" + snapshotId + "-" + subtask + "-") : null;
     SnapshotLayout layout = new SnapshotLayout(remote ? staging : Path.of(snapshotsRoot));

@@ -61,6 +61,8 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
   public void mapPartition(Iterable<EmbeddedChunk> chunks, Collector<StageReport> out) throws IOException {
     int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+    // A retried attempt starts from nothing: what an earlier attempt of this subtask wrote is removed.
+    AttemptStaging.clean(snapshotsRoot, snapshotId, null, AttemptStaging.owned(subtask, parallelism, shards));
     boolean remote = FlinkFileSystems.isRemote(snapshotsRoot);
     // Lucene writes to a local disk; a remote root gets the finished files uploaded afterwards.
     Path staging = remote
