@@ -39,6 +39,13 @@ public class EmbedConfig implements Serializable {
    * chunks in one window are still embedded once).
    */
   public int dedupCache = 10_000;
+  /**
+   * Stored vectors per part file before it is closed, checksummed and (remote root) uploaded: what a
+   * failed or killed build keeps for the next one to reuse. Also closed after {@link #partSeconds}.
+   */
+  public long partChunks = 10_000;
+  /** Seconds before an open part is closed even if not full: bounds the embedding a crash can lose. */
+  public long partSeconds = 300;
 
   void validate() {
     if (model == null || model.isBlank()) {
@@ -52,6 +59,10 @@ public class EmbedConfig implements Serializable {
     }
     if (device == null || !device.matches("auto|cpu|gpu|gpu:[0-9]+")) {
       throw new ConfigException("embed.device must be auto, cpu, gpu or gpu:N, was '" + device + "'");
+    }
+    if (partChunks < 1 || partSeconds < 1) {
+      throw new ConfigException("embed.part-chunks and embed.part-seconds must be >= 1, were " + partChunks
+          + " and " + partSeconds);
     }
     if (dedupCache < 0) {
       throw new ConfigException("embed.dedup-cache must be >= 0, was " + dedupCache);

@@ -147,18 +147,20 @@ public record Manifest(
       @JsonProperty("files") List<FileEntry> files,
       @JsonProperty("supplied") long supplied,
       // Written only when non-zero: readers before it refuse unknown keys here.
-      @JsonProperty("deduplicated") @JsonInclude(JsonInclude.Include.NON_DEFAULT) long deduplicated) {
+      @JsonProperty("deduplicated") @JsonInclude(JsonInclude.Include.NON_DEFAULT) long deduplicated,
+      // Unpublished builds whose closed parts were offered for reuse (resume); written only when any were.
+      @JsonProperty("resumed_from") @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> resumedFrom) {
 
     /** Stored vectors of a build that was given none precomputed. */
     public EmbeddingsInfo(String directory, String modelFingerprint, int dimension, long embedded, long reused,
         String reusedFrom, List<FileEntry> files) {
-      this(directory, modelFingerprint, dimension, embedded, reused, reusedFrom, files, 0, 0);
+      this(directory, modelFingerprint, dimension, embedded, reused, reusedFrom, files, 0, 0, List.of());
     }
 
     /** Stored vectors of a build with no identical chunks. */
     public EmbeddingsInfo(String directory, String modelFingerprint, int dimension, long embedded, long reused,
         String reusedFrom, List<FileEntry> files, long supplied) {
-      this(directory, modelFingerprint, dimension, embedded, reused, reusedFrom, files, supplied, 0);
+      this(directory, modelFingerprint, dimension, embedded, reused, reusedFrom, files, supplied, 0, List.of());
     }
   }
 

@@ -40,6 +40,11 @@ public record StagingMarker(
 
   public static final String BUILDING = "building";
   public static final String DELETING = "deleting";
+  /**
+   * A failed build's snapshot reduced to its closed, checksummed stored-vector parts, kept for the next
+   * build to reuse (resume); gc removes it once it is older than its staleness window.
+   */
+  public static final String RESUMABLE = "resumable";
   /** System property that overrides this process space's identity (containers sharing a machine id). */
   public static final String HOST_ID_PROPERTY = "kiln.host-id";
 
@@ -87,6 +92,11 @@ public record StagingMarker(
   public boolean abandoned(long nowMillis, long staleAfterMillis, long modifiedMillis) {
     if (DELETING.equals(state)) {
       return true;
+    }
+    if (RESUMABLE.equals(state)) {
+      // No process owns it any more: only its age decides.
+      long since = Math.max(modifiedMillis, Math.max(millis(started), millis(heartbeat)));
+      return since < 0 || nowMillis - since > staleAfterMillis;
     }
     String here = thisHostId();
     if (hostId != null && hostId.equals(here) && ProcessHandle.of(pid).map(ph -> !ph.isAlive()).orElse(true)) {

@@ -201,7 +201,8 @@ final class BuildCommitter {
     Manifest.EmbeddingsInfo embeddings = new Manifest.EmbeddingsInfo(drafted.directory(), drafted.modelFingerprint(),
         drafted.dimension(), count(totals, JobCounters.CHUNKS_EMBEDDED), count(totals, JobCounters.CHUNKS_REUSED),
         plan.reusedFrom, StoredVectorParts.describe(store.storage(), plan.snapshotId, drafted.directory()),
-        count(totals, JobCounters.CHUNKS_SUPPLIED), count(totals, JobCounters.CHUNKS_DEDUPLICATED));
+        count(totals, JobCounters.CHUNKS_SUPPLIED), count(totals, JobCounters.CHUNKS_DEDUPLICATED),
+        plan.resumedFrom);
     Manifest m = new Manifest(Manifest.FORMAT_VERSION, plan.snapshotId, Instant.now().toString(), draft.parent(),
         draft.model(), draft.chunker(), draft.index(), counters, entries,
         new Manifest.QuarantineInfo(quarantined, bad.byReason(), quarantined > 0 ? plan.quarantineDir : null),

@@ -3,6 +3,7 @@ package dev.kiln.jobs;
 import dev.kiln.config.IndexConfig;
 import java.io.Serializable;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -32,6 +33,8 @@ final class CommitPlan implements Serializable {
   final String manifestDraft;
   /** The snapshot whose stored vectors the embed stage reuses, or null. */
   final String reusedFrom;
+  /** Unpublished builds whose closed parts the embed stage may reuse (resume). */
+  final java.util.ArrayList<String> resumedFrom;
   /** A changelog build's range and base, or null for a corpus build. */
   final ChangelogCommit changelog;
 
@@ -47,7 +50,7 @@ final class CommitPlan implements Serializable {
   @SuppressWarnings("ParameterNumber") // a value object: one parameter per decision
   CommitPlan(String snapshotId, String base, boolean publish, boolean force, String snapshotsRoot, boolean remote,
       Map<String, String> filesystem, int shards, boolean parents, double maxBadFraction, String quarantineDir,
-      IndexConfig index, String manifestDraft, String reusedFrom, ChangelogCommit changelog) {
+      IndexConfig index, String manifestDraft, String reusedFrom, List<String> resumedFrom, ChangelogCommit changelog) {
     this.snapshotId = snapshotId;
     this.base = base;
     this.publish = publish;
@@ -62,6 +65,7 @@ final class CommitPlan implements Serializable {
     this.index = index;
     this.manifestDraft = manifestDraft;
     this.reusedFrom = reusedFrom;
+    this.resumedFrom = new java.util.ArrayList<>(resumedFrom);
     this.changelog = changelog;
   }
 }

@@ -39,6 +39,12 @@ final class EmbeddingReuse {
     if (!config.reuse) {
       return none("reuse switched off (--no-reuse)");
     }
+    Plan published = published(config, store, fingerprint, dimension, remoteRoot);
+    return ResumedParts.add(published, store, remoteRoot);
+  }
+
+  private static Plan published(EmbedConfig config, SnapshotStore store, String fingerprint, int dimension,
+      String remoteRoot) {
     String id;
     boolean explicit = config.reuseFrom != null && !config.reuseFrom.isEmpty();
     if (explicit) {

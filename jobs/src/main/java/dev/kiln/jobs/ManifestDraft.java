@@ -48,7 +48,8 @@ final class ManifestDraft {
     return new CommitPlan(id, base, config.publish, force,
         job.remote() ? config.snapshots : job.layout().root().toString(), job.remote(), config.filesystem,
         config.shards, config.chunker.parents.enabled, config.ingest.maxBadFraction, job.quarantineDir(id),
-        config.index, json, reuse.source().isEmpty() ? null : reuse.source().snapshotId(), log);
+        config.index, json, reuse.source().isEmpty() ? null : reuse.source().snapshotId(),
+        reuse.source().resumedFrom(), log);
   }
 
   private static Manifest.ChunkerInfo chunkerInfo(ChunkerConfig c, ModelSpec model) {

@@ -153,7 +153,10 @@ public final class SnapshotBuilder {
         .put("chunks deduplicated (identical, embedded once)", outcome.counter(JobCounters.CHUNKS_DEDUPLICATED))
         .put("embedding models loaded", outcome.counter(JobCounters.MODEL_LOADS))
         .put("reused from", outcome.reuse().source().isEmpty() ? "none: " + outcome.reuse().reason()
-            : outcome.reuse().source().snapshotId())
+            : (outcome.reuse().source().snapshotId() == null ? "no published snapshot"
+                : outcome.reuse().source().snapshotId())
+            + (outcome.reuse().source().resumedFrom().isEmpty() ? ""
+                : "; resumed from unpublished " + outcome.reuse().source().resumedFrom()))
         .put("chunks truncated", outcome.counter(JobCounters.CHUNKS_TRUNCATED))
         .put("chunks written", outcome.counter(JobCounters.CHUNKS_WRITTEN))
         .put("chunks oversize (kept whole)", outcome.counter(JobCounters.CHUNKS_OVERSIZE))

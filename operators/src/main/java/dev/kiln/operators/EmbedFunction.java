@@ -14,6 +14,7 @@ import dev.kiln.snapshot.io.FlinkFileSystems;
 import dev.kiln.snapshot.io.RemoteFiles;
 import dev.kiln.vectors.KeySet;
 import dev.kiln.vectors.ReuseSource;
+import dev.kiln.vectors.RollingParts;
 import dev.kiln.vectors.StoredVectorIndex;
 import dev.kiln.vectors.VectorFiles;
 import java.io.IOException;
@@ -79,9 +80,8 @@ public final class EmbedFunction extends AbstractRichFunction {
   /** This subtask's key partition of the reusable vectors: keys on the heap, vectors in a temporary file. */
   private transient StoredVectorIndex known;
   private transient KeySet stored;
-  private transient VectorFiles.Writer store;
-  /** Where {@link #store} writes: the part file itself, or a temporary file to upload when the root is remote. */
-  private transient Path storeFile;
+  /** This attempt's stored-vector parts, closed and checksummed as they fill (resume after a failure). */
+  private transient RollingParts store;
   private transient LongCounter embedded;
   private transient LongCounter reused;
   private transient LongCounter supplied;
@@ -144,8 +144,9 @@ public final class EmbedFunction extends AbstractRichFunction {
     progressLogged = start;
     known = reuse.isEmpty() ? StoredVectorIndex.empty(spec.dimension()) : loadReusable(subtasks);
     if (!reuse.isEmpty()) {
-      LOG.info("embed subtask {}/{}: {} stored vectors of key partition {} from snapshot {} loaded in {} ms",
-          subtask, subtasks, known.size(), subtask, reuse.snapshotId(), (System.nanoTime() - start) / 1_000_000);
+      LOG.info("embed subtask {}/{}: {} stored vectors of key partition {} from snapshot {} (resumed from {})"
+          + " loaded in {} ms", subtask, subtasks, known.size(), subtask, reuse.snapshotId(), reuse.resumedFrom(),
+          (System.nanoTime() - start) / 1_000_000);
     }
   }
 
@@ -154,6 +155,14 @@ public final class EmbedFunction extends AbstractRichFunction {
     try (StoredVectorIndex.Builder index = new StoredVectorIndex.Builder(spec.dimension())) {
       for (String file : reuse.files()) {
         read(file, subtasks, index);
+      }
+      for (String file : reuse.resumed()) {
+        try {
+          read(file, subtasks, index);
+        } catch (UncheckedIOException e) {
+          // A failed build's part may hold another model's vectors, or have gone with gc: skip it.
+          LOG.warn("embed subtask {}: not resuming from {}: {}", subtask, file, e.getCause().getMessage());
+        }
       }
       return index.build();
     } catch (IOException e) {
@@ -271,19 +280,10 @@ public final class EmbedFunction extends AbstractRichFunction {
       return;
     }
     try {
-      store.close();
-      store = null;
-      if (remote()) {
-        RemoteFiles.upload(storeFile, new org.apache.flink.core.fs.Path(vectorsDir, VectorFiles.partName(subtask)));
-        Files.delete(storeFile);
-      }
+      store.roll(); // the last part: complete, checksummed, uploaded
     } catch (IOException ex) {
       throw new UncheckedIOException("cannot store vectors in " + vectorsDir, ex);
     }
-  }
-
-  private boolean remote() {
-    return FlinkFileSystems.isRemote(vectorsDir);
   }
 
   private void flush(List<Chunk> pending, List<String> keys, Collector<EmbeddedChunk> out) {
@@ -347,10 +347,8 @@ public final class EmbedFunction extends AbstractRichFunction {
     }
     try {
       if (store == null) {
-        // Parquet writes to a local disk; a remote root gets the finished file uploaded in finish().
-        storeFile = remote() ? Files.createTempFile("kiln-vectors-" + subtask + "-", ".parquet")
-            : Path.of(vectorsDir).resolve(VectorFiles.partName(subtask));
-        store = new VectorFiles.Writer(storeFile, modelFingerprint, spec.dimension());
+        store = new RollingParts(vectorsDir, subtask, getRuntimeContext().getTaskInfo().getAttemptNumber(),
+            modelFingerprint, spec.dimension(), config.partChunks, config.partSeconds);
       }
       store.write(key, vector);
     } catch (IOException ex) {
@@ -358,18 +356,16 @@ public final class EmbedFunction extends AbstractRichFunction {
     }
   }
 
+
   @Override
   public void close() throws Exception {
     try {
       if (store != null) {
-        store.close(); // a failed subtask: its part is never uploaded, and a local one is discarded with the snapshot
+        store.close(); // a failed attempt drops its open part; the closed ones stay for the next build
       }
     } finally {
       SlotPlacement.release(localSlot);
       localSlot = -1;
-      if (storeFile != null && vectorsDir != null && remote()) {
-        Files.deleteIfExists(storeFile);
-      }
       if (embedder != null) {
         embedder.close();
       }

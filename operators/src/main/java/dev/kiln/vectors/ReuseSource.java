@@ -6,15 +6,34 @@ import java.util.List;
 /**
  * Where the embed stage may take vectors from instead of running the model: the part files of an
  * earlier snapshot made with the same model fingerprint, already checked against that snapshot's
- * manifest by the client. {@link #NONE} reuses nothing.
+ * manifest by the client, and the closed parts that failed or killed builds left in the same root
+ * (resume), each checked against the checksum recorded beside it. {@link #NONE} reuses nothing.
  *
- * @param snapshotId the snapshot the vectors come from
- * @param files absolute paths of its part files
+ * @param snapshotId the snapshot the vectors come from (null when only resumed parts are offered)
+ * @param files absolute paths (or remote URIs) of its part files
+ * @param resumed parts left by unpublished builds; one made with another model is skipped, not an error
+ * @param resumedFrom the unpublished snapshots those parts belong to
  */
-public record ReuseSource(String snapshotId, List<String> files) implements Serializable {
-  public static final ReuseSource NONE = new ReuseSource(null, List.of());
+public record ReuseSource(String snapshotId, List<String> files, List<String> resumed, List<String> resumedFrom)
+    implements Serializable {
+  public static final ReuseSource NONE = new ReuseSource(null, List.of(), List.of(), List.of());
+
+  public ReuseSource {
+    files = new java.util.ArrayList<>(files);
+    resumed = new java.util.ArrayList<>(resumed);
+    resumedFrom = new java.util.ArrayList<>(resumedFrom);
+  }
+
+  public ReuseSource(String snapshotId, List<String> files) {
+    this(snapshotId, files, List.of(), List.of());
+  }
+
+  /** The same source with parts of unpublished builds added. */
+  public ReuseSource withResumed(List<String> parts, List<String> from) {
+    return new ReuseSource(snapshotId, files, parts, from);
+  }
 
   public boolean isEmpty() {
-    return files.isEmpty();
+    return files.isEmpty() && resumed.isEmpty();
   }
 }

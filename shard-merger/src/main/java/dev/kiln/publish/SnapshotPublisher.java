@@ -223,9 +223,27 @@ public final class SnapshotPublisher {
     }
   }
 
-  /** Removes a snapshot's data once its manifest is gone (so readers cannot see a partial one). */
+  /**
+   * Removes a snapshot's data once its manifest is gone (so readers cannot see a partial one). Closed,
+   * checksummed stored-vector parts are kept, marked {@code RESUMABLE}: the vectors a failed build
+   * computed are reused by the next build into this root, and gc removes them after its window.
+   */
   boolean removeData(String id) throws IOException {
-    storage.deleteTree(SnapshotLayout.snapshotKey(id));
+    String prefix = SnapshotLayout.snapshotKey(id);
+    String parts = prefix + SnapshotLayout.EMBEDDINGS;
+    boolean resumable = storage.list(parts).stream().anyMatch(n -> n.endsWith(".parquet.sha256"));
+    if (!resumable) {
+      storage.deleteTree(prefix);
+      return true;
+    }
+    for (String name : storage.list(prefix)) {
+      if (!name.equals(SnapshotLayout.EMBEDDINGS) && !name.equals(SnapshotLayout.STAGING)) {
+        storage.deleteTree(prefix + name);
+        storage.delete(prefix + name);
+      }
+    }
+    writeMarker(id, StagingMarker.forThisProcess(StagingMarker.RESUMABLE, null));
+    LOG.info("kept the stored-vector parts of failed snapshot {} for the next build to reuse", id);
     return true;
   }
 

@@ -1,0 +1,114 @@
+package dev.kiln.vectors;
+
+import dev.kiln.internal.PausePoint;
+import dev.kiln.snapshot.Checksums;
+import dev.kiln.snapshot.io.FlinkFileSystems;
+import dev.kiln.snapshot.io.RemoteFiles;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Locale;
+
+/**
+ * The stored-vector parts of one embed subtask attempt, written as it goes: a part is closed (a
+ * complete Parquet file, footer included) every {@code maxRows} vectors or {@code maxSeconds},
+ * checksummed, and its SHA-256 recorded beside it ({@code NAME.sha256}, written after the part, so a
+ * part with a checksum record is whole). A build that fails or is killed thus leaves every closed
+ * part behind, verified, and the next build into the same root reuses them (resume): at most the
+ * open part's vectors are embedded again. With a remote root each part is written to a local
+ * temporary file and uploaded when it closes. Names carry subtask, attempt and sequence, so a retried
+ * attempt never collides with the parts of the one before.
+ */
+public final class RollingParts implements Closeable {
+  /** Suffix of the checksum record written beside each closed part. */
+  public static final String CHECKSUM_SUFFIX = ".sha256";
+
+  private final String dir;
+  private final int subtask;
+  private final int attempt;
+  private final String fingerprint;
+  private final int dimension;
+  private final long maxRows;
+  private final long maxNanos;
+  private final boolean remote;
+  private VectorFiles.Writer writer;
+  private Path file;
+  private String name;
+  private long rows;
+  private long openedAt;
+  private int sequence;
+
+  public RollingParts(String dir, int subtask, int attempt, String fingerprint, int dimension, long maxRows,
+      long maxSeconds) {
+    this.dir = dir;
+    this.subtask = subtask;
+    this.attempt = attempt;
+    this.fingerprint = fingerprint;
+    this.dimension = dimension;
+    this.maxRows = maxRows;
+    this.maxNanos = maxSeconds * 1_000_000_000L;
+    this.remote = FlinkFileSystems.isRemote(dir);
+  }
+
+  /** The name of part {@code sequence} of subtask {@code subtask}'s attempt {@code attempt}. */
+  public static String partName(int subtask, int attempt, int sequence) {
+    return String.format(Locale.ROOT, "part-%05d-%02d-%05d.parquet", subtask, attempt, sequence);
+  }
+
+  public void write(String key, float[] vector) throws IOException {
+    if (writer == null) {
+      name = partName(subtask, attempt, sequence++);
+      file = remote ? Files.createTempFile("kiln-vectors-" + subtask + "-", ".parquet") : Path.of(dir).resolve(name);
+      Files.createDirectories(file.getParent());
+      writer = new VectorFiles.Writer(file, fingerprint, dimension);
+      rows = 0;
+      openedAt = System.nanoTime();
+    }
+    writer.write(key, vector);
+    rows++;
+    if (rows >= maxRows || System.nanoTime() - openedAt >= maxNanos) {
+      roll();
+    }
+  }
+
+  /** Closes the open part, if any: complete, checksummed, uploaded for a remote root. */
+  public void roll() throws IOException {
+    if (writer == null) {
+      return;
+    }
+    writer.close();
+    writer = null;
+    byte[] sha = (Checksums.sha256(file) + "\n").getBytes(StandardCharsets.US_ASCII);
+    if (remote) {
+      RemoteFiles.upload(file, new org.apache.flink.core.fs.Path(dir, name));
+      RemoteFiles.writeBytes(new org.apache.flink.core.fs.Path(dir, name + CHECKSUM_SUFFIX), sha);
+      Files.delete(file);
+    } else {
+      Path tmp = file.resolveSibling(name + CHECKSUM_SUFFIX + ".tmp");
+      Files.write(tmp, sha);
+      Files.move(tmp, file.resolveSibling(name + CHECKSUM_SUFFIX), StandardCopyOption.ATOMIC_MOVE);
+    }
+    file = null;
+    // Crash tests kill the build here: at least one part is complete and recorded.
+    PausePoint.reached("embed-part");
+  }
+
+  /** A failed attempt: the open part is dropped (it never gets a checksum record), closed ones stay. */
+  @Override
+  public void close() throws IOException {
+    if (writer == null) {
+      return;
+    }
+    try {
+      writer.close();
+    } finally {
+      writer = null;
+      if (remote && file != null) {
+        Files.deleteIfExists(file);
+      }
+    }
+  }
+}
