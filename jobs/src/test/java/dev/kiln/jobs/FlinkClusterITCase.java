@@ -117,7 +117,8 @@ class FlinkClusterITCase {
         clusterBuild / 1000.0);
   }
 
-  private static TreeSet<String> chunkIds(SnapshotStore store, Manifest m, int shard) throws IOException {
+  /** Chunk ids of one shard of a snapshot, read from its Lucene index (also used by the failover test). */
+  static TreeSet<String> chunkIds(SnapshotStore store, Manifest m, int shard) throws IOException {
     TreeSet<String> ids = new TreeSet<>();
     Path dir = store.layout().snapshotDir(m.id()).resolve(m.shards().get(shard).directory());
     try (FSDirectory d = FSDirectory.open(dir); DirectoryReader r = DirectoryReader.open(d)) {
@@ -129,7 +130,7 @@ class FlinkClusterITCase {
     return ids;
   }
 
-  private static List<String> top(Searcher s, String q, SearchMode mode) {
+  static List<String> top(Searcher s, String q, SearchMode mode) {
     List<SearchHit> hits = s.search(q, mode, 3).results();
     assertTrue(hits.size() > 0, q);
     return hits.stream().map(SearchHit::chunkId).toList();

@@ -6,23 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.kiln.index.ShardSchema;
-import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchMode;
 import dev.kiln.search.Searcher;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.testing.FlinkTestCluster;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.apache.lucene.index.DirectoryReader;
-import org.apache.lucene.index.StoredFields;
-import org.apache.lucene.store.FSDirectory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -113,15 +107,16 @@ class TaskManagerFailoverITCase {
       assertEquals(b.counters(), a.counters());
       try (Searcher sa = Searcher.open(killedRoot); Searcher sb = Searcher.open(calmRoot)) {
         for (int s = 0; s < 3; s++) {
-          TreeSet<String> ids = chunkIds(killed, a, s);
-          assertEquals(chunkIds(calm, b, s), ids, "chunk ids of shard " + s);
+          TreeSet<String> ids = FlinkClusterITCase.chunkIds(killed, a, s);
+          assertEquals(FlinkClusterITCase.chunkIds(calm, b, s), ids, "chunk ids of shard " + s);
           for (String id : ids) {
             assertArrayEquals(sb.chunkVector(id).orElseThrow(), sa.chunkVector(id).orElseThrow(), 0f, id);
           }
         }
         for (String q : QUERIES) {
           for (SearchMode mode : SearchMode.values()) {
-            assertEquals(top(sb, q, mode), top(sa, q, mode), mode + " top 3 for '" + q + "'");
+            assertEquals(FlinkClusterITCase.top(sb, q, mode), FlinkClusterITCase.top(sa, q, mode),
+                mode + " top 3 for '" + q + "'");
           }
         }
       }
@@ -138,23 +133,5 @@ class TaskManagerFailoverITCase {
       assertTrue(System.nanoTime() < deadline, "TaskManagers did not settle at " + n + ": " + cluster.logs());
       Thread.sleep(250); // polling the REST API for a condition
     }
-  }
-
-  private static TreeSet<String> chunkIds(SnapshotStore store, Manifest m, int shard) throws IOException {
-    TreeSet<String> ids = new TreeSet<>();
-    Path dir = store.layout().snapshotDir(m.id()).resolve(m.shards().get(shard).directory());
-    try (FSDirectory d = FSDirectory.open(dir); DirectoryReader r = DirectoryReader.open(d)) {
-      StoredFields fields = r.storedFields();
-      for (int i = 0; i < r.maxDoc(); i++) {
-        ids.add(fields.document(i).get(ShardSchema.CHUNK_ID));
-      }
-    }
-    return ids;
-  }
-
-  private static List<String> top(Searcher s, String q, SearchMode mode) {
-    List<SearchHit> hits = s.search(q, mode, 3).results();
-    assertTrue(hits.size() > 0, q);
-    return hits.stream().map(SearchHit::chunkId).toList();
   }
 }
