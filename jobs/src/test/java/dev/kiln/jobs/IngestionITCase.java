@@ -204,9 +204,18 @@ class IngestionITCase {
     assertTrue(e.getMessage().contains("too much bad input: 6 of 13 records"), e.getMessage());
     assertTrue(e.getMessage().contains("docs.jsonl.gz (3)"), e.getMessage());
     assertTrue(e.getMessage().contains("ingest.max-bad-fraction"), e.getMessage());
-    assertEquals(before, new SnapshotStore(root).currentId());
-    try (Stream<Path> dirs = Files.list(root.resolve("snapshots"))) {
-      assertEquals(List.of(before), dirs.map(p -> p.getFileName().toString()).toList());
+    SnapshotStore store = new SnapshotStore(root);
+    assertEquals(before, store.currentId());
+    assertEquals(List.of(before), store.list(), "nothing new is complete");
+    // The failed build is reduced to the vectors it computed, kept for the next build (resume).
+    for (String id : store.allIds()) {
+      if (id.equals(before)) {
+        continue;
+      }
+      assertEquals(dev.kiln.snapshot.StagingMarker.RESUMABLE, store.stagingMarker(id).orElseThrow().state());
+      try (Stream<Path> left = Files.list(store.layout().snapshotDir(id))) {
+        assertEquals(List.of("STAGING", "embeddings"), left.map(p -> p.getFileName().toString()).sorted().toList());
+      }
     }
     try (Stream<Path> dirs = Files.list(root.resolve("quarantine"))) {
       assertEquals(2, dirs.count(), "the failed build's quarantine output is kept for inspection");
