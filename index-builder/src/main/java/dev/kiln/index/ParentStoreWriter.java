@@ -38,9 +38,7 @@ public final class ParentStoreWriter implements Closeable {
   private boolean recount;
 
   public ParentStoreWriter(Path directory) throws IOException {
-    if (Files.exists(directory) && Files.list(directory).findAny().isPresent()) {
-      throw new IOException("docstore directory " + directory + " is not empty: refusing to mix two attempts");
-    }
+    WriterDirectories.requireEmpty(directory, "docstore directory");
     Files.createDirectories(directory);
     this.dir = FSDirectory.open(directory);
     IndexWriterConfig iwc = new IndexWriterConfig(new KeywordAnalyzer());

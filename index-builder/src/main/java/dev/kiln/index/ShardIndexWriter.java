@@ -51,9 +51,7 @@ public final class ShardIndexWriter implements Closeable {
   private boolean counted;
 
   public ShardIndexWriter(Path directory, IndexConfig config, int dimension) throws IOException {
-    if (Files.exists(directory) && Files.list(directory).findAny().isPresent()) {
-      throw new IOException("shard directory " + directory + " is not empty: refusing to mix two attempts");
-    }
+    WriterDirectories.requireEmpty(directory, "shard directory");
     this.directory = directory;
     this.config = config;
     this.dimension = dimension;
