@@ -79,18 +79,28 @@ final class RetrievalOptions {
   double hybridPrfOrigWeight;
 
   SearchOptions toOptions() {
-    return SearchOptions.defaults()
-        .withFusion(FusionMethod.parse(fusion))
-        .withAlpha(alpha)
-        .withRrfK(rrfK)
-        .withDepths(denseDepth == null ? depth : denseDepth, bm25Depth == null ? depth : bm25Depth)
-        .withExactFilterRatio(exactFilterRatio)
-        .withEf(ef)
-        .withQueryEmbedders(queryEmbedders == null ? SearchOptions.defaultQueryEmbedders() : queryEmbedders)
-        .withGates(minScore == null ? Double.NaN : minScore, maxDrop == null ? Double.NaN : maxDrop)
-        .withReranker(rerankModel, rerankDepth)
-        .withPrf(prf)
-        .withDenseFeedback(new DenseFeedback(densePrfDocs, densePrfWeight))
-        .withLexicalFeedback(new LexicalFeedback(hybridPrfDocs, LexicalFeedback.DEFAULT_TERMS, hybridPrfOrigWeight));
+    SearchOptions.Builder options = SearchOptions.builder()
+        .fusion(FusionMethod.parse(fusion))
+        .alpha(alpha)
+        .rrfK(rrfK)
+        .denseDepth(denseDepth == null ? depth : denseDepth)
+        .bm25Depth(bm25Depth == null ? depth : bm25Depth)
+        .exactFilterRatio(exactFilterRatio)
+        .ef(ef)
+        .reranker(rerankModel)
+        .rerankDepth(rerankDepth)
+        .prf(prf)
+        .denseFeedback(new DenseFeedback(densePrfDocs, densePrfWeight))
+        .lexicalFeedback(new LexicalFeedback(hybridPrfDocs, LexicalFeedback.DEFAULT_TERMS, hybridPrfOrigWeight));
+    if (queryEmbedders != null) {
+      options.queryEmbedders(queryEmbedders);
+    }
+    if (minScore != null) {
+      options.minScore(minScore);
+    }
+    if (maxDrop != null) {
+      options.maxDrop(maxDrop);
+    }
+    return options.build();
   }
 }

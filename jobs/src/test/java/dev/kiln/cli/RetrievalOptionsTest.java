@@ -39,6 +39,18 @@ class RetrievalOptionsTest {
   }
 
   @Test
+  void noFlagsMeanTheLibraryDefaults() {
+    // One source of defaults: a command line without retrieval flags searches exactly as Searcher.open does.
+    for (Object command : new Object[] {new SearchCommand(), new EvalCommand(), new ServeCommand()}) {
+      new CommandLine(command).parseArgs(command instanceof SearchCommand ? new String[] {"q"}
+          : command instanceof EvalCommand ? new String[] {"--queries", "q", "--qrels", "r"} : new String[0]);
+      RetrievalOptions retrieval = command instanceof SearchCommand s ? s.retrieval
+          : command instanceof EvalCommand e ? e.retrieval : ((ServeCommand) command).retrieval;
+      assertEquals(SearchOptions.defaults(), retrieval.toOptions(), command.getClass().getSimpleName());
+    }
+  }
+
+  @Test
   void aBadEfQueryEmbeddersOrVectorEncodingIsAUsageError(@TempDir Path empty) {
     String root = empty.toString();
     assertEquals(Kiln.USAGE, Kiln.execute("search", "--snapshots", root, "--ef", "0", "q"));

@@ -8,8 +8,11 @@ import dev.kiln.search.rewrite.LexicalFeedback;
 import java.nio.file.Path;
 
 /**
- * Tuning of a {@link Searcher}. Immutable; derive variants with the {@code with…} methods. Each
- * component names the CLI option that sets it, so a {@link ConfigException} points at the fix.
+ * Tuning of a {@link Searcher}. Immutable. Made by {@link #builder()}, which holds the one set of
+ * defaults and checks every value in {@link Builder#build()}; {@link #defaults()} is an untouched
+ * builder, and {@link #toBuilder()} or the {@code with…} shortcuts derive variants. Each component
+ * names the CLI option that sets it, so a {@link ConfigException} points at the fix. (The record's
+ * constructor is public because Java requires it; it runs the same checks.)
  *
  * @param fusion how hybrid search combines its two candidate lists ({@code --fusion})
  * @param rrfK the reciprocal rank fusion constant: larger values flatten the advantage of top ranks
@@ -74,8 +77,11 @@ public record SearchOptions(
     if (!(alpha >= 0 && alpha <= 1)) {
       throw new ConfigException("--alpha must be in [0, 1], was " + alpha);
     }
-    if (denseDepth < 1 || bm25Depth < 1) {
-      throw new ConfigException("--depth must be >= 1, was " + Math.min(denseDepth, bm25Depth));
+    if (denseDepth < 1) {
+      throw new ConfigException("--dense-depth (or --depth) must be >= 1, was " + denseDepth);
+    }
+    if (bm25Depth < 1) {
+      throw new ConfigException("--bm25-depth (or --depth) must be >= 1, was " + bm25Depth);
     }
     if (!(exactFilterRatio >= 0 && exactFilterRatio <= 1)) {
       throw new ConfigException("--exact-filter-ratio must be in [0, 1], was " + exactFilterRatio);
@@ -108,29 +114,14 @@ public record SearchOptions(
     return Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), 4));
   }
 
-  public SearchOptions withEf(int value) {
-    return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, prf, denseFeedback, lexicalFeedback, value, queryEmbedders);
+  /** A builder holding Kiln's defaults (see {@link #defaults()}). */
+  public static Builder builder() {
+    return new Builder();
   }
 
-  public SearchOptions withQueryEmbedders(int value) {
-    return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, prf, denseFeedback, lexicalFeedback, ef, value);
-  }
-
-  /**
-   * Backwards-compatible constructor: RRF with the given constant and depth on both paths, no query
-   * expansion of either kind.
-   */
-  public SearchOptions(int rrfK, int candidateDepth) {
-    this(FusionMethod.RRF, rrfK, DEFAULT_ALPHA, candidateDepth, candidateDepth,
-        DEFAULT_EXACT_FILTER_RATIO, Double.NaN, Double.NaN, null, DEFAULT_RERANK_DEPTH, false,
-        DenseFeedback.OFF, LexicalFeedback.OFF, KnnSearch.DEFAULT_EF, defaultQueryEmbedders());
-  }
-
-  /** The deeper of the two per-path candidate depths. */
-  public int candidateDepth() {
-    return Math.max(denseDepth, bm25Depth);
+  /** A builder holding these options, to derive a variant. */
+  public Builder toBuilder() {
+    return new Builder(this);
   }
 
   /**
@@ -141,64 +132,66 @@ public record SearchOptions(
    * {@link LexicalFeedback#DEFAULT} (both chosen on SciFact train, docs/QUALITY.md).
    */
   public static SearchOptions defaults() {
-    return new SearchOptions(DEFAULT_RRF_K, DEFAULT_CANDIDATE_DEPTH).withFusion(FusionMethod.BLEND)
-        .withDenseFeedback(DenseFeedback.DEFAULT).withLexicalFeedback(LexicalFeedback.DEFAULT);
+    return builder().build();
+  }
+
+  /** The deeper of the two per-path candidate depths. */
+  public int candidateDepth() {
+    return Math.max(denseDepth, bm25Depth);
   }
 
   public SearchOptions withFusion(FusionMethod value) {
-    return new SearchOptions(value, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, prf, denseFeedback, lexicalFeedback, ef, queryEmbedders);
+    return toBuilder().fusion(value).build();
   }
 
   public SearchOptions withRrfK(int value) {
-    return new SearchOptions(fusion, value, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, prf, denseFeedback, lexicalFeedback, ef, queryEmbedders);
+    return toBuilder().rrfK(value).build();
   }
 
   public SearchOptions withAlpha(double value) {
-    return new SearchOptions(fusion, rrfK, value, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, prf, denseFeedback, lexicalFeedback, ef, queryEmbedders);
+    return toBuilder().alpha(value).build();
   }
 
   /** Sets the candidate depth of both retrieval paths. */
   public SearchOptions withCandidateDepth(int value) {
-    return withDepths(value, value);
+    return toBuilder().depth(value).build();
   }
 
   public SearchOptions withDepths(int dense, int bm25) {
-    return new SearchOptions(fusion, rrfK, alpha, dense, bm25, exactFilterRatio, minScore, maxDrop,
-        reranker, rerankDepth, prf, denseFeedback, lexicalFeedback, ef, queryEmbedders);
+    return toBuilder().denseDepth(dense).bm25Depth(bm25).build();
   }
 
   public SearchOptions withExactFilterRatio(double value) {
-    return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, value, minScore, maxDrop,
-        reranker, rerankDepth, prf, denseFeedback, lexicalFeedback, ef, queryEmbedders);
+    return toBuilder().exactFilterRatio(value).build();
   }
 
   /** Relevance gates; NaN switches a gate off. */
   public SearchOptions withGates(double floor, double drop) {
-    return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, floor, drop,
-        reranker, rerankDepth, prf, denseFeedback, lexicalFeedback, ef, queryEmbedders);
+    return toBuilder().minScore(floor).maxDrop(drop).build();
   }
 
   public SearchOptions withReranker(Path modelDir, int depth) {
-    return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, modelDir, depth, prf, denseFeedback, lexicalFeedback, ef, queryEmbedders);
+    return toBuilder().reranker(modelDir).rerankDepth(depth).build();
   }
 
   public SearchOptions withPrf(boolean value) {
-    return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, value, denseFeedback, lexicalFeedback, ef, queryEmbedders);
+    return toBuilder().prf(value).build();
   }
 
   public SearchOptions withDenseFeedback(DenseFeedback value) {
-    return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, prf, value, lexicalFeedback, ef, queryEmbedders);
+    return toBuilder().denseFeedback(value).build();
   }
 
   public SearchOptions withLexicalFeedback(LexicalFeedback value) {
-    return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore,
-        maxDrop, reranker, rerankDepth, prf, denseFeedback, value, ef, queryEmbedders);
+    return toBuilder().lexicalFeedback(value).build();
+  }
+
+  public SearchOptions withEf(int value) {
+    return toBuilder().ef(value).build();
+  }
+
+  public SearchOptions withQueryEmbedders(int value) {
+    return toBuilder().queryEmbedders(value).build();
   }
 
   /** One line for the start-up log, so a run explains itself. */
@@ -211,5 +204,151 @@ public record SearchOptions(
         + " rerank=" + (reranker == null ? "off" : reranker + " (top " + rerankDepth + ")")
         + " prf=" + (prf ? "rm3" : "off") + " dense-prf=" + denseFeedback.describe()
         + " hybrid-prf=" + lexicalFeedback.describe();
+  }
+
+  /**
+   * Builds {@link SearchOptions}. Its field initialisers are Kiln's defaults — the only place they
+   * are written down. Setters only record; {@link #build()} checks every value and names the option
+   * to fix ({@link ConfigException}).
+   */
+  public static final class Builder {
+    private FusionMethod fusion = FusionMethod.BLEND;
+    private int rrfK = DEFAULT_RRF_K;
+    private double alpha = DEFAULT_ALPHA;
+    private int denseDepth = DEFAULT_CANDIDATE_DEPTH;
+    private int bm25Depth = DEFAULT_CANDIDATE_DEPTH;
+    private double exactFilterRatio = DEFAULT_EXACT_FILTER_RATIO;
+    private double minScore = Double.NaN;
+    private double maxDrop = Double.NaN;
+    private Path reranker;
+    private int rerankDepth = DEFAULT_RERANK_DEPTH;
+    private boolean prf;
+    private DenseFeedback denseFeedback = DenseFeedback.DEFAULT;
+    private LexicalFeedback lexicalFeedback = LexicalFeedback.DEFAULT;
+    private int ef = KnnSearch.DEFAULT_EF;
+    private int queryEmbedders = defaultQueryEmbedders();
+
+    private Builder() {}
+
+    private Builder(SearchOptions o) {
+      fusion = o.fusion;
+      rrfK = o.rrfK;
+      alpha = o.alpha;
+      denseDepth = o.denseDepth;
+      bm25Depth = o.bm25Depth;
+      exactFilterRatio = o.exactFilterRatio;
+      minScore = o.minScore;
+      maxDrop = o.maxDrop;
+      reranker = o.reranker;
+      rerankDepth = o.rerankDepth;
+      prf = o.prf;
+      denseFeedback = o.denseFeedback;
+      lexicalFeedback = o.lexicalFeedback;
+      ef = o.ef;
+      queryEmbedders = o.queryEmbedders;
+    }
+
+    /** {@code --fusion}: how hybrid search combines its two candidate lists. */
+    public Builder fusion(FusionMethod value) {
+      fusion = value;
+      return this;
+    }
+
+    /** {@code --rrf-k}. */
+    public Builder rrfK(int value) {
+      rrfK = value;
+      return this;
+    }
+
+    /** {@code --alpha}: the dense side's weight in the blend. */
+    public Builder alpha(double value) {
+      alpha = value;
+      return this;
+    }
+
+    /** {@code --depth}: the candidate depth of both paths. */
+    public Builder depth(int value) {
+      denseDepth = value;
+      bm25Depth = value;
+      return this;
+    }
+
+    /** {@code --dense-depth}. */
+    public Builder denseDepth(int value) {
+      denseDepth = value;
+      return this;
+    }
+
+    /** {@code --bm25-depth}. */
+    public Builder bm25Depth(int value) {
+      bm25Depth = value;
+      return this;
+    }
+
+    /** {@code --exact-filter-ratio}. */
+    public Builder exactFilterRatio(double value) {
+      exactFilterRatio = value;
+      return this;
+    }
+
+    /** {@code --min-score}; NaN = off. */
+    public Builder minScore(double value) {
+      minScore = value;
+      return this;
+    }
+
+    /** {@code --max-drop}; NaN = off. */
+    public Builder maxDrop(double value) {
+      maxDrop = value;
+      return this;
+    }
+
+    /** {@code --rerank-model}; null = no reranking. */
+    public Builder reranker(Path modelDir) {
+      reranker = modelDir;
+      return this;
+    }
+
+    /** {@code --rerank-depth}. */
+    public Builder rerankDepth(int value) {
+      rerankDepth = value;
+      return this;
+    }
+
+    /** {@code --prf}. */
+    public Builder prf(boolean value) {
+      prf = value;
+      return this;
+    }
+
+    /** {@code --dense-prf-docs}, {@code --dense-prf-weight}; null = off. */
+    public Builder denseFeedback(DenseFeedback value) {
+      denseFeedback = value;
+      return this;
+    }
+
+    /** {@code --hybrid-prf-docs}, {@code --hybrid-prf-orig-weight}; null = off. */
+    public Builder lexicalFeedback(LexicalFeedback value) {
+      lexicalFeedback = value;
+      return this;
+    }
+
+    /** {@code --ef}. */
+    public Builder ef(int value) {
+      ef = value;
+      return this;
+    }
+
+    /** {@code --query-embedders}. */
+    public Builder queryEmbedders(int value) {
+      queryEmbedders = value;
+      return this;
+    }
+
+    /** The options, every value checked; throws {@link ConfigException} naming the first option to fix. */
+    public SearchOptions build() {
+      return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore, maxDrop,
+          reranker, rerankDepth, prf, denseFeedback, lexicalFeedback, ef, queryEmbedders);
+    }
   }
 }

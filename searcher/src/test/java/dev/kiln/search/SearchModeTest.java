@@ -36,13 +36,11 @@ class SearchModeTest {
     assertEquals(0.5, defaults.alpha());
     // Hybrid's dense side takes pseudo-relevance feedback by default (chosen on SciFact train).
     assertEquals(DenseFeedback.DEFAULT, defaults.denseFeedback());
-    assertEquals(DenseFeedback.OFF, new SearchOptions(60, 100).denseFeedback());
+    assertEquals(DenseFeedback.OFF, defaults.withDenseFeedback(null).denseFeedback());
     assertEquals(LexicalFeedback.DEFAULT, defaults.lexicalFeedback());
-    assertEquals(LexicalFeedback.OFF, new SearchOptions(60, 100).lexicalFeedback());
-    assertEquals(new SearchOptions(10, 100).withFusion(dev.kiln.search.fusion.FusionMethod.BLEND)
-        .withDenseFeedback(DenseFeedback.DEFAULT).withLexicalFeedback(LexicalFeedback.DEFAULT), defaults.withRrfK(10));
-    assertEquals(new SearchOptions(60, 5).withFusion(dev.kiln.search.fusion.FusionMethod.BLEND)
-        .withDenseFeedback(DenseFeedback.DEFAULT).withLexicalFeedback(LexicalFeedback.DEFAULT), defaults.withCandidateDepth(5));
+    assertEquals(LexicalFeedback.OFF, defaults.withLexicalFeedback(null).lexicalFeedback());
+    assertEquals(SearchOptions.builder().rrfK(10).build(), defaults.withRrfK(10));
+    assertEquals(SearchOptions.builder().depth(5).build(), defaults.withCandidateDepth(5));
     assertTrue(defaults.describe().contains("dense-prf=3 docs x 0.25"), defaults.describe());
     assertTrue(defaults.withDenseFeedback(DenseFeedback.OFF).describe().contains("dense-prf=off"));
     assertTrue(defaults.describe().endsWith("hybrid-prf=rm3 from the fused top 10 (10 terms, original weight 0.7)"),
