@@ -1,6 +1,7 @@
 package dev.kiln.cli;
 
 import dev.kiln.config.BuildConfig;
+import dev.kiln.config.ConfigOverrides;
 import dev.kiln.jobs.BuildJob;
 import dev.kiln.jobs.SnapshotBuilder;
 import dev.kiln.snapshot.io.FlinkFileSystems;
@@ -12,7 +13,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code kiln build}: runs the build job and publishes a snapshot. Options override the YAML config. */
+/**
+ * {@code kiln build}: runs the build job and publishes a snapshot. The YAML config is overridden by
+ * {@code --set KEY=VALUE} (any key), then by the specific options, all through {@link ConfigOverrides}.
+ */
 @Command(name = "build", mixinStandardHelpOptions = true,
     description = "Build a snapshot from a corpus and publish it.")
 final class BuildCommand implements Callable<Integer> {
@@ -100,79 +104,51 @@ final class BuildCommand implements Callable<Integer> {
   @Option(names = "--cluster", hidden = true, description = "use the cluster's environment (flink run)")
   boolean cluster;
 
+  @Option(names = ConfigOverrides.OPTION, paramLabel = "KEY=VALUE",
+      description = "override any key of the YAML config, e.g. --set index.hnsw-m=32, --set embed.batch-size=8, "
+          + "--set filesystem.s3.endpoint=http://host:9000, --set corpus=[a, b]; repeatable. Precedence: the "
+          + "config file, then --set in order, then the specific options above")
+  List<String> set;
+
   @Override
   public Integer call() throws Exception {
-    BuildConfig config = BuildConfig.load(resolveConfig()).validate();
-    if (corpus != null) {
-      config.corpus = corpus;
-    }
-    if (format != null) {
-      config.format = format;
-    }
-    if (snapshots != null) {
-      config.snapshots = snapshots;
-    }
-    if (fs != null) {
-      config.filesystem.putAll(fs);
-    }
-    if (shards != null) {
-      config.shards = shards;
-    }
-    if (parallelism != null) {
-      config.parallelism = parallelism;
-    }
-    if (model != null) {
-      config.embed.model = model;
-    }
-    if (chunkSize != null) {
-      config.chunker.size = chunkSize;
-    }
-    if (chunkOverlap != null) {
-      config.chunker.overlap = chunkOverlap;
-    }
-    if (chunker != null) {
-      config.chunker.strategy = chunker;
-    }
-    if (parents != null) {
-      config.chunker.parents.enabled = true;
-      config.chunker.parents.size = parents;
-    }
-    if (batchSize != null) {
-      config.embed.batchSize = batchSize;
-    }
-    if (device != null) {
-      config.embed.device = device;
-    }
-    if (vectorEncoding != null) {
-      config.index.vectorEncoding = vectorEncoding;
-    }
-    if (noReuse) {
-      config.embed.reuse = false;
-    }
-    if (reuseFrom != null) {
-      config.embed.reuseFrom = reuseFrom;
-    }
-    if (noPublish) {
-      config.publish = false;
-    }
-    if (restartAttempts != null) {
-      config.restartAttempts = restartAttempts;
-    }
-    if (changelogTopic != null) {
-      config.changelog.topic = changelogTopic;
-    }
-    if (kafkaBootstrap != null) {
-      config.changelog.bootstrap = kafkaBootstrap;
-    }
-    if (baseSnapshot != null) {
-      config.changelog.baseSnapshot = baseSnapshot;
-    }
-    config.validate();
+    BuildConfig config = effectiveConfig();
     StreamExecutionEnvironment env = cluster
         ? StreamExecutionEnvironment.getExecutionEnvironment()
         : BuildJob.localEnvironment(config.parallelism, FlinkFileSystems.initialize(config.filesystem));
     new SnapshotBuilder(config, System.out).force(force).build(env);
     return Kiln.OK;
+  }
+
+  /** The config file, then {@code --set}, then the specific options, validated once. */
+  BuildConfig effectiveConfig() {
+    ConfigOverrides<BuildConfig> overrides = ConfigOverrides.of(BuildConfig.class).parse(set);
+    FileSystemOptions.warnAboutSecrets(set);
+    overrides.set("corpus", corpus, "--corpus")
+        .set("format", format, "--format")
+        .set("snapshots", snapshots, "--snapshots")
+        .set("shards", shards, "--shards")
+        .set("parallelism", parallelism, "--parallelism")
+        .set("embed.model", model, "--model")
+        .set("chunker.size", chunkSize, "--chunk-size")
+        .set("chunker.overlap", chunkOverlap, "--chunk-overlap")
+        .set("chunker.strategy", chunker, "--chunker")
+        .set("chunker.parents.enabled", parents == null ? null : true, "--parents")
+        .set("chunker.parents.size", parents, "--parents")
+        .set("embed.batch-size", batchSize, "--batch-size")
+        .set("embed.device", device, "--device")
+        .set("index.vector-encoding", vectorEncoding, "--vector-encoding")
+        .set("embed.reuse", noReuse ? false : null, "--no-reuse")
+        .set("embed.reuse-from", reuseFrom, "--reuse-from")
+        .set("publish", noPublish ? false : null, "--no-publish")
+        .set("restart-attempts", restartAttempts, "--restart-attempts")
+        .set("changelog.topic", changelogTopic, "--changelog-topic")
+        .set("changelog.bootstrap", kafkaBootstrap, "--kafka-bootstrap")
+        .set("changelog.base-snapshot", baseSnapshot, "--base-snapshot");
+    if (fs != null) {
+      fs.forEach((key, value) -> overrides.set("filesystem." + key, value, "--fs " + key));
+    }
+    return overrides.applyTo(BuildConfig.load(resolveConfig())).validate();
   }
 
   private Path resolveConfig() {

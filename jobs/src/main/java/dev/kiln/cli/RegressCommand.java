@@ -3,6 +3,7 @@ package dev.kiln.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.config.ConfigException;
+import dev.kiln.config.ConfigOverrides;
 import dev.kiln.regress.Drift;
 import dev.kiln.regress.RegressionRunner;
 import dev.kiln.regress.RegressionSpec;
@@ -44,6 +45,11 @@ final class RegressCommand implements Callable<Integer> {
   @Option(names = "--only", paramLabel = "DATASET", description = "run only these datasets")
   List<String> only;
 
+  @Option(names = ConfigOverrides.OPTION, paramLabel = "KEY=VALUE",
+      description = "override a key of the build defaults the regression files start from (" + BuildCommand.DEFAULT_CONFIG
+          + "), e.g. --set parallelism=1; a key a regression file sets itself stays as the file says; repeatable")
+  List<String> set;
+
   @Override
   public Integer call() throws Exception {
     Path home = Path.of(System.getProperty("kiln.home", "."));
@@ -52,7 +58,9 @@ final class RegressCommand implements Callable<Integer> {
     if (!Files.isDirectory(specs)) {
       throw new ConfigException("regressions folder not found: " + specs);
     }
-    BuildConfig defaults = BuildConfig.load(BuildCommand.defaultConfig());
+    FileSystemOptions.warnAboutSecrets(set);
+    BuildConfig defaults = ConfigOverrides.of(BuildConfig.class).parse(set)
+        .applyTo(BuildConfig.load(BuildCommand.defaultConfig()));
     RegressionRunner runner = new RegressionRunner(data, home, work, defaults, System.err);
     List<Drift> all = new ArrayList<>();
     List<Path> files;
