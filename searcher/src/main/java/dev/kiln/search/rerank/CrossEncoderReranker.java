@@ -64,14 +64,14 @@ public final class CrossEncoderReranker implements Reranker {
     HuggingFaceTokenizer tokenizer;
     try {
       tokenizer = HuggingFaceTokenizer.builder()
-          .optTokenizerPath(dir.resolve(CrossEncoderConfig.TOKENIZER))
+          .optTokenizerPath(dir.resolve(config.tokenizer))
           .optAddSpecialTokens(true)
           .optTruncation(true)
           .optMaxLength(config.maxTokens)
           .optPadding(false)
           .build();
     } catch (IOException e) {
-      throw new ConfigException("--rerank-model " + dir + ": cannot load tokenizer.json: " + e.getMessage());
+      throw new ConfigException("--rerank-model " + dir + ": cannot load " + config.tokenizer + ": " + e.getMessage());
     }
     try {
       Criteria<NDList, NDList> criteria = Criteria.builder()

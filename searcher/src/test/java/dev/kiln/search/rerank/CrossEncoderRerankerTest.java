@@ -45,9 +45,9 @@ class CrossEncoderRerankerTest {
     Files.copy(ModelFiles.materialize(spec, spec.tokenizerResource()), tokenizerFile);
     TinyOnnxModel.write(modelDir.resolve("model.onnx"));
     Files.writeString(modelDir.resolve("model.yaml"), """
-        model: model.onnx
-        max_tokens: 64
-        batch_size: 2
+        model-file: model.onnx
+        max-tokens: 64
+        batch-size: 2
         """);
   }
 
@@ -66,7 +66,7 @@ class CrossEncoderRerankerTest {
   @Test
   void scoresEveryPairInOrderWhateverTheBatchPadding() throws IOException {
     String query = "how do volcanoes erupt";
-    // Different lengths so that batches of two are padded, and one past max_tokens is truncated.
+    // Different lengths so that batches of two are padded, and one past max-tokens is truncated.
     List<String> passages = List.of("lava", "magma rises through the crust and erupts",
         "a b c", "word ".repeat(100), "pyroclastic flows are fast avalanches of hot gas");
     try (CrossEncoderReranker reranker = CrossEncoderReranker.open(modelDir)) {
