@@ -86,6 +86,10 @@ final class BuildCommand implements Callable<Integer> {
       description = "snapshot a changelog build starts from (default: current)")
   String baseSnapshot;
 
+  @Option(names = "--changelog-format", paramLabel = "kiln|debezium|auto",
+      description = "envelope of the changelog topic's records (default: auto, decided per record)")
+  String changelogFormat;
+
   @Option(names = "--no-publish", description = "build and verify, but leave CURRENT as it is")
   boolean noPublish;
 
@@ -166,6 +170,9 @@ final class BuildCommand implements Callable<Integer> {
     }
     if (baseSnapshot != null) {
       config.changelog.baseSnapshot = baseSnapshot;
+    }
+    if (changelogFormat != null) {
+      config.changelog.format = changelogFormat;
     }
     config.validate();
     StreamExecutionEnvironment env = cluster
