@@ -206,7 +206,7 @@ final class BuildCommitter {
     Manifest m = new Manifest(Manifest.FORMAT_VERSION, plan.snapshotId, Instant.now().toString(), draft.parent(),
         draft.model(), draft.chunker(), draft.index(), counters, entries,
         new Manifest.QuarantineInfo(quarantined, bad.byReason(), quarantined > 0 ? plan.quarantineDir : null),
-        embeddings, docstore);
+        embeddings, docstore).withRangeFields(draft.rangeFields());
     if (plan.changelog != null) {
       CHANGELOG_COUNTERS.forEach(name -> m.counters().put(name, count(totals, name)));
       CommitPlan.ChangelogCommit c = plan.changelog;
