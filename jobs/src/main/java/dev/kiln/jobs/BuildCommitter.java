@@ -196,6 +196,9 @@ final class BuildCommitter {
     }
     Map<String, Long> counters = new LinkedHashMap<>();
     MANIFEST_COUNTERS.forEach(name -> counters.put(name, count(totals, name)));
+    if (draft.rangeFields() != null) {
+      counters.put(JobCounters.RANGE_VALUES_UNPARSED, count(totals, JobCounters.RANGE_VALUES_UNPARSED));
+    }
     long quarantined = count(totals, JobCounters.QUARANTINED);
     Manifest.EmbeddingsInfo drafted = draft.embeddings();
     Manifest.EmbeddingsInfo embeddings = new Manifest.EmbeddingsInfo(drafted.directory(), drafted.modelFingerprint(),
