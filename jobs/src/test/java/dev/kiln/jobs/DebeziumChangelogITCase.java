@@ -3,9 +3,11 @@ package dev.kiln.jobs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.config.BuildConfig;
+import dev.kiln.config.ConfigException;
 import dev.kiln.index.ShardSchema;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchMode;
@@ -116,6 +118,10 @@ class DebeziumChangelogITCase {
   }
 
   static Manifest build() throws Exception {
+    return build(config());
+  }
+
+  static BuildConfig config() {
     BuildConfig config = new BuildConfig();
     config.snapshots = root.toString();
     config.shards = 2;
@@ -127,6 +133,10 @@ class DebeziumChangelogITCase {
     config.changelog.bootstrap = kafka.bootstrap();
     config.changelog.format = "debezium";
     config.changelog.softDeleteField = "deleted";
+    return config;
+  }
+
+  static Manifest build(BuildConfig config) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     Manifest m = new SnapshotBuilder(config.validate(), new PrintStream(out, true, StandardCharsets.UTF_8))
         .build(BuildJob.localEnvironment(2)).manifest();
@@ -183,6 +193,14 @@ class DebeziumChangelogITCase {
     Manifest.QuarantineInfo q = first.quarantine();
     assertEquals(Map.of("missing_op", 1L, "unknown_op", 1L, "missing_after", 1L, "missing_id", 1L), q.byReason());
     assertEquals(0, second.quarantine().total());
+  }
+
+  @Test
+  void aChangelogBuildKeepsTheBasesRangeFields() {
+    BuildConfig ranged = config();
+    ranged.index.rangeFields.put("version", "long");
+    ConfigException e = assertThrows(ConfigException.class, () -> build(ranged));
+    assertTrue(e.getMessage().contains("index.range-fields {version=long} differ from base snapshot"), e.getMessage());
   }
 
   @Test
