@@ -28,6 +28,30 @@ public class ChangelogConfig implements Serializable {
    * Kiln sets bootstrap servers, group and client ids and offset handling itself.
    */
   public java.util.Map<String, String> properties = new java.util.LinkedHashMap<>();
+  /**
+   * The envelope of the topic's records ({@code --changelog-format}): {@code kiln} (Kiln's own
+   * {@code {"op": "upsert"|"delete", ...}}), {@code debezium} (change events {@code {"before", "after",
+   * "op": "c"|"u"|"r"|"d"}}, bare or wrapped as {@code {"schema", "payload"}}), or {@code auto}: decided
+   * per record, Kiln's when its op is {@code upsert}/{@code delete}, else Debezium's when it has
+   * {@code before}, {@code after}, a {@code payload} object or a Debezium op.
+   */
+  public String format = FORMAT_AUTO;
+  /**
+   * Debezium events: the row field (of {@code after}, of {@code before} for a delete) that holds the
+   * document id. Empty (default): the Kafka record key — a plain string, or Debezium's key object,
+   * whose {@code ingest.id-field} (or only) field is the id — and, for records without a key, the
+   * row's {@code ingest.id-field}.
+   */
+  public String idField = "";
+  /**
+   * A row field (a Kiln upsert's field) that marks a soft delete: when its value is true, 1 or
+   * "true"/"1" (any case), the upsert removes the document instead. Empty (default): none.
+   */
+  public String softDeleteField = "";
+
+  public static final String FORMAT_KILN = "kiln";
+  public static final String FORMAT_DEBEZIUM = "debezium";
+  public static final String FORMAT_AUTO = "auto";
 
   /** Properties Kiln owns: setting them under {@code changelog.properties} would break the bounded read. */
   static final java.util.Set<String> RESERVED = java.util.Set.of("bootstrap.servers", "group.id",
@@ -38,6 +62,13 @@ public class ChangelogConfig implements Serializable {
   }
 
   void validate() {
+    if (!java.util.List.of(FORMAT_KILN, FORMAT_DEBEZIUM, FORMAT_AUTO).contains(format)) {
+      throw new ConfigException("--changelog-format / changelog.format must be kiln, debezium or auto, was '"
+          + format + "'");
+    }
+    if (idField == null || softDeleteField == null) {
+      throw new ConfigException("changelog.id-field and changelog.soft-delete-field may be empty, not null");
+    }
     boolean hasBootstrap = bootstrap != null && !bootstrap.isBlank();
     if (!enabled()) {
       if (hasBootstrap) {

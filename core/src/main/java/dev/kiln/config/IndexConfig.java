@@ -28,6 +28,23 @@ public class IndexConfig implements Serializable {
   public int recallProbeK = 10;
   /** The mean recall@k every shard must reach, or the snapshot is not published. */
   public float recallFloor = 0.9f;
+  /**
+   * Metadata keys also indexed as Lucene points for range filters ({@code version>=3},
+   * {@code modified>=2026-01-01}), each with its {@link RangeType}: {@code long}, {@code double} or
+   * {@code date}. Values that do not parse as the type stay exact-match filterable only (counted).
+   * Every metadata key is exact-match filterable whether listed here or not.
+   */
+  public java.util.Map<String, String> rangeFields = new java.util.LinkedHashMap<>();
+
+  /** What a metadata key may look like in a filter (and so in {@code index.range-fields}). */
+  public static final String METADATA_KEY = "[A-Za-z0-9_.\\-]+";
+
+  /** The range fields with their types, in key order, as the manifest records them. */
+  public java.util.SortedMap<String, RangeType> rangeTypes() {
+    java.util.SortedMap<String, RangeType> out = new java.util.TreeMap<>();
+    rangeFields.forEach((k, v) -> out.put(k, RangeType.parse(k, v)));
+    return out;
+  }
 
   void validate() {
     if (hnswM < 2 || hnswM > 512) {
@@ -53,6 +70,15 @@ public class IndexConfig implements Serializable {
     if (recallFloor < 0 || recallFloor > 1) {
       throw new ConfigException("index.recall-floor must be in 0..1, was " + recallFloor);
     }
+    if (rangeFields == null) {
+      throw new ConfigException("index.range-fields must be a map of metadata key to type, e.g. {version: long}");
+    }
+    rangeFields.forEach((key, type) -> {
+      if (key == null || !key.matches(METADATA_KEY)) {
+        throw new ConfigException("index.range-fields: key '" + key + "' must be letters, digits, '_', '-' or '.'");
+      }
+      RangeType.parse(key, type);
+    });
     if (ramBufferMb < 1) {
       throw new ConfigException("index.ram-buffer-mb must be >= 1, was " + ramBufferMb);
     }

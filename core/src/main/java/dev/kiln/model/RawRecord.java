@@ -9,14 +9,21 @@ package dev.kiln.model;
  * @param offset byte offset of the record in that file (0 for whole-file formats; the row group's
  *     offset for Parquet)
  * @param format the input format that produced it
- * @param payload the record's text, or {@code null} when it could not be decoded
+ * @param payload the record's text, or {@code null} when it could not be decoded or is a tombstone
  * @param problem the quarantine reason code when the record could not be decoded, or {@code null}
  * @param bytes how many bytes of the source the record took (for the bytes-read metric)
  * @param modified the source file's modification time in epoch milliseconds, or 0 when unknown
+ * @param key a Kafka record's key as UTF-8 text (changelog records), or {@code null}: none, not
+ *     UTF-8, or not a Kafka record
  */
 public record RawRecord(
     String sourceUri, long offset, InputFormat format, String payload, String problem, long bytes,
-    long modified) implements java.io.Serializable {
+    long modified, String key) implements java.io.Serializable {
+
+  public RawRecord(String sourceUri, long offset, InputFormat format, String payload, String problem, long bytes,
+      long modified) {
+    this(sourceUri, offset, format, payload, problem, bytes, modified, null);
+  }
 
   public RawRecord(String sourceUri, long offset, InputFormat format, String payload, String problem) {
     this(sourceUri, offset, format, payload, problem, payload == null ? 0 : payload.length(), 0L);
@@ -32,6 +39,23 @@ public record RawRecord(
 
   /** This record with its size in the source and its file's modification time. */
   public RawRecord withSource(long bytes, long modified) {
-    return new RawRecord(sourceUri, offset, format, payload, problem, bytes, modified);
+    return new RawRecord(sourceUri, offset, format, payload, problem, bytes, modified, key);
+  }
+
+  /**
+   * A Kafka compaction tombstone: a null value under a key, Kafka's way of saying the key is gone.
+   * It has a key and neither a payload nor a problem.
+   */
+  public static RawRecord tombstone(String sourceUri, long offset, String key, long bytes, long timestamp) {
+    return new RawRecord(sourceUri, offset, InputFormat.JSONL, null, null, bytes, timestamp, key);
+  }
+
+  public boolean isTombstone() {
+    return payload == null && problem == null && key != null;
+  }
+
+  /** This record with the key of the Kafka record it was read from. */
+  public RawRecord withKey(String value) {
+    return new RawRecord(sourceUri, offset, format, payload, problem, bytes, modified, value);
   }
 }

@@ -3,6 +3,7 @@ package dev.kiln.snapshot;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.kiln.config.RangeType;
 import dev.kiln.config.VectorEncoding;
 import java.util.List;
 import java.util.Map;
@@ -27,9 +28,19 @@ public record Manifest(
     @JsonProperty("quarantine") QuarantineInfo quarantine,
     @JsonProperty("embeddings") EmbeddingsInfo embeddings,
     @JsonProperty("docstore") DocstoreEntry docstore,
-    @JsonProperty("changelog") ChangelogInfo changelog) {
+    @JsonProperty("changelog") ChangelogInfo changelog,
+    // Added within v1: written only when some key is range-indexed; readers before it ignore it.
+    @JsonProperty("range_fields") @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> rangeFields) {
 
   public static final int FORMAT_VERSION = 1;
+
+  /** A manifest without range-indexed metadata keys. */
+  public Manifest(int formatVersion, String id, String created, String parent, ModelInfo model,
+      ChunkerInfo chunker, IndexInfo index, Map<String, Long> counters, List<ShardEntry> shards,
+      QuarantineInfo quarantine, EmbeddingsInfo embeddings, DocstoreEntry docstore, ChangelogInfo changelog) {
+    this(formatVersion, id, created, parent, model, chunker, index, counters, shards, quarantine,
+        embeddings, docstore, changelog, null);
+  }
 
   /** A manifest of a corpus build (no changelog section). */
   public Manifest(int formatVersion, String id, String created, String parent, ModelInfo model,
@@ -42,7 +53,35 @@ public record Manifest(
   /** This manifest with a changelog section. */
   public Manifest withChangelog(ChangelogInfo info) {
     return new Manifest(formatVersion, id, created, parent, model, chunker, index, counters, shards, quarantine,
-        embeddings, docstore, info);
+        embeddings, docstore, info, rangeFields);
+  }
+
+  /**
+   * This manifest with its range-indexed metadata keys ({@code index.range-fields}): key → type
+   * ({@link RangeType#label()}); empty or null for none.
+   */
+  public Manifest withRangeFields(Map<String, String> fields) {
+    return new Manifest(formatVersion, id, created, parent, model, chunker, index, counters, shards, quarantine,
+        embeddings, docstore, changelog, fields == null || fields.isEmpty() ? null : new java.util.TreeMap<>(fields));
+  }
+
+  /**
+   * The metadata keys indexed as points for range filters, with their types; empty for snapshots
+   * built without any (or before the key existed). A type this reader does not know is left out, so
+   * a range filter on that key is refused rather than misread.
+   */
+  public java.util.SortedMap<String, RangeType> rangeTypes() {
+    java.util.SortedMap<String, RangeType> out = new java.util.TreeMap<>();
+    if (rangeFields != null) {
+      rangeFields.forEach((k, v) -> {
+        for (RangeType t : RangeType.values()) {
+          if (t.label().equals(v)) {
+            out.put(k, t);
+          }
+        }
+      });
+    }
+    return out;
   }
 
   /**

@@ -122,4 +122,28 @@ class BuildConfigTest {
     assertTrue(log.contains("+ filesystem.fs.azure.account.key.acct.blob.core.windows.net: ****"), log);
     assertTrue(log.contains("+ filesystem.s3.endpoint: http://e"), log);
   }
+
+  @Test
+  void rangeFieldsAreTypedAndCheckedByName() throws Exception {
+    BuildConfig c = BuildConfig.load(yaml("index:\n  range-fields: {version: long, price: DOUBLE, modified: date}\n"));
+    c.validate();
+    assertEquals(java.util.List.of("modified", "price", "version"), java.util.List.copyOf(c.index.rangeTypes().keySet()));
+    assertEquals(RangeType.DOUBLE, c.index.rangeTypes().get("price"));
+    c.index.rangeFields.put("size", "int");
+    ConfigException e = assertThrows(ConfigException.class, c::validate);
+    assertTrue(e.getMessage().contains("index.range-fields.size must be one of long|double|date"), e.getMessage());
+    c.index.rangeFields.remove("size");
+    c.index.rangeFields.put("bad key", "long");
+    assertTrue(assertThrows(ConfigException.class, c::validate).getMessage().contains("index.range-fields: key"));
+  }
+
+  @Test
+  void changelogFormatIsOneOfThree() throws Exception {
+    BuildConfig c = BuildConfig.load(yaml("changelog:\n  format: debezium\n  soft-delete-field: deleted\n"
+        + "  id-field: slug\n"));
+    c.validate();
+    assertEquals("deleted", c.changelog.softDeleteField);
+    c.changelog.format = "maxwell";
+    assertTrue(assertThrows(ConfigException.class, c::validate).getMessage().contains("--changelog-format"));
+  }
 }

@@ -47,6 +47,7 @@ public final class ShardIndexWriter implements Closeable {
   private final int dimension;
   private final Set<String> documents = new HashSet<>();
   private final Analyzer chinese = Analyzers.forName(Analyzers.CHINESE);
+  private final RangeValues ranges;
   private long chunks;
   private boolean counted;
 
@@ -55,6 +56,7 @@ public final class ShardIndexWriter implements Closeable {
     this.directory = directory;
     this.config = config;
     this.dimension = dimension;
+    this.ranges = new RangeValues(config.rangeTypes());
     Files.createDirectories(directory);
     this.dir = FSDirectory.open(directory);
     IndexWriterConfig iwc = new IndexWriterConfig(Analyzers.forName(config.analyzer));
@@ -114,6 +116,7 @@ public final class ShardIndexWriter implements Closeable {
     for (Map.Entry<String, String> m : c.metadata().entrySet()) {
       doc.add(new StringField(ShardSchema.META_PREFIX + m.getKey(), m.getValue(), Field.Store.YES));
     }
+    ranges.addTo(doc, c.metadata());
     if (!c.breadcrumb().isEmpty()) {
       doc.removeFields(ShardSchema.META_PREFIX + ShardSchema.BREADCRUMB_KEY);
       doc.add(new StringField(ShardSchema.META_PREFIX + ShardSchema.BREADCRUMB_KEY, keyword(c.breadcrumb()),
@@ -160,6 +163,11 @@ public final class ShardIndexWriter implements Closeable {
   /** Keyword fields hold at most 32766 UTF-8 bytes; a breadcrumb is cut well before that. */
   private static String keyword(String value) {
     return value.length() <= 4096 ? value : value.substring(0, 4096);
+  }
+
+  /** Values of range-indexed metadata keys that did not parse as their type (not indexed as points). */
+  public long rangeValuesRejected() {
+    return ranges.rejected();
   }
 
   public long chunks() {

@@ -31,4 +31,10 @@ public final class ShardSchema {
   public static final String PARENT_ID_KEY = "parent_id";
   /** Prefix of metadata fields: keyword, stored, filterable ({@code meta.tenant}, …). */
   public static final String META_PREFIX = "meta.";
+  /**
+   * Prefix of the point fields of range-indexed metadata keys ({@code index.range-fields}): one
+   * dimension, a {@code LongPoint} (long, date: epoch milliseconds) or {@code DoublePoint}, not stored
+   * ({@code range.version}, …); the value is also in its {@code meta.} field.
+   */
+  public static final String RANGE_PREFIX = "range.";
 }

@@ -90,6 +90,10 @@ final class BuildCommand implements Callable<Integer> {
       description = "snapshot a changelog build starts from (default: current)")
   String baseSnapshot;
 
+  @Option(names = "--changelog-format", paramLabel = "kiln|debezium|auto",
+      description = "envelope of the changelog topic's records (default: auto, decided per record)")
+  String changelogFormat;
+
   @Option(names = "--no-publish", description = "build and verify, but leave CURRENT as it is")
   boolean noPublish;
 
@@ -144,7 +148,8 @@ final class BuildCommand implements Callable<Integer> {
         .set("restart-attempts", restartAttempts, "--restart-attempts")
         .set("changelog.topic", changelogTopic, "--changelog-topic")
         .set("changelog.bootstrap", kafkaBootstrap, "--kafka-bootstrap")
-        .set("changelog.base-snapshot", baseSnapshot, "--base-snapshot");
+        .set("changelog.base-snapshot", baseSnapshot, "--base-snapshot")
+        .set("changelog.format", changelogFormat, "--changelog-format");
     if (fs != null) {
       fs.forEach((key, value) -> overrides.set("filesystem." + key, value, "--fs " + key));
     }

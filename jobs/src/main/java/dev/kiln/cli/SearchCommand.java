@@ -45,8 +45,9 @@ final class SearchCommand implements Callable<Integer> {
   @Option(names = "--k", defaultValue = "10", description = "results (default: ${DEFAULT-VALUE})")
   int k;
 
-  @Option(names = "--filter", paramLabel = "KEY=VALUE",
-      description = "metadata condition; repeatable (keys AND, values of one key OR)")
+  @Option(names = "--filter", paramLabel = "KEY=VALUE|KEY>=VALUE",
+      description = "metadata condition; repeatable (keys AND, values of one key OR); ranges (>=, >, <=, <,"
+          + " LOW<=KEY<HIGH) on keys the snapshot indexed for ranges (index.range-fields)")
   List<String> filters;
 
   @Option(names = "--context", description = "print the results packed as LLM context")

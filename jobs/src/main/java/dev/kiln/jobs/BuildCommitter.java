@@ -196,6 +196,9 @@ final class BuildCommitter {
     }
     Map<String, Long> counters = new LinkedHashMap<>();
     MANIFEST_COUNTERS.forEach(name -> counters.put(name, count(totals, name)));
+    if (draft.rangeFields() != null) {
+      counters.put(JobCounters.RANGE_VALUES_UNPARSED, count(totals, JobCounters.RANGE_VALUES_UNPARSED));
+    }
     long quarantined = count(totals, JobCounters.QUARANTINED);
     Manifest.EmbeddingsInfo drafted = draft.embeddings();
     Manifest.EmbeddingsInfo embeddings = new Manifest.EmbeddingsInfo(drafted.directory(), drafted.modelFingerprint(),
@@ -206,7 +209,7 @@ final class BuildCommitter {
     Manifest m = new Manifest(Manifest.FORMAT_VERSION, plan.snapshotId, Instant.now().toString(), draft.parent(),
         draft.model(), draft.chunker(), draft.index(), counters, entries,
         new Manifest.QuarantineInfo(quarantined, bad.byReason(), quarantined > 0 ? plan.quarantineDir : null),
-        embeddings, docstore);
+        embeddings, docstore).withRangeFields(draft.rangeFields());
     if (plan.changelog != null) {
       CHANGELOG_COUNTERS.forEach(name -> m.counters().put(name, count(totals, name)));
       CommitPlan.ChangelogCommit c = plan.changelog;

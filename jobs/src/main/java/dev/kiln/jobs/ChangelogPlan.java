@@ -158,6 +158,11 @@ public record ChangelogPlan(String topic, String bootstrap, String base, Manifes
       throw new ConfigException("index.analyzer " + config.index.analyzer + " differs from base snapshot " + base
           + "'s analyzer " + m.index().analyzer());
     }
+    if (!config.index.rangeTypes().equals(m.rangeTypes())) {
+      // The base's chunks are copied as they are: their range points follow the base's settings.
+      throw new ConfigException("index.range-fields " + config.index.rangeTypes() + " differ from base snapshot " + base
+          + "'s " + m.rangeTypes() + ": use the base's range fields for a changelog build, or rebuild from the corpus");
+    }
     if (m.changelog() != null && !m.changelog().topic().equals(c.topic)) {
       throw new ConfigException("--changelog-topic " + c.topic + ": base snapshot " + base
           + " continues topic '" + m.changelog().topic() + "'; pass that topic or another --base-snapshot");

@@ -59,11 +59,11 @@ final class ChangelogStages {
         .setProperty("enable.auto.commit", "false")
         .setStartingOffsets(OffsetsInitializer.offsets(partitions(plan.topic(), plan.start())))
         .setBounded(OffsetsInitializer.offsets(partitions(plan.topic(), plan.end())))
-        .setDeserializer(new ChangelogDeserializer(config.ingest.idField))
+        .setDeserializer(new ChangelogDeserializer())
         .build();
     DataStream<RawRecord> raw = env.fromSource(source, WatermarkStrategy.noWatermarks(), "read-changelog");
     SingleOutputStreamOperator<ChangeOp> ops = ReportingStages.process(raw, "parse-changelog",
-        new ChangelogParseFunction(new ChangelogRecordParser(plan.topic(), config.ingest)), ChangeOp.class,
+        new ChangelogParseFunction(new ChangelogRecordParser(plan.topic(), config.ingest, config.changelog)), ChangeOp.class,
         JobCounters.CHANGELOG_PARSE_STAGE);
     SingleOutputStreamOperator<ChangeOp> winners = ReportingStages.process(ops.keyBy(new OpId()), "resolve-ops",
         new ChangelogResolveFunction(), ChangeOp.class, JobCounters.CHANGELOG_RESOLVE_STAGE);

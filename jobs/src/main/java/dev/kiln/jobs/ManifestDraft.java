@@ -35,7 +35,7 @@ final class ManifestDraft {
         Map.of(), List.of(), null,
         new Manifest.EmbeddingsInfo(VectorFiles.DIRECTORY, job.modelFingerprint(), model.dimension(), 0, 0, null,
             List.of(), 0),
-        null);
+        null).withRangeFields(rangeFieldsKey(config));
     String json;
     try {
       json = SnapshotStore.json().writeValueAsString(draft);
@@ -60,6 +60,13 @@ final class ManifestDraft {
     // The fingerprint is the settings part of every content key: tokenizer named as the key names it.
     return new Manifest.ChunkerInfo(c.strategy, c.size, c.overlap, model.name(), c.fingerprint(model.source()),
         strategies, c.hardCap, c.breadcrumbPrefix, c.parents.enabled ? c.parents.size : null);
+  }
+
+  /** Range-indexed metadata keys and their type labels, normalised; empty: none, and the key is not written. */
+  private static Map<String, String> rangeFieldsKey(BuildConfig config) {
+    Map<String, String> out = new java.util.TreeMap<>();
+    config.index.rangeTypes().forEach((key, type) -> out.put(key, type.label()));
+    return out;
   }
 
   /** Quantised encodings only: absent means float32, and older readers refuse the key. */

@@ -145,8 +145,7 @@ public final class SnapshotBuilder {
           .put("changelog ops superseded", outcome.counter(JobCounters.CHANGELOG_SUPERSEDED))
           .put("base chunks removed", outcome.counter(JobCounters.CHANGELOG_CHUNKS_REMOVED));
     }
-    return c
-        .put("chunks", outcome.counter(JobCounters.CHUNKS))
+    c.put("chunks", outcome.counter(JobCounters.CHUNKS))
         .put("chunks embedded", outcome.counter(JobCounters.CHUNKS_EMBEDDED))
         .put("chunks reused", outcome.counter(JobCounters.CHUNKS_REUSED))
         .put("chunks supplied (precomputed vectors)", outcome.counter(JobCounters.CHUNKS_SUPPLIED))
@@ -170,6 +169,10 @@ public final class SnapshotBuilder {
         .putSeconds("chunk busy", outcome.counter(JobCounters.TIME_CHUNK) / 1_000_000)
         .putSeconds("embed busy", outcome.counter(JobCounters.TIME_EMBED) / 1_000_000)
         .putSeconds("shard write busy", outcome.counter(JobCounters.TIME_WRITE) / 1_000_000);
+    if (!config.index.rangeFields.isEmpty()) {
+      c.put("range values unparsed (exact-match only)", outcome.counter(JobCounters.RANGE_VALUES_UNPARSED));
+    }
+    return c;
   }
 
   /**

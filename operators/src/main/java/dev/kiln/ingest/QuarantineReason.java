@@ -19,8 +19,15 @@ public final class QuarantineReason {
   public static final String UNREADABLE_ROW_GROUP = "unreadable_row_group";
   public static final String UNREADABLE_FILE = "unreadable_file";
   public static final String UNSUPPORTED_FORMAT = "unsupported_format";
-  /** A changelog record whose {@code op} is missing or neither {@code upsert} nor {@code delete}. */
+  /**
+   * A changelog record whose {@code op} is missing or neither {@code upsert} nor {@code delete}, or a
+   * Debezium event whose op is not {@code c}, {@code u}, {@code r} or {@code d}.
+   */
   public static final String UNKNOWN_OP = "unknown_op";
+  /** A Debezium change event (it has {@code before}, {@code after} or a {@code payload}) without an {@code op}. */
+  public static final String MISSING_OP = "missing_op";
+  /** A Debezium create, update or snapshot read ({@code c}, {@code u}, {@code r}) without an {@code after} row. */
+  public static final String MISSING_AFTER = "missing_after";
   /** A changelog record with an empty value, or without value and key (a tombstone with a key deletes it). */
   public static final String EMPTY_RECORD = "empty_record";
   /**

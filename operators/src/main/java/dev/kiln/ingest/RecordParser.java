@@ -103,13 +103,27 @@ public final class RecordParser implements Serializable {
 
   private Document parseObject(RawRecord raw) throws MalformedRecordException {
     JsonNode node = readObject(raw.payload());
+    String id = idOrNull(node);
+    if (id == null) {
+      throw new MalformedRecordException(QuarantineReason.MISSING_ID, "missing " + config.idField);
+    }
+    return parseRow(raw, node, id);
+  }
+
+  /** A record's id: its {@code ingest.id-field} ({@code id} too when that is {@code _id}), or null. */
+  String idOrNull(JsonNode node) {
     JsonNode id = node.get(config.idField);
     if (id == null && config.idField.equals("_id")) {
       id = node.get("id");
     }
-    if (id == null || !id.isValueNode() || id.isNull() || id.asText().isBlank()) {
-      throw new MalformedRecordException(QuarantineReason.MISSING_ID, "missing " + config.idField);
-    }
+    return id == null || !id.isValueNode() || id.isNull() || id.asText().isBlank() ? null : id.asText();
+  }
+
+  /**
+   * A document from one JSON object whose id is already known: a record, or the row of a change
+   * event. Title, text and metadata come from the configured fields, as for any record.
+   */
+  Document parseRow(RawRecord raw, JsonNode node, String id) throws MalformedRecordException {
     String title = textOf(node.get(config.titleField));
     String text = textOf(node.get(config.textField));
     if (title.isBlank() && text.isBlank()) {
@@ -118,7 +132,7 @@ public final class RecordParser implements Serializable {
     Map<String, String> meta = new LinkedHashMap<>();
     metadata.addSource(raw, relativeId(raw.sourceUri()), meta);
     metadata.addRecord(node, meta);
-    return new Document(id.asText(), title, text, meta, raw.sourceUri(), ContentType.TEXT, vectorOf(node));
+    return new Document(id, title, text, meta, raw.sourceUri(), ContentType.TEXT, vectorOf(node));
   }
 
   /** The record's precomputed vector, checked; {@code null} when it has none (JSON null counts as none). */

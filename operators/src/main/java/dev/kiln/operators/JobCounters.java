@@ -24,6 +24,8 @@ public final class JobCounters {
   public static final String MODEL_LOADS = "model.loads";
   public static final String CHUNKS_TRUNCATED = "chunks.truncated";
   public static final String CHUNKS_WRITTEN = "chunks.written";
+  /** Values of range-indexed metadata keys ({@code index.range-fields}) that did not parse as their type: no point. */
+  public static final String RANGE_VALUES_UNPARSED = "range.values.unparsed";
   public static final String SHARDS = "shards";
   /** Followed by a corpus root: records read from that root (for the bad-fraction report). */
   public static final String SOURCE_RECORDS_READ_PREFIX = "records.read@";
@@ -57,7 +59,7 @@ public final class JobCounters {
   public static final List<String> EMBED_STAGE = List.of(CHUNKS_EMBEDDED, CHUNKS_REUSED, CHUNKS_SUPPLIED,
       CHUNKS_DEDUPLICATED, CHUNKS_TRUNCATED, MODEL_LOADS, TIME_EMBED);
   public static final List<String> WRITE_STAGE = List.of(CHUNKS_WRITTEN, TIME_WRITE, CHANGELOG_CHUNKS_REMOVED,
-      CHANGELOG_DELETE_UNKNOWN);
+      CHANGELOG_DELETE_UNKNOWN, RANGE_VALUES_UNPARSED);
   public static final List<String> PARENTS_STAGE = List.of(PARENTS_WRITTEN, CHANGELOG_PARENTS);
   public static final List<String> CHANGELOG_PARSE_STAGE = List.of(RECORDS_READ, QUARANTINED, TIME_PARSE);
   public static final List<String> CHANGELOG_RESOLVE_STAGE = List.of(DOCUMENTS, CHANGELOG_UPSERTS, CHANGELOG_DELETES,

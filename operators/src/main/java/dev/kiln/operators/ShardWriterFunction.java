@@ -31,6 +31,7 @@ import org.apache.flink.util.Collector;
  */
 public final class ShardWriterFunction extends RichMapPartitionFunction<EmbeddedChunk, StageReport> {
   private static final long serialVersionUID = 1L;
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ShardWriterFunction.class);
 
   private final String snapshotsRoot;
   private final String snapshotId;
@@ -38,6 +39,7 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
   private final int dimension;
   private final IndexConfig config;
   private transient LongCounter written;
+  private transient LongCounter rangeUnparsed;
   private transient StageTimer timer;
   private transient WriteMetrics metrics;
 
@@ -53,6 +55,7 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
   @Override
   public void open(OpenContext ctx) {
     written = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_WRITTEN);
+    rangeUnparsed = getRuntimeContext().getLongCounter(JobCounters.RANGE_VALUES_UNPARSED);
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_WRITE);
     metrics = new WriteMetrics(getRuntimeContext().getMetricGroup());
   }
@@ -98,6 +101,11 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
         long start = System.nanoTime();
         w.close();
         timer.add(start);
+        if (w.rangeValuesRejected() > 0) {
+          rangeUnparsed.add(w.rangeValuesRejected());
+          LOG.warn("{}: {} value(s) of range-indexed metadata keys did not parse as their type (index.range-fields):"
+              + " exact-match filterable only", w.directory().getFileName(), w.rangeValuesRejected());
+        }
       }
       List<ShardResult> finished = new ArrayList<>();
       for (Map.Entry<Integer, ShardIndexWriter> e : writers.entrySet()) {

@@ -285,7 +285,7 @@ public final class Searcher implements RetrievalPath {
 
   private SearchResponse run(SearchRequest request, float[] queryVector, boolean calibrate) {
     int k = request.k();
-    MetadataFilter filter = request.filter();
+    MetadataFilter filter = bind(request.filter());
     SearchMode mode = request.mode();
     RewrittenQuery rewritten = mode == SearchMode.DENSE
         ? new RewrittenQuery(request.query(), Map.of())
@@ -426,7 +426,7 @@ public final class Searcher implements RetrievalPath {
     checkK(k);
     checkDimension(queryVector);
     try {
-      return HitReader.read(searcher, retrieval.dense(queryVector, k, filter));
+      return HitReader.read(searcher, retrieval.dense(queryVector, k, bind(filter)));
     } catch (IOException e) {
       throw new UncheckedIOException("search failed on snapshot " + snapshotId, e);
     }
@@ -441,7 +441,7 @@ public final class Searcher implements RetrievalPath {
     checkDimension(queryVector);
     try {
       HitReader reader = new HitReader(searcher);
-      return reader.hits(retrieval.denseWithFeedback(queryVector, k, filter, reader));
+      return reader.hits(retrieval.denseWithFeedback(queryVector, k, bind(filter), reader));
     } catch (IOException e) {
       throw new UncheckedIOException("search failed on snapshot " + snapshotId, e);
     }
@@ -466,7 +466,7 @@ public final class Searcher implements RetrievalPath {
     checkDimension(queryVector);
     try {
       return HitReader.read(searcher,
-          FilteredVectorSearch.exact(searcher, ShardSchema.VECTOR, queryVector, k, filter.toQuery(),
+          FilteredVectorSearch.exact(searcher, ShardSchema.VECTOR, queryVector, k, bind(filter).toQuery(),
               manifest.index().encoding().quantized()));
     } catch (IOException e) {
       throw new UncheckedIOException("search failed on snapshot " + snapshotId, e);
@@ -486,7 +486,7 @@ public final class Searcher implements RetrievalPath {
   /** {@link #bm25(String, int)} among chunks passing {@code filter}. */
   public List<SearchHit> bm25(String query, int k, MetadataFilter filter) {
     checkK(k);
-    return run(bm25Queries.build(query), k, filter);
+    return run(bm25Queries.build(query), k, bind(filter));
   }
 
   /**
@@ -495,7 +495,16 @@ public final class Searcher implements RetrievalPath {
    */
   public List<SearchHit> bm25(Map<String, Float> terms, int k, MetadataFilter filter) {
     checkK(k);
-    return run(bm25Queries.build(terms), k, filter);
+    return run(bm25Queries.build(terms), k, bind(filter));
+  }
+
+  /**
+   * The filter as this snapshot reads it: its ranges bound to the types the manifest records.
+   *
+   * @throws dev.kiln.search.filter.FilterException for a range on a key this snapshot did not index for ranges
+   */
+  public MetadataFilter bind(MetadataFilter filter) {
+    return filter.bind(manifest.rangeTypes(), snapshotId);
   }
 
   private RewriteContext rewriteContext(MetadataFilter filter) {

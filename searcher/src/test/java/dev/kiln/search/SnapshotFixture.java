@@ -39,6 +39,8 @@ public final class SnapshotFixture {
   private Integer manifestDimension;
   private String vectorEncoding = "float32";
   private boolean publish = true;
+  private Map<String, String> rangeFields = Map.of();
+  private java.util.function.Function<Chunk, float[]> vectors;
 
   /** @param embedder a passage embedder for {@link #MODEL}, owned by the caller */
   public SnapshotFixture(TextEmbedder embedder) {
@@ -68,6 +70,23 @@ public final class SnapshotFixture {
     return this;
   }
 
+  /**
+   * A fixture whose chunk vectors come from {@code vectors} instead of the model (the manifest still
+   * names {@link #MODEL}, whose dimension they must have): fast, for tests that hand the searcher
+   * their query vectors.
+   */
+  public static SnapshotFixture withVectors(java.util.function.Function<Chunk, float[]> vectors) {
+    SnapshotFixture f = new SnapshotFixture(null);
+    f.vectors = vectors;
+    return f;
+  }
+
+  /** Indexes these metadata keys for range filters ({@code index.range-fields}: key → type). */
+  public SnapshotFixture rangeFields(Map<String, String> value) {
+    this.rangeFields = value;
+    return this;
+  }
+
   /** Whether to point {@code CURRENT} at the new snapshot (default true). */
   public SnapshotFixture publish(boolean value) {
     this.publish = value;
@@ -80,7 +99,8 @@ public final class SnapshotFixture {
     String id = SnapshotLayout.newSnapshotId();
     IndexConfig config = new IndexConfig();
     config.vectorEncoding = vectorEncoding;
-    ModelSpec spec = embedder.spec();
+    config.rangeFields = new java.util.LinkedHashMap<>(rangeFields);
+    ModelSpec spec = embedder != null ? embedder.spec() : ModelRegistry.resolve(MODEL);
     List<Manifest.ShardEntry> entries = new ArrayList<>();
     for (int n = 0; n < shards.size(); n++) {
       entries.add(writeShard(layout.shardDir(id, n), n, shards.get(n), config, spec.dimension()));
@@ -97,7 +117,7 @@ public final class SnapshotFixture {
         new Manifest.IndexInfo(config.analyzer, config.bm25K1, config.bm25B, "dot_product",
             config.hnswM, config.hnswBeamWidth, null, config.vectorEncoding),
         Map.of("chunks", (long) shards.stream().mapToInt(List::size).sum()),
-        entries);
+        entries).withRangeFields(rangeFields);
     SnapshotStore.json().writeValue(layout.manifest(id).toFile(), manifest);
     if (publish) {
       Files.writeString(layout.current(), id + "\n", StandardCharsets.UTF_8);
@@ -107,7 +127,8 @@ public final class SnapshotFixture {
 
   private Manifest.ShardEntry writeShard(Path dir, int shard, List<Chunk> chunks, IndexConfig config,
       int dimension) throws IOException {
-    float[][] vectors = embedder.embedPassages(chunks.stream().map(Chunk::text).toList());
+    float[][] vectors = this.vectors != null ? chunks.stream().map(this.vectors).toArray(float[][]::new)
+        : embedder.embedPassages(chunks.stream().map(Chunk::text).toList());
     Set<String> docs = new HashSet<>();
     try (ShardIndexWriter writer = new ShardIndexWriter(dir, config, dimension)) {
       for (int i = 0; i < chunks.size(); i++) {

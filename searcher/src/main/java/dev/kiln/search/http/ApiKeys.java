@@ -42,8 +42,8 @@ public final class ApiKeys {
   public record Key(int line, MetadataFilter binding) {
     /**
      * The request's filter narrowed to the binding: on a bound metadata key only values both allow
-     * remain (a chunk has one value per key, so that is the AND of both); other keys are kept as
-     * requested. Empty when no chunk can satisfy both, e.g. {@code tenant=globex} asked with a key
+     * remain (a chunk has one value per key, so that is the AND of both); other keys, and every range
+     * condition, are kept as requested. Empty when no chunk can satisfy both, e.g. {@code tenant=globex} asked with a key
      * bound to {@code tenant=acme}.
      */
     public Optional<MetadataFilter> narrow(MetadataFilter requested) {
@@ -60,7 +60,7 @@ public final class ApiKeys {
           }
         }
       }
-      return Optional.of(MetadataFilter.of(out));
+      return Optional.of(requested.withConditions(out));
     }
   }
 

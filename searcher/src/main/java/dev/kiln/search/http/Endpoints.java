@@ -9,6 +9,7 @@ import dev.kiln.search.SearchResponse;
 import dev.kiln.search.RetrievalPath;
 import dev.kiln.search.Searcher;
 import dev.kiln.search.context.ContextAssembler;
+import dev.kiln.search.filter.FilterException;
 import dev.kiln.search.filter.MetadataFilter;
 import java.io.IOException;
 import java.util.List;
@@ -78,6 +79,15 @@ final class Endpoints {
    * answer as a search that matched nothing, without searching.
    */
   Reply run(SearchCall call, ApiKeys.Key key) throws IOException {
+    try {
+      return runFiltered(call, key);
+    } catch (FilterException e) {
+      // Known only once a snapshot is at hand: a range on a key it did not index for ranges.
+      throw new BadRequest(e.getMessage().replace("--filter", "filter"));
+    }
+  }
+
+  private Reply runFiltered(SearchCall call, ApiKeys.Key key) throws IOException {
     SearchRequest request = call.request();
     Optional<MetadataFilter> filter = key == null ? Optional.of(request.filter())
         : key.narrow(request.filter());

@@ -65,7 +65,9 @@ final class QueryParams {
     if (f != null && !f.isNull()) {
       if (f.isObject()) {
         f.properties().forEach(e -> {
-          if (e.getValue().isArray()) {
+          if (e.getValue().isObject()) {
+            filters.addAll(range(e.getKey(), e.getValue()));
+          } else if (e.getValue().isArray()) {
             e.getValue().forEach(v -> filters.add(e.getKey() + "=" + text(v, "filter." + e.getKey())));
           } else {
             filters.add(e.getKey() + "=" + text(e.getValue(), "filter." + e.getKey()));
@@ -74,11 +76,34 @@ final class QueryParams {
       } else if (f.isArray()) {
         f.forEach(v -> filters.add(text(v, "filter")));
       } else {
-        throw new BadRequest("filter must be an object {\"key\": \"value\"} or a list of \"key:value\"");
+        throw new BadRequest("filter must be an object {\"key\": \"value\", \"key\": {\"gte\": 3}} or a list of"
+            + " \"key:value\" / \"key>=3\"");
       }
     }
     return request(q == null || q.isNull() ? null : text(q, "q"), k == null ? null : k.asText(),
         mode == null || mode.isNull() ? null : text(mode, "mode"), filters);
+  }
+
+  private static final Map<String, String> RANGE_OPS = Map.of("gt", ">", "gte", ">=", "lt", "<", "lte", "<=");
+
+  /** {@code "version": {"gte": 3, "lt": 5}} as the expressions {@code version>=3}, {@code version<5}. */
+  private static List<String> range(String key, JsonNode bounds) {
+    List<String> out = new ArrayList<>();
+    bounds.properties().forEach(b -> {
+      String op = RANGE_OPS.get(b.getKey());
+      JsonNode v = b.getValue();
+      if (op == null) {
+        throw new BadRequest("filter." + key + ": unknown range operator '" + b.getKey() + "' (gt, gte, lt, lte)");
+      }
+      if (!(v.isNumber() || v.isTextual())) {
+        throw new BadRequest("filter." + key + "." + b.getKey() + " must be a number or a string");
+      }
+      out.add(key + op + (v.isNumber() ? v.numberValue().toString() : v.asText()));
+    });
+    if (out.isEmpty()) {
+      throw new BadRequest("filter." + key + ": a range needs at least one of gt, gte, lt, lte");
+    }
+    return out;
   }
 
   static int budget(String raw) {
