@@ -35,7 +35,7 @@ final class DocxReader implements DocumentReader {
 
   @Override
   public void read(File file, ExtractedDocument out) throws MalformedRecordException, IOException {
-    OPCPackage pkg = OfficeFiles.open(file);
+    OPCPackage pkg = OfficeFiles.open(file, out.budget());
     try {
       XWPFDocument doc = new XWPFDocument(pkg);
       OfficeFiles.coreProperties(doc.getProperties(), out);

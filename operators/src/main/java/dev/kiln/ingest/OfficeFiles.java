@@ -26,7 +26,15 @@ import org.apache.poi.poifs.filesystem.POIFSFileSystem;
 final class OfficeFiles {
   private OfficeFiles() {}
 
-  static OPCPackage open(File file) throws MalformedRecordException, IOException {
+  /**
+   * POI parses each XML part into memory, at several times its size: the XML parts together may be at
+   * most this many times the record limit (real documents have well under 20 bytes of XML per character
+   * of text; a 500-page book is about 30 MB).
+   */
+  static final int XML_PER_TEXT = 8;
+
+  /** @param maxTextChars the record limit; a package with more XML than {@link #XML_PER_TEXT} times it is too large */
+  static OPCPackage open(File file, long maxTextChars) throws MalformedRecordException, IOException {
     FileMagic magic;
     try (InputStream in = FileMagic.prepareToCheckMagic(Files.newInputStream(file.toPath()))) {
       magic = FileMagic.valueOf(in);
@@ -53,6 +61,11 @@ final class OfficeFiles {
     try (ZipFile zip = new ZipFile(file)) {
       if (zip.size() == 0) {
         throw new MalformedRecordException(QuarantineReason.CORRUPT_DOCUMENT, "empty ZIP package");
+      }
+      long xml = zip.stream().filter(e -> e.getName().endsWith(".xml")).mapToLong(e -> Math.max(0, e.getSize())).sum();
+      if (xml > XML_PER_TEXT * maxTextChars) {
+        throw new MalformedRecordException(QuarantineReason.TOO_LARGE, "XML parts of " + xml + " bytes, over "
+            + XML_PER_TEXT + " x ingest.max-record-bytes (" + maxTextChars + "); POI would parse them into memory");
       }
     } catch (ZipException e) {
       throw new MalformedRecordException(QuarantineReason.CORRUPT_DOCUMENT,

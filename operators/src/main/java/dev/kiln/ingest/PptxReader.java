@@ -26,7 +26,7 @@ import org.apache.poi.xslf.usermodel.XSLFTextShape;
 final class PptxReader implements DocumentReader {
   @Override
   public void read(File file, ExtractedDocument out) throws MalformedRecordException, IOException {
-    OPCPackage pkg = OfficeFiles.open(file);
+    OPCPackage pkg = OfficeFiles.open(file, out.budget());
     try {
       XMLSlideShow show = new XMLSlideShow(pkg);
       OfficeFiles.coreProperties(show.getProperties(), out);

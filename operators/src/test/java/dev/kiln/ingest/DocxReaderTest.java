@@ -3,6 +3,7 @@ package dev.kiln.ingest;
 import static dev.kiln.ingest.ExtractedFiles.chunkWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.model.Chunk;
@@ -84,6 +85,20 @@ class DocxReaderTest {
     String[] paragraphs = new String[200];
     java.util.Arrays.fill(paragraphs, "A paragraph about wedging clay to remove air bubbles before throwing.");
     Path big = DocumentFixtures.docx(dir.resolve("big.docx"), "Big", "", paragraphs);
-    assertEquals(QuarantineReason.TOO_LARGE, ExtractedFiles.record(big, 5_000, 1L << 30).problem());
+    RawRecord r = ExtractedFiles.record(big, 5_000, 1L << 30);
+    assertEquals(QuarantineReason.TOO_LARGE, r.problem());
+    assertTrue(r.payload().contains("extracted text exceeds ingest.max-record-bytes"), r.payload());
+    assertNull(ExtractedFiles.record(big, 50_000, 1L << 30).problem(), "under a larger limit it is read");
+  }
+
+  @Test
+  void aPackageWithFarMoreXmlThanTheRecordLimitIsTooLargeUnparsed() throws Exception {
+    String[] blocks = new String[5001];
+    java.util.Arrays.fill(blocks, "");
+    blocks[0] = "Little text, much markup.";
+    Path bloated = DocumentFixtures.docx(dir.resolve("bloated.docx"), "Bloated", "", blocks);
+    RawRecord r = ExtractedFiles.record(bloated, 10_000, 1L << 30);
+    assertEquals(QuarantineReason.TOO_LARGE, r.problem());
+    assertTrue(r.payload().contains("XML parts of"), r.payload());
   }
 }
