@@ -60,15 +60,17 @@ final class PdfReader implements DocumentReader {
       throw new MalformedRecordException(QuarantineReason.CORRUPT_DOCUMENT, "PDF cannot be parsed: " + e);
     }
     try (doc) {
-      properties(doc, out);
-      Stripper stripper = new Stripper(out, outline(doc));
+      Stripper stripper = null;
       try {
+        properties(doc, out);
+        stripper = new Stripper(out, outline(doc));
         stripper.writeText(doc, stripper.pageWriter());
       } catch (Overflow | GlyphOverflow e) {
         throw new MalformedRecordException(QuarantineReason.TOO_LARGE, e.getMessage());
       } catch (IOException | RuntimeException e) {
-        throw new MalformedRecordException(QuarantineReason.CORRUPT_DOCUMENT,
-            "PDF text cannot be extracted at page " + stripper.page() + ": " + e);
+        // PDFBox parses objects as they are needed: damage anywhere surfaces here, not at load.
+        throw new MalformedRecordException(QuarantineReason.CORRUPT_DOCUMENT, "PDF text cannot be extracted"
+            + (stripper == null ? "" : " at page " + stripper.page()) + ": " + e);
       }
     }
     if (!out.hasText()) {

@@ -97,10 +97,19 @@ public final class DocumentFixtures {
 
   /** A PDF that opens only with {@link #PASSWORD}. */
   public static Path encryptedPdf(Path file, String text) throws IOException {
+    return encryptedPdf(file, text, PASSWORD, new AccessPermission());
+  }
+
+  /**
+   * An encrypted PDF with the given user password; an empty one opens without asking (the owner password
+   * guards only the permissions).
+   */
+  public static Path encryptedPdf(Path file, String text, String userPassword, AccessPermission permissions)
+      throws IOException {
     try (PDDocument doc = new PDDocument()) {
       writePages(doc, List.of(text));
-      StandardProtectionPolicy policy = new StandardProtectionPolicy("owner-" + PASSWORD, PASSWORD,
-          new AccessPermission());
+      StandardProtectionPolicy policy = new StandardProtectionPolicy("owner-" + PASSWORD, userPassword,
+          permissions);
       policy.setEncryptionKeyLength(128);
       doc.protect(policy);
       doc.save(dirs(file).toFile());

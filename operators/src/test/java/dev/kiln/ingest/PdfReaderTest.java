@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import java.util.zip.GZIPOutputStream;
+import org.apache.pdfbox.pdmodel.encryption.AccessPermission;
 import org.apache.flink.connector.file.src.FileSourceSplit;
 import org.apache.flink.testutils.TestFileSystem;
 import org.junit.jupiter.api.Test;
@@ -77,6 +78,17 @@ class PdfReaderTest {
     RawRecord r = ExtractedFiles.record(pdf);
     assertEquals(QuarantineReason.ENCRYPTED, r.problem());
     assertFalse(r.payload().contains("glaze recipes"), "nothing of the content leaks into the quarantine");
+  }
+
+  @Test
+  void aPdfWithOnlyAnOwnerPasswordOpensAndIsRead() throws Exception {
+    AccessPermission noCopying = new AccessPermission();
+    noCopying.setCanExtractContent(false);
+    Path pdf = DocumentFixtures.encryptedPdf(dir.resolve("restricted.pdf"), "Shino glazes crawl over ash.", "",
+        noCopying);
+    RawRecord r = ExtractedFiles.record(pdf);
+    assertNull(r.problem(), r.payload());
+    assertTrue(r.payload().contains("Shino glazes crawl over ash."), r.payload());
   }
 
   @Test
