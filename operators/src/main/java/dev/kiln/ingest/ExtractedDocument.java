@@ -85,14 +85,26 @@ final class ExtractedDocument {
     return properties;
   }
 
-  /** A heading of level 1..6 (deeper levels are clamped to 6). */
+  /** A heading of the document's own, level 1..6 (deeper levels are clamped to 6): it is text. */
   void heading(int level, String text) throws TooLarge {
+    heading(level, text, true);
+  }
+
+  /**
+   * A heading Kiln adds to mark a place — {@code Page 3}, {@code Slide 2}, a PDF bookmark — which is no
+   * text of the document's own: a document of labels alone has no text.
+   */
+  void label(int level, String text) throws TooLarge {
+    heading(level, text, false);
+  }
+
+  private void heading(int level, String text, boolean isText) throws TooLarge {
     String t = text == null ? "" : text.strip();
     if (t.isEmpty()) {
       return;
     }
     int l = Math.max(1, Math.min(6, level));
-    count(t, false);
+    count(t, isText);
     html.append("<h").append(l).append('>');
     escape(html, t);
     html.append("</h").append(l).append(">\n");
@@ -133,7 +145,7 @@ final class ExtractedDocument {
     }
   }
 
-  /** Whether anything but headings was extracted: a document of headings alone has no text layer. */
+  /** Whether any text of the document's own was extracted (labels are not). */
   boolean hasText() {
     return hasText;
   }

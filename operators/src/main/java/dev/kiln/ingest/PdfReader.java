@@ -228,11 +228,11 @@ final class PdfReader implements DocumentReader {
       int number = getCurrentPageNo();
       try {
         for (Heading h : outline.getOrDefault(number - 1, List.of())) {
-          out.heading(h.level(), h.title());
+          out.label(h.level(), h.title());
         }
         String text = pageText.toString();
         if (!text.isBlank()) {
-          out.heading(MAX_OUTLINE_DEPTH + 1, "Page " + number);
+          out.label(MAX_OUTLINE_DEPTH + 1, "Page " + number);
           for (String paragraph : PARAGRAPH_BREAK.split(text, -1)) {
             out.paragraph(paragraph);
           }

@@ -52,7 +52,11 @@ final class PptxReader implements DocumentReader {
     String title = slide.getTitle();
     String number = "Slide " + slide.getSlideNumber();
     boolean titled = title != null && !title.isBlank();
-    out.heading(1, titled ? number + ": " + title.strip().replaceAll("\\s+", " ") : number);
+    if (titled) {
+      out.heading(1, number + ": " + title.strip().replaceAll("\\s+", " "));
+    } else {
+      out.label(1, number);
+    }
     if (titled && slide.getSlideNumber() == 1) {
       out.title(title); // the first slide's title, when the properties have none
     }
@@ -66,7 +70,7 @@ final class PptxReader implements DocumentReader {
         if (shape instanceof XSLFTextShape t && t.getPlaceholder() == Placeholder.BODY
             && !t.getText().isBlank()) {
           if (!headed) {
-            out.heading(2, "Notes");
+            out.label(2, "Notes");
             headed = true;
           }
           paragraphs(t, out);

@@ -75,9 +75,12 @@ class DocxReaderTest {
   }
 
   @Test
-  void aDocxWithoutTextIsEmptyText() throws Exception {
-    Path blank = DocumentFixtures.docx(dir.resolve("blank.docx"), "Blank", "", "# Only a heading");
+  void aDocxWithoutTextIsEmptyTextButAHeadingAloneIsText() throws Exception {
+    Path blank = DocumentFixtures.docx(dir.resolve("blank.docx"), "Blank", "", "   ", "");
     assertEquals(QuarantineReason.EMPTY_TEXT, ExtractedFiles.problem(blank));
+    // An author's heading is the document's own text (unlike the page and slide labels Kiln adds).
+    Path headed = DocumentFixtures.docx(dir.resolve("headed.docx"), "Headed", "", "# Only a heading");
+    assertNull(ExtractedFiles.record(headed).problem());
   }
 
   @Test
