@@ -23,6 +23,13 @@ public class IngestConfig implements Serializable {
    */
   public long splitBytes = 64L << 20;
   /**
+   * PDF, DOCX and PPTX files are read from a local file. Those that are not one — compressed
+   * ({@code .gz}), or on a remote file system (S3, HDFS) — are first copied to a local temporary file of
+   * at most this many bytes; a larger one is quarantined as {@code too_large}. Uncompressed local files
+   * are read in place whatever their size.
+   */
+  public long maxSpoolBytes = 2L << 30;
+  /**
    * The build fails, naming the worst sources, when quarantined records exceed this fraction of the
    * records read. 0 fails on the first bad record; 1 never fails.
    */
@@ -64,6 +71,9 @@ public class IngestConfig implements Serializable {
   void validate() {
     if (maxRecordBytes < 1) {
       throw new ConfigException("ingest.max-record-bytes must be positive, was " + maxRecordBytes);
+    }
+    if (maxSpoolBytes < 1) {
+      throw new ConfigException("ingest.max-spool-bytes must be positive, was " + maxSpoolBytes);
     }
     if (splitBytes < 4096) {
       throw new ConfigException("ingest.split-bytes must be at least 4096, was " + splitBytes);

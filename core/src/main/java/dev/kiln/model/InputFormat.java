@@ -4,7 +4,8 @@ import java.util.Locale;
 
 /**
  * Corpus formats Kiln reads. {@link #AUTO} chooses per file by extension; a trailing {@code .gz} is
- * looked through (the reader decompresses it).
+ * looked through (the reader decompresses it). PDF, DOCX and PPTX are binary documents: their text is
+ * extracted (one document per file, with its pages, headings or slides as sections).
  */
 public enum InputFormat {
   AUTO,
@@ -12,7 +13,10 @@ public enum InputFormat {
   MARKDOWN,
   TEXT,
   PARQUET,
-  HTML;
+  HTML,
+  PDF,
+  DOCX,
+  PPTX;
 
   /** Format of one file under {@code auto}, or {@code null} when the extension is not a corpus file. */
   public static InputFormat forFileName(String name) {
@@ -35,7 +39,21 @@ public enum InputFormat {
     if (n.endsWith(".html") || n.endsWith(".htm")) {
       return HTML;
     }
+    if (n.endsWith(".pdf")) {
+      return PDF;
+    }
+    if (n.endsWith(".docx")) {
+      return DOCX;
+    }
+    if (n.endsWith(".pptx")) {
+      return PPTX;
+    }
     return null;
+  }
+
+  /** Whether files of this format are binary documents whose text is extracted (PDF, DOCX, PPTX). */
+  public boolean isExtracted() {
+    return this == PDF || this == DOCX || this == PPTX;
   }
 
   /** Whether a file is gzip-compressed, judged by its name. */
@@ -48,7 +66,7 @@ public enum InputFormat {
       return valueOf(value.trim().toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
-          "unknown format '" + value + "': expected one of auto, jsonl, markdown, text, parquet, html");
+          "unknown format '" + value + "': expected one of auto, jsonl, markdown, text, parquet, html, pdf, docx, pptx");
     }
   }
 }

@@ -73,6 +73,7 @@ class BuildConfigTest {
     assertEquals(defaults.maxRecordBytes, c.ingest.maxRecordBytes);
     assertEquals(defaults.maxBadFraction, c.ingest.maxBadFraction);
     assertEquals(defaults.splitBytes, c.ingest.splitBytes);
+    assertEquals(defaults.maxSpoolBytes, c.ingest.maxSpoolBytes);
     assertEquals(defaults.metadataFields, c.ingest.metadataFields);
   }
 
@@ -86,6 +87,15 @@ class BuildConfigTest {
     c.ingest.maxBadFraction = 0.1;
     c.ingest.pathPatterns = List.of("(?<broken");
     assertTrue(assertThrows(ConfigException.class, c::validate).getMessage().contains("ingest.path-patterns"));
+  }
+
+  @Test
+  void maxSpoolBytesIsReadByNameAndMustBePositive() throws Exception {
+    BuildConfig c = BuildConfig.load(yaml("ingest:\n  max-spool-bytes: 1048576\n"));
+    assertEquals(1L << 20, c.ingest.maxSpoolBytes);
+    assertTrue(c.describe().contains("+ ingest.max-spool-bytes: 1048576"), c.describe().toString());
+    c.ingest.maxSpoolBytes = 0;
+    assertTrue(assertThrows(ConfigException.class, c::validate).getMessage().contains("ingest.max-spool-bytes"));
   }
 
   @Test

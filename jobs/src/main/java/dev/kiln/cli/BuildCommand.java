@@ -29,7 +29,7 @@ final class BuildCommand implements Callable<Integer> {
   @Option(names = "--corpus", paramLabel = "URI", description = "corpus file or directory; repeatable")
   List<String> corpus;
 
-  @Option(names = "--format", description = "auto|jsonl|markdown|text|parquet|html (auto: by extension, .gz looked through)")
+  @Option(names = "--format", description = "auto|jsonl|markdown|text|parquet|html|pdf|docx|pptx (auto: by extension, .gz looked through)")
   String format;
 
   @Option(names = "--snapshots", paramLabel = "URI", description = "snapshots root")

@@ -216,7 +216,8 @@ public final class BuildJob {
   /** Corpus → parse → deduplicate. */
   private CorpusStreams readCorpus(StreamExecutionEnvironment env) {
     List<org.apache.flink.core.fs.Path> roots = corpusPaths();
-    CorpusFileFormat format = new CorpusFileFormat(config.inputFormat(), config.ingest.maxRecordBytes);
+    CorpusFileFormat format = new CorpusFileFormat(config.inputFormat(), config.ingest.maxRecordBytes,
+        config.ingest.maxSpoolBytes);
     long splitBytes = config.ingest.splitBytes;
     FileSource<RawRecord> source = FileSource
         .forBulkFileFormat(format, roots.toArray(new org.apache.flink.core.fs.Path[0]))

@@ -4,7 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kiln.ingest.DocumentFixtures;
+import java.io.File;
 import java.io.IOException;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
@@ -15,6 +21,7 @@ import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The shaded job jar holds what {@code flink run} needs and nothing a TaskManager image provides: never
@@ -89,5 +96,41 @@ class JobJarITCase {
       assertFalse(torch, "PyTorch natives");
       assertTrue(entries.stream().noneMatch(e -> e.startsWith("ai/onnxruntime/")), "ONNX Runtime's Java API too");
     }
+  }
+
+  /**
+   * PDF and Office extraction needs PDFBox, POI and their dependencies in the jar: only log4j-api, which
+   * Flink's lib/ provides (parent-first), comes from outside. The readers run in a class loader that
+   * sees nothing else.
+   */
+  @Test
+  void extractsPdfDocxAndPptxWithNothingButTheJarAndLog4jApi(@TempDir Path dir) throws Exception {
+    Path pdf = DocumentFixtures.pdf(dir.resolve("a.pdf"), "T", "A", List.of("Kiln shelves need kiln wash."));
+    Path docx = DocumentFixtures.docx(dir.resolve("b.docx"), "T", "A", "# Glazes", "Celadon is a green glaze.");
+    Path pptx = DocumentFixtures.pptx(dir.resolve("c.pptx"), "T", "A", "Raku", "Pots leave the kiln red hot.");
+    URL log4jApi = org.apache.logging.log4j.LogManager.class.getProtectionDomain().getCodeSource().getLocation();
+    try (URLClassLoader flinkLib = new URLClassLoader(new URL[] {log4jApi}, ClassLoader.getPlatformClassLoader());
+        URLClassLoader job = new URLClassLoader(new URL[] {jar.toUri().toURL()}, flinkLib)) {
+      assertTrue(extract(job, "PdfReader", pdf).contains("Kiln shelves need kiln wash."));
+      assertTrue(extract(job, "DocxReader", docx).contains("<h1>Glazes</h1>"));
+      assertTrue(extract(job, "PptxReader", pptx).contains("Slide 1: Raku"));
+    }
+  }
+
+  private static String extract(ClassLoader loader, String reader, Path file) throws Exception {
+    Class<?> documentClass = Class.forName("dev.kiln.ingest.ExtractedDocument", true, loader);
+    assertEquals(loader, documentClass.getClassLoader(), "the jar's copy, not the test's");
+    Constructor<?> newDocument = documentClass.getDeclaredConstructor(long.class);
+    newDocument.setAccessible(true);
+    Object document = newDocument.newInstance(1L << 20);
+    Constructor<?> newReader = Class.forName("dev.kiln.ingest." + reader, true, loader).getDeclaredConstructor();
+    newReader.setAccessible(true);
+    Object r = newReader.newInstance();
+    Method read = r.getClass().getMethod("read", File.class, documentClass);
+    read.setAccessible(true);
+    read.invoke(r, file.toFile(), document);
+    Method payload = documentClass.getDeclaredMethod("toPayload");
+    payload.setAccessible(true);
+    return (String) payload.invoke(document);
   }
 }

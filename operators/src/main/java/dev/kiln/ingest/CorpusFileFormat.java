@@ -1,5 +1,6 @@
 package dev.kiln.ingest;
 
+import dev.kiln.config.IngestConfig;
 import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
 import java.io.IOException;
@@ -17,7 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Reads corpus files of any Flink file system into {@link RawRecord}s, choosing one reader per format:
  * {@link JsonLinesReader} (one record per line), {@link WholeFileReader} (Markdown, plain text, HTML:
- * one per file), {@link ParquetRowReader} (one per row). A {@link BulkFormat} because readers need the file's
+ * one per file), {@link ParquetRowReader} (one per row), {@link DocumentFileReader} (PDF, DOCX, PPTX:
+ * one per file, its text extracted). A {@link BulkFormat} because readers need the file's
  * path (document ids of file-per-document formats are paths relative to the corpus root). Uncompressed
  * JSON lines and Parquet files arrive split by {@link CorpusFileEnumerator}; every other file whole.
  * Decoding problems become records with a {@code problem}, so the parse stage can quarantine them
@@ -30,6 +32,7 @@ public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceS
 
   private final InputFormat format;
   private final int maxRecordBytes;
+  private final long maxSpoolBytes;
 
   public CorpusFileFormat(InputFormat format) {
     this(format, 16 << 20);
@@ -37,8 +40,18 @@ public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceS
 
   /** @param maxRecordBytes records larger than this are quarantined as {@code too_large} unread */
   public CorpusFileFormat(InputFormat format, long maxRecordBytes) {
+    this(format, maxRecordBytes, new IngestConfig().maxSpoolBytes);
+  }
+
+  /**
+   * @param maxRecordBytes records (for PDF and Office files: their extracted text) larger than this are
+   *     quarantined as {@code too_large}
+   * @param maxSpoolBytes the largest local copy made of a PDF or Office file that is compressed or remote
+   */
+  public CorpusFileFormat(InputFormat format, long maxRecordBytes, long maxSpoolBytes) {
     this.format = format;
     this.maxRecordBytes = (int) Math.min(Integer.MAX_VALUE - 16, maxRecordBytes);
+    this.maxSpoolBytes = maxSpoolBytes;
   }
 
   /** The format a file is read as, or {@code null} to skip it. */
@@ -70,6 +83,9 @@ public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceS
     long modified = split.fileModificationTime();
     if (fileFormat == InputFormat.PARQUET) {
       return parquet(uri, path, split, start, end, modified);
+    }
+    if (fileFormat.isExtracted()) {
+      return new DocumentFileReader(path, fileFormat, modified, split.fileSize(), maxRecordBytes, maxSpoolBytes);
     }
     InputStream in;
     try {

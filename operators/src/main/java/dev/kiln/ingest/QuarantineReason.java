@@ -41,6 +41,16 @@ public final class QuarantineReason {
    */
   public static final String TRUNCATED_COMPRESSED = "truncated_compressed";
 
+  /** A PDF or Office file that needs a password to open. */
+  public static final String ENCRYPTED = "encrypted";
+  /** A PDF whose pages yield no text: scanned pages or images only (Kiln does no OCR). */
+  public static final String NO_TEXT_LAYER = "no_text_layer";
+  /**
+   * A PDF or Office file that its library cannot parse: truncated (no PDF trailer, no ZIP central
+   * directory), not the format its name says, or damaged inside.
+   */
+  public static final String CORRUPT_DOCUMENT = "corrupt_document";
+
   /** A precomputed vector that is not an array of numbers. */
   public static final String VECTOR_MALFORMED = "vector_malformed";
   /** A precomputed vector whose dimension is not the model's. */

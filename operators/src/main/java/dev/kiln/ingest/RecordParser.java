@@ -22,7 +22,10 @@ import java.util.Map;
  * reader) follow the BEIR layout with configurable field names ({@code _id}, {@code title},
  * {@code text}, optional {@code metadata} object of scalars); a Markdown or text file becomes one
  * document whose id is its path relative to the corpus root; an HTML file likewise, kept raw for the
- * HTML chunker and titled by its {@code <title>} or first {@code <h1>}. Every document gets metadata
+ * HTML chunker and titled by its {@code <title>} or first {@code <h1>}. A PDF, DOCX or PPTX file is one
+ * document the same way: its reader rendered its text as HTML with pages, slides and headings as
+ * sections ({@link ExtractedDocument}); its properties (author, dates, page or slide count) join its
+ * metadata after the path's and its title is theirs, else the file name. Every document gets metadata
  * from {@link MetadataExtractor}. A JSON-lines or Parquet record may carry its precomputed vector in
  * {@code ingest.vector-field}; it is checked by {@link SuppliedVectors} and travels with the document
  * (without a checker, as in changelog builds, the field is ignored and the model embeds the record).
@@ -61,6 +64,10 @@ public final class RecordParser implements Serializable {
     if (raw.problem() != null) {
       throw new MalformedRecordException(raw.problem(), describe(raw.problem()));
     }
+    if (raw.format().isExtracted()) {
+      // Its reader held the extracted text to ingest.max-record-bytes; the payload adds markup to it.
+      return parseExtracted(raw);
+    }
     if (raw.payload().length() > config.maxRecordBytes) {
       throw new MalformedRecordException(QuarantineReason.TOO_LARGE,
           "record of " + raw.payload().length() + " characters exceeds ingest.max-record-bytes");
@@ -83,6 +90,9 @@ public final class RecordParser implements Serializable {
       case QuarantineReason.EMPTY_RECORD -> "record without a value or key";
       case QuarantineReason.UNREADABLE_PATH -> "path cannot be read (symlink loop, dangling link, permissions)";
       case QuarantineReason.TRUNCATED_COMPRESSED -> "compressed stream ends early or is corrupt; records before it were read";
+      case QuarantineReason.ENCRYPTED -> "document needs a password to open";
+      case QuarantineReason.NO_TEXT_LAYER -> "PDF without extractable text (scanned or images only)";
+      case QuarantineReason.CORRUPT_DOCUMENT -> "PDF or Office file cannot be parsed (truncated or damaged)";
       default -> reason;
     };
   }
@@ -159,6 +169,24 @@ public final class RecordParser implements Serializable {
       default -> fileName(id);
     };
     return new Document(id, title, text, meta, raw.sourceUri(), type);
+  }
+
+  private Document parseExtracted(RawRecord raw) throws MalformedRecordException {
+    JsonNode node;
+    try {
+      node = ExtractedDocument.fromPayload(raw.payload());
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("extracted document of " + raw.sourceUri() + " is not JSON", e);
+    }
+    String id = relativeId(raw.sourceUri());
+    Map<String, String> meta = new LinkedHashMap<>();
+    metadata.addSource(raw, id, meta);
+    for (Map.Entry<String, JsonNode> e : node.get(ExtractedDocument.PROPERTIES).properties()) {
+      meta.put(e.getKey(), e.getValue().asText());
+    }
+    String title = node.get(ExtractedDocument.TITLE).asText();
+    return new Document(id, title.isBlank() ? fileName(id) : title, node.get(ExtractedDocument.HTML).asText(),
+        meta, raw.sourceUri(), ContentType.HTML);
   }
 
   /** The path of a file relative to the corpus root it was found under. */

@@ -119,6 +119,11 @@ class CorpusFileFormatTest {
     assertNull(InputFormat.forFileName("image.png"));
     assertNull(InputFormat.forFileName("archive.gz"), "a bare .gz names no format");
     assertEquals(InputFormat.HTML, InputFormat.forFileName("page.htm"));
+    assertEquals(InputFormat.PDF, InputFormat.forFileName("Report.PDF"));
+    assertEquals(InputFormat.DOCX, InputFormat.forFileName("spec.docx.gz"));
+    assertEquals(InputFormat.PPTX, InputFormat.forFileName("deck.pptx"));
+    assertNull(InputFormat.forFileName("legacy.doc"), "binary Word files are not read");
+    assertEquals(InputFormat.PDF, InputFormat.parse("pdf"));
   }
 
   private static List<RawRecord> sorted(List<RawRecord> records) {
