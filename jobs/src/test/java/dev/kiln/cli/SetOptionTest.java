@@ -54,12 +54,19 @@ class SetOptionTest {
       Map.entry("index.analyzer", "standard"),
       Map.entry("changelog.topic", "orders"),
       Map.entry("changelog.bootstrap", "127.0.0.1:9092"),
-      Map.entry("changelog.base-snapshot", "20261202T131755Z-3fa9c1"));
+      Map.entry("changelog.base-snapshot", "20261202T131755Z-3fa9c1"),
+      Map.entry("changelog.format", "debezium"),
+      Map.entry("changelog.id-field", "order_id"),
+      Map.entry("changelog.soft-delete-field", "deleted"));
 
   /** Keys that validate() accepts only together with another one. */
   static final Map<String, String> COMPANION = Map.of(
       "changelog.topic", "changelog.bootstrap=127.0.0.1:9092",
       "changelog.bootstrap", "changelog.topic=orders");
+
+  /** An entry for a map whose values are typed (key, value), where "some.setting=on" would be refused. */
+  static final Map<String, String[]> MAP_ENTRY = Map.of(
+      "index.range-fields", new String[] {"priority", "long"});
 
   static BuildConfig build(String... args) {
     BuildCommand command = new BuildCommand();
@@ -80,9 +87,10 @@ class SetOptionTest {
       String assignment;
       JsonNode expected;
       if (was.isObject()) { // an empty map in the file: set one entry
-        assignment = name + ".some.setting=on";
-        name = name + ".some.setting";
-        expected = TREE.valueToTree("on");
+        String[] entry = MAP_ENTRY.getOrDefault(name, new String[] {"some.setting", "on"});
+        assignment = name + "." + entry[0] + "=" + entry[1];
+        name = name + "." + entry[0];
+        expected = TREE.valueToTree(entry[1]);
       } else if (was.isArray()) {
         assignment = name + "=[alpha, beta]";
         expected = TREE.valueToTree(List.of("alpha", "beta"));
