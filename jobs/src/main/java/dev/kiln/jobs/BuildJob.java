@@ -39,7 +39,7 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import dev.kiln.route.ShardPartitioner;
 import dev.kiln.route.DocShardKey;
 import dev.kiln.snapshot.SnapshotLayout;
-import dev.kiln.snapshot.io.FlinkFileSystems;
+import dev.kiln.operators.fs.FlinkFileSystems;
 import dev.kiln.snapshot.io.RemoteRoots;
 import dev.kiln.snapshot.io.RemoteStorages;
 import dev.kiln.snapshot.io.SnapshotMirror;

@@ -8,7 +8,7 @@ import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.SnapshotVerifier;
-import dev.kiln.snapshot.io.RemoteBaseFiles;
+import dev.kiln.operators.fs.RemoteBaseFiles;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

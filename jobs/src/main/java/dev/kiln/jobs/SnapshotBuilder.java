@@ -11,7 +11,7 @@ import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
-import dev.kiln.snapshot.io.FlinkFileSystems;
+import dev.kiln.operators.fs.FlinkFileSystems;
 import dev.kiln.snapshot.io.RemoteStorages;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -136,6 +136,16 @@ class HdfsITCase {
     assertEquals("penguins", json.get("results").get(0).get("doc_id").asText());
   }
 
+  @Test
+  void theSearchCommandAnswersFromAnHdfsRootOnTheCliClasspathWithoutFlink() throws Exception {
+    dev.kiln.testing.CliOnly.Result run = dev.kiln.testing.CliOnly.run(java.util.Map.of(), "search", "--snapshots",
+        base + "/snapshots", "--mode", "bm25", "--k", "3", "--json", "emperor penguins antarctic winter egg");
+    assertEquals(0, run.exitCode(), run.err());
+    JsonNode json = new ObjectMapper().readTree(run.out());
+    assertEquals(report.snapshotId(), json.get("snapshot").asText());
+    assertEquals("penguins", json.get("results").get(0).get("doc_id").asText());
+  }
+
   /** HDFS refuses a second exclusive create, so the lock file makes compare-and-set real there. */
   @Test
   void compareAndSetOnHdfsHasExactlyOneWinnerAmongConcurrentPublishers() throws Exception {
@@ -147,7 +157,7 @@ class HdfsITCase {
       for (int i = 0; i < publishers; i++) {
         byte[] value = ("snapshot-" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8);
         // One storage per publisher: the lock is the only thing they share, as separate processes would.
-        dev.kiln.snapshot.io.FlinkSnapshotStorage st = new dev.kiln.snapshot.io.FlinkSnapshotStorage(base + "/cas");
+        dev.kiln.snapshot.io.HadoopSnapshotStorage st = new dev.kiln.snapshot.io.HadoopSnapshotStorage(base + "/cas", java.util.Map.of());
         won.add(pool.submit(() -> {
           start.await();
           return st.compareAndSet("CURRENT", null, value);

@@ -15,7 +15,7 @@ import dev.kiln.search.Searcher;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotStore;
-import dev.kiln.snapshot.io.FlinkFileSystems;
+import dev.kiln.operators.fs.FlinkFileSystems;
 import dev.kiln.snapshot.io.RemoteStorages;
 import dev.kiln.snapshot.io.SnapshotMirror;
 import dev.kiln.testing.CliRun;
@@ -141,6 +141,19 @@ class S3SnapshotsITCase {
         + "  s3.endpoint: " + s3.get("s3.endpoint") + "\n"
         + "  s3.access-key: kiln-access\n"
         + "  s3.secret-key: " + secret + "\n");
+  }
+
+  @Test
+  @Order(1)
+  void searchRunsFromTheBucketOnTheCliClasspathWithoutFlink() throws Exception {
+    Path config = searchConfig("cli-only", "kiln-secret");
+    dev.kiln.testing.CliOnly.Result search = dev.kiln.testing.CliOnly.run(Map.of(), "search", "--snapshots",
+        "s3://" + BUCKET + "/snapshots", "--config", config.toString(), "--json", "--k", "3",
+        "sourdough starter lactobacilli");
+    assertEquals(0, search.exitCode(), search.err());
+    JsonNode json = new ObjectMapper().readTree(search.out());
+    assertEquals(report.snapshotId(), json.get("snapshot").asText());
+    assertEquals("sourdough", json.get("results").get(0).get("doc_id").asText());
   }
 
   @Test

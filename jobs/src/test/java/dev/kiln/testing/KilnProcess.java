@@ -28,6 +28,11 @@ public final class KilnProcess {
 
   /** The java command line for {@code mainClass} on this JVM's classpath. */
   public static List<String> javaCommand(String mainClass, List<String> extraJvmArgs) {
+    return javaCommand(mainClass, extraJvmArgs, System.getProperty("java.class.path"));
+  }
+
+  /** The java command line for {@code mainClass} on {@code classpath}. */
+  public static List<String> javaCommand(String mainClass, List<String> extraJvmArgs, String classpath) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("--add-modules");
@@ -45,7 +50,7 @@ public final class KilnProcess {
     }
     cmd.addAll(extraJvmArgs);
     cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(classpath);
     cmd.add(mainClass);
     return cmd;
   }

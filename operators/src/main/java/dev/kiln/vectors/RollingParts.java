@@ -2,8 +2,8 @@ package dev.kiln.vectors;
 
 import dev.kiln.internal.PausePoint;
 import dev.kiln.snapshot.Checksums;
-import dev.kiln.snapshot.io.FlinkFileSystems;
-import dev.kiln.snapshot.io.RemoteFiles;
+import dev.kiln.operators.fs.FlinkFileSystems;
+import dev.kiln.operators.fs.RemoteFiles;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The storage contract on {@link FlinkSnapshotStorage} over a real HDFS (a MiniDFSCluster bound to
+ * The storage contract on {@link HadoopSnapshotStorage} over a real HDFS (a MiniDFSCluster bound to
  * 127.0.0.1), where compare-and-set rests on HDFS refusing a second exclusive create of the lock.
  */
 class HdfsSnapshotStorageContractITCase extends SnapshotStorageContract {
@@ -42,6 +42,6 @@ class HdfsSnapshotStorageContractITCase extends SnapshotStorageContract {
 
   @Override
   protected SnapshotStorage open(String rootName) {
-    return new FlinkSnapshotStorage(base + "/" + rootName);
+    return new HadoopSnapshotStorage(base + "/" + rootName, java.util.Map.of());
   }
 }

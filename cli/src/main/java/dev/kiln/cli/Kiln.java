@@ -1,0 +1,94 @@
+package dev.kiln.cli;
+
+import dev.kiln.config.ConfigException;
+import dev.kiln.snapshot.SnapshotException;
+import java.util.List;
+import java.util.ServiceLoader;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code scripts/kiln}: one command line for building, searching and evaluating snapshots.
+ *
+ * <p>This module knows no Flink: {@code search}, {@code eval}, {@code serve} and {@code snapshots} run on
+ * the searcher and the storage alone. {@code build} and {@code regress} live with the build job (module
+ * {@code jobs}) and join as {@link KilnSubcommand} services when it is on the classpath, which the
+ * launcher arranges for those two commands only.
+ */
+@Command(
+    name = "kiln",
+    mixinStandardHelpOptions = true,
+    version = "kiln 0.1.0",
+    description = "Bakes hybrid (HNSW + BM25) search snapshots offline with Flink and searches them.",
+    subcommands = {SearchCommand.class, EvalCommand.class, ServeCommand.class, SnapshotsCommand.class})
+public final class Kiln implements Runnable {
+  /** Success. */
+  public static final int OK = 0;
+  /** A failure while doing the work. */
+  public static final int FAILURE = 1;
+  /** Bad usage or configuration: the message says what to fix. */
+  public static final int USAGE = 2;
+
+  /** The commands the build job's module adds; without it they answer with what to do instead. */
+  static final List<String> BUILD_COMMANDS = List.of("build", "regress");
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  public static void main(String[] args) {
+    System.exit(execute(args));
+  }
+
+  /** Runs a command line and returns its exit code (0 ok, 1 failure, 2 usage or configuration). */
+  public static int execute(String... args) {
+    CommandLine cli = new CommandLine(new Kiln());
+    for (KilnSubcommand command : ServiceLoader.load(KilnSubcommand.class)) {
+      CommandLine sub = new CommandLine(command);
+      cli.addSubcommand(sub.getCommandName(), sub);
+    }
+    for (String name : BUILD_COMMANDS) {
+      if (!cli.getSubcommands().containsKey(name)) {
+        cli.addSubcommand(name, new UnavailableCommand(name));
+      }
+    }
+    cli.setExitCodeExceptionMapper(e -> e instanceof ConfigException || e instanceof CommandLine.ParameterException
+        ? USAGE : FAILURE);
+    cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
+      Throwable root = e;
+      if (root instanceof ConfigException) {
+        cmd.getErr().println("kiln: configuration error: " + root.getMessage());
+        return USAGE;
+      }
+      if (root instanceof SnapshotException) {
+        cmd.getErr().println("kiln: " + root.getMessage());
+        return FAILURE;
+      }
+      cmd.getErr().println("kiln: " + cmd.getCommandName() + " failed: " + describe(root));
+      if (Boolean.getBoolean("kiln.debug")) {
+        root.printStackTrace(cmd.getErr());
+      } else {
+        cmd.getErr().println("(run with KILN_DEBUG=1 for the stack trace)");
+      }
+      return FAILURE;
+    });
+    return cli.execute(args);
+  }
+
+  /** The innermost useful message: Flink wraps task failures several levels deep. */
+  public static String describe(Throwable t) {
+    Throwable cur = t;
+    String msg = t.toString();
+    while (cur != null) {
+      if (cur instanceof ConfigException || cur instanceof SnapshotException || cur.getCause() == null) {
+        msg = cur.getClass().getSimpleName() + ": " + cur.getMessage();
+      }
+      cur = cur.getCause();
+    }
+    return msg;
+  }
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(spec.commandLine(),
+        "missing command: build, search, eval, serve, snapshots or regress");
+  }
+}

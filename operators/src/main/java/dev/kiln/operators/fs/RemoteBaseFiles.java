@@ -1,0 +1,128 @@
+package dev.kiln.operators.fs;
+
+import dev.kiln.snapshot.Checksums;
+import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.SafePaths;
+import dev.kiln.snapshot.SnapshotException;
+import dev.kiln.snapshot.SnapshotLayout;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.Serializable;
+import java.nio.file.Files;
+import java.security.DigestInputStream;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.TreeMap;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
+
+/**
+ * The base snapshot of a changelog build on a remote root, as its writers need it: each writer
+ * subtask downloads the files of the base shards (and docstore parts) it continues into a local
+ * directory, through Flink's file systems as it uploads, and checks every file against the base
+ * manifest's size and SHA-256 as it arrives (hashed while streaming), so a damaged base object fails
+ * the build instead of being copied into the next snapshot. Names come from a manifest the client
+ * already structure-checked, and are resolved inside the target directory again here ({@link SafePaths}).
+ * Serializable: built in the client from the plan, shipped with the writer functions.
+ */
+public final class RemoteBaseFiles implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  /** One file of the base: its name relative to the shard (or docstore part) directory, size, SHA-256. */
+  record BaseFile(String name, long size, String sha256) implements Serializable {
+    private static final long serialVersionUID = 1L;
+  }
+
+  private final String root;
+  private final String baseId;
+  private final TreeMap<Integer, ArrayList<BaseFile>> shards = new TreeMap<>();
+  /** Docstore files by part directory ({@code shard-00003}). */
+  private final TreeMap<String, ArrayList<BaseFile>> parents = new TreeMap<>();
+
+  private RemoteBaseFiles(String root, String baseId) {
+    this.root = root;
+    this.baseId = baseId;
+  }
+
+  /** The files of {@code base} (a parsed, checked manifest) under the remote {@code root}. */
+  public static RemoteBaseFiles of(String root, Manifest base) {
+    RemoteBaseFiles f = new RemoteBaseFiles(root, base.id());
+    for (Manifest.ShardEntry s : base.shards()) {
+      if (!SnapshotLayout.shardDirName(s.shard()).equals(s.directory())) {
+        throw new SnapshotException("base snapshot " + base.id() + ": shard " + s.shard() + " lies in '"
+            + s.directory() + "', expected " + SnapshotLayout.shardDirName(s.shard()));
+      }
+      ArrayList<BaseFile> files = new ArrayList<>();
+      s.files().forEach(e -> files.add(new BaseFile(e.name(), e.size(), e.sha256())));
+      f.shards.put(s.shard(), files);
+    }
+    if (base.docstore() != null) {
+      for (Manifest.FileEntry e : base.docstore().files()) {
+        int slash = e.name().indexOf('/');
+        if (slash < 0) {
+          throw new SnapshotException("base snapshot " + base.id() + ": docstore file '" + e.name()
+              + "' is not in a part directory");
+        }
+        f.parents.computeIfAbsent(e.name().substring(0, slash), k -> new ArrayList<>())
+            .add(new BaseFile(e.name().substring(slash + 1), e.size(), e.sha256()));
+      }
+    }
+    return f;
+  }
+
+  public String baseId() {
+    return baseId;
+  }
+
+  /** Downloads and verifies base shard {@code shard} into {@code target} (created); returns it. */
+  public java.nio.file.Path fetchShard(int shard, java.nio.file.Path target) throws IOException {
+    List<BaseFile> files = shards.get(shard);
+    if (files == null) {
+      throw new SnapshotException("shard " + shard + " of base snapshot " + baseId + " is not in its manifest");
+    }
+    return fetch(SnapshotLayout.shardDirName(shard), files, target);
+  }
+
+  /** Downloads and verifies the base's docstore part {@code shard} into {@code target}; returns it. */
+  public java.nio.file.Path fetchParents(int shard, java.nio.file.Path target) throws IOException {
+    List<BaseFile> files = parents.get(SnapshotLayout.shardDirName(shard));
+    if (files == null) {
+      throw new SnapshotException("docstore part " + shard + " of base snapshot " + baseId
+          + " is not in its manifest");
+    }
+    return fetch(SnapshotLayout.PARENTS + "/" + SnapshotLayout.shardDirName(shard), files, target);
+  }
+
+  private java.nio.file.Path fetch(String directory, List<BaseFile> files, java.nio.file.Path target)
+      throws IOException {
+    Files.createDirectories(target);
+    Path remoteDir = new Path(root, SnapshotLayout.snapshotKey(baseId) + directory);
+    for (BaseFile f : files) {
+      java.nio.file.Path local = SafePaths.resolve(target, "base file", f.name());
+      Path remote = new Path(remoteDir, SafePaths.check("base file", f.name()));
+      Files.createDirectories(local.getParent());
+      MessageDigest digest = Checksums.newDigest();
+      long size;
+      FileSystem fs = remote.getFileSystem();
+      try (InputStream in = new DigestInputStream(fs.open(remote), digest);
+          OutputStream out = Files.newOutputStream(local)) {
+        size = in.transferTo(out);
+      } catch (java.io.FileNotFoundException | java.nio.file.NoSuchFileException e) {
+        throw new SnapshotException("base snapshot " + baseId + " under " + root + ": " + directory + "/" + f.name()
+            + " is missing", e);
+      }
+      String sha = HexFormat.of().formatHex(digest.digest());
+      if (size != f.size() || !sha.equals(f.sha256())) {
+        Files.deleteIfExists(local);
+        throw new SnapshotException("base snapshot " + baseId + " under " + root + " failed verification and will"
+            + " not be continued: " + directory + "/" + f.name() + ": " + (size != f.size()
+                ? "size " + size + ", manifest says " + f.size()
+                : "sha256 " + sha + ", manifest says " + f.sha256()));
+      }
+    }
+    return target;
+  }
+}

@@ -1,0 +1,256 @@
+package dev.kiln.snapshot.io;
+
+import dev.kiln.snapshot.Checksums;
+import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.SafePaths;
+import dev.kiln.snapshot.SnapshotException;
+import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.snapshot.SnapshotStorage;
+import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.snapshot.VerifiedRecord;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A snapshots root on a remote store, seen through a local copy: Lucene needs random access to its
+ * files, so a snapshot is downloaded into a local root with the same layout and opened from there.
+ * Downloads follow only {@code CURRENT → manifest → files}, through the root's
+ * {@link SnapshotStorage}, and every file is checked against the manifest's size and SHA-256 as it
+ * arrives (a file already here is kept only if it still matches), so a corrupt object is refused
+ * before the searcher sees it.
+ */
+public final class SnapshotMirror {
+  private static final Logger LOG = LoggerFactory.getLogger(SnapshotMirror.class);
+
+  private final String remoteRoot;
+  private final SnapshotLayout local;
+  private SnapshotStorage storage;
+
+  /** A mirror whose storage takes its S3 settings from the environment (see {@link S3Settings}). */
+  public SnapshotMirror(String remoteRoot, java.nio.file.Path localRoot) {
+    this(null, remoteRoot, localRoot);
+  }
+
+  public SnapshotMirror(SnapshotStorage storage, String remoteRoot, java.nio.file.Path localRoot) {
+    this.storage = storage;
+    this.remoteRoot = remoteRoot;
+    this.local = new SnapshotLayout(localRoot);
+  }
+
+  public SnapshotLayout local() {
+    return local;
+  }
+
+  public synchronized SnapshotStorage storage() {
+    if (storage == null) {
+      storage = RemoteStorages.open(remoteRoot, Map.of());
+    }
+    return storage;
+  }
+
+
+
+  /** The id the remote {@code CURRENT} names, or {@code null} when nothing was published. */
+  public String remoteCurrent() {
+    return new SnapshotStore(local, storage()).current().orElse(null);
+  }
+
+  /**
+   * Downloads a published snapshot ({@code id}, or the one {@code CURRENT} names when null) and
+   * points the local {@code CURRENT} at it. The manifest is size-capped and structure-checked and
+   * every name in it resolved inside the local snapshot directory ({@link SafePaths}) before anything
+   * is written; files already here are kept if their sizes match and a local {@code VERIFIED} record
+   * covers this manifest (else they are hashed again); files of the local copy that the manifest does
+   * not list are removed (the cache is ours).
+   *
+   * @return the local root to open
+   */
+  public java.nio.file.Path localize(String id) throws IOException {
+    return localize(id, true);
+  }
+
+  /**
+   * As {@link #localize(String)}, but only the files a searcher reads (shards and the parents
+   * docstore, not the stored vectors): what {@code kiln search} and {@code kiln serve} need. The local
+   * {@code VERIFIED} record then says so ({@code by: download-serving}) and counts only those files.
+   */
+  public java.nio.file.Path localizeForServing(String id) throws IOException {
+    return localize(id, false);
+  }
+
+  private java.nio.file.Path localize(String id, boolean vectors) throws IOException {
+    String snapshot = id != null ? SnapshotLayout.checkId(id) : remoteCurrent();
+    if (snapshot == null) {
+      throw new SnapshotException("no published snapshot under " + remoteRoot + " (no CURRENT)");
+    }
+    byte[] manifestBytes = storage().read(SnapshotLayout.manifestKey(snapshot), SnapshotLayout.MAX_MANIFEST_BYTES)
+        .orElseThrow(() -> new SnapshotException("snapshot " + snapshot + " has no manifest under " + remoteRoot));
+    Manifest m = SnapshotStore.parseManifest(snapshot, manifestBytes);
+    String manifestSha = Checksums.sha256(manifestBytes);
+    SnapshotStore localStore = new SnapshotStore(local.root());
+    java.nio.file.Path localManifest = local.manifest(snapshot);
+    boolean trusted = Files.isRegularFile(localManifest) && Files.size(localManifest) == manifestBytes.length
+        && localStore.verifiedRecord(snapshot).map(r -> manifestSha.equals(r.manifestSha256())).orElse(false);
+    java.nio.file.Path dir = local.snapshotDir(snapshot);
+    Set<java.nio.file.Path> expected = new HashSet<>();
+    int[] counts = new int[3]; // fetched, files, bytes (KiB)
+    long bytes = 0;
+    for (Manifest.ShardEntry shard : m.shards()) {
+      bytes += fetch(snapshot, shard.directory(), shard.files(), trusted, expected, counts);
+    }
+    if (vectors && m.embeddings() != null) {
+      bytes += fetch(snapshot, m.embeddings().directory(), m.embeddings().files(), trusted, expected, counts);
+    }
+    if (m.docstore() != null) {
+      bytes += fetch(snapshot, m.docstore().directory(), m.docstore().files(), trusted, expected, counts);
+    }
+    removeUnlisted(dir, expected);
+    // The manifest last, as on the remote side: a local copy is complete once it has one.
+    writeLocal(localManifest, manifestBytes);
+    writeLocal(local.root().resolve(SnapshotLayout.verifiedKey(snapshot)), SnapshotStore.json().writeValueAsBytes(
+        new VerifiedRecord(VerifiedRecord.FORMAT_VERSION, manifestSha, Instant.now().toString(), vectors ? "download" : "download-serving",
+            counts[1], bytes)));
+    writeLocal(local.current(), (snapshot + "\n").getBytes(StandardCharsets.UTF_8));
+    LOG.info("snapshot {} of {}: {} files downloaded and verified into {}", snapshot, remoteRoot, counts[0], local.root());
+    return local.root();
+  }
+
+  /**
+   * Removes every local snapshot copy but those in {@code keep}, so that a long-running reader of a
+   * remote root (the HTTP service) holds a bounded number of snapshots. Files still open by a searcher
+   * stay readable until it closes them (POSIX unlink), but callers keep what they serve anyway.
+   *
+   * @return the ids removed
+   */
+  public List<String> retainOnly(Set<String> keep) throws IOException {
+    java.nio.file.Path dir = local.snapshotsDir();
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return List.of();
+    }
+    List<java.nio.file.Path> drop;
+    try (Stream<java.nio.file.Path> list = Files.list(dir)) {
+      drop = list.filter(p -> !keep.contains(p.getFileName().toString())).sorted().toList();
+    }
+    List<String> removed = new java.util.ArrayList<>();
+    for (java.nio.file.Path p : drop) {
+      try (Stream<java.nio.file.Path> walk = Files.walk(p)) {
+        for (java.nio.file.Path f : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(f);
+        }
+      }
+      removed.add(p.getFileName().toString());
+    }
+    if (!removed.isEmpty()) {
+      LOG.info("local copy of {}: removed snapshots {} (keeping {})", remoteRoot, removed, keep);
+    }
+    return removed;
+  }
+
+  /**
+   * Downloads the listed files of one directory of a snapshot that are not already here intact.
+   *
+   * @param trusted the local copy was verified against this very manifest: sizes suffice
+   * @return bytes listed
+   */
+  private long fetch(String snapshot, String directory, List<Manifest.FileEntry> files, boolean trusted,
+      Set<java.nio.file.Path> expected, int[] counts) throws IOException {
+    long bytes = 0;
+    for (Manifest.FileEntry f : files) {
+      String name = directory + "/" + f.name();
+      java.nio.file.Path target = SafePaths.resolve(local.snapshotDir(snapshot), "file", name);
+      expected.add(target);
+      counts[1]++;
+      bytes += f.size();
+      if (Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS) && Files.size(target) == f.size()
+          && (trusted || f.sha256().equals(Checksums.sha256(target)))) {
+        continue;
+      }
+      download(SafePaths.key(SnapshotLayout.snapshotKey(snapshot), "file", name), target);
+      long size = Files.size(target);
+      String sha = Checksums.sha256(target);
+      if (size != f.size() || !sha.equals(f.sha256())) {
+        Files.delete(target);
+        throw new SnapshotException("snapshot " + snapshot + " under " + remoteRoot + " failed verification and will"
+            + " not be used: " + name + ": " + (size != f.size() ? "size " + size + ", manifest says " + f.size()
+                : "sha256 " + sha + ", manifest says " + f.sha256()));
+      }
+      counts[0]++;
+    }
+    return bytes;
+  }
+
+  /** Files of the local snapshot copy that the manifest does not list (older downloads, partial files). */
+  private void removeUnlisted(java.nio.file.Path dir, Set<java.nio.file.Path> expected) throws IOException {
+    if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    Set<String> keep = Set.of(SnapshotLayout.MANIFEST, SnapshotLayout.VERIFIED);
+    List<java.nio.file.Path> stale;
+    try (Stream<java.nio.file.Path> walk = Files.walk(dir)) {
+      stale = walk.filter(p -> !Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS))
+          .filter(p -> !expected.contains(p) && !(p.getParent().equals(dir) && keep.contains(p.getFileName().toString())))
+          .toList();
+    }
+    for (java.nio.file.Path p : stale) {
+      LOG.info("removing {} from the local copy: the manifest does not list it", p);
+      Files.deleteIfExists(p);
+    }
+  }
+
+  private void download(String key, java.nio.file.Path target) throws IOException {
+    Files.createDirectories(target.getParent());
+    java.nio.file.Path tmp = target.resolveSibling("." + target.getFileName() + ".part");
+    try (InputStream in = storage().open(key)) {
+      Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+      Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+    } finally {
+      Files.deleteIfExists(tmp);
+    }
+  }
+
+  private static void writeLocal(java.nio.file.Path target, byte[] bytes) throws IOException {
+    Files.createDirectories(target.getParent());
+    java.nio.file.Path tmp = target.resolveSibling("." + target.getFileName() + ".part");
+    Files.write(tmp, bytes);
+    Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  /**
+   * Downloads an unpublished snapshot's files (no manifest yet: shards, parents, stored vectors) for
+   * verification; not its staging marker.
+   */
+  public void downloadShards(String id) throws IOException {
+    String prefix = SnapshotLayout.snapshotKey(id);
+    for (String name : storage().list(prefix)) {
+      if (!name.equals(SnapshotLayout.STAGING)) {
+        downloadEntry(prefix, name, SafePaths.resolve(local.snapshotDir(id), "listed entry", name));
+      }
+    }
+  }
+
+  /** An entry is a "directory" when something is listed under it (object stores have no empty ones). */
+  private void downloadEntry(String prefix, String name, java.nio.file.Path target) throws IOException {
+    List<String> children = storage().list(prefix + name + "/");
+    if (children.isEmpty()) {
+      download(prefix + name, target);
+      return;
+    }
+    for (String child : children) {
+      // Listed names come from the bucket: each is checked to stay under the local snapshot directory.
+      downloadEntry(prefix + name + "/", child, SafePaths.resolve(target, "listed entry", child));
+    }
+  }
+
+}
