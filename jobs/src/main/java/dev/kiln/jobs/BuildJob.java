@@ -17,7 +17,6 @@ import dev.kiln.model.ParentChange;
 import dev.kiln.model.ParentChunk;
 import dev.kiln.model.RawRecord;
 import dev.kiln.model.ShardChange;
-import dev.kiln.model.ShardResult;
 import dev.kiln.operators.ChangelogParentWriterFunction;
 import dev.kiln.operators.ChangelogShardWriterFunction;
 import dev.kiln.operators.ChunkFunction;
@@ -47,18 +46,14 @@ import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.vectors.VectorFiles;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
-import org.apache.flink.api.common.functions.Partitioner;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.connector.file.src.FileSource;
 import org.apache.flink.core.fs.FileSystem;
@@ -185,7 +180,7 @@ public final class BuildJob {
       CommitPlan plan) throws Exception {
     env.setRuntimeMode(RuntimeExecutionMode.BATCH);
     env.setParallelism(config.parallelism);
-    env.configure(restartStrategy(config));
+    env.configure(JobSettings.restartStrategy(config));
     DataStream<Document> documents;
     DataStream<dev.kiln.operators.QuarantinedRecord> quarantined;
     DataStream<StageReport> reports;
@@ -230,7 +225,7 @@ public final class BuildJob {
         new ParseFunction(new RecordParser(rootNames, config.ingest,
             new SuppliedVectors(model.dimension(), model.normalize(), config.ingest.vectorUnitTolerance))),
         SourcedDocument.class, JobCounters.PARSE_STAGE);
-    SingleOutputStreamOperator<Document> documents = ReportingStages.process(parsed.keyBy(new DocumentId()),
+    SingleOutputStreamOperator<Document> documents = ReportingStages.process(parsed.keyBy(new JobKeys.DocumentId()),
         "deduplicate", new DeduplicateFunction(), Document.class, JobCounters.DEDUPLICATE_STAGE);
     return new CorpusStreams(documents, parsed.getSideOutput(ParseFunction.QUARANTINE)
         .union(documents.getSideOutput(ParseFunction.QUARANTINE)),
@@ -244,7 +239,7 @@ public final class BuildJob {
         new ChunkFunction(config.chunker, config.embed.model), Chunk.class, JobCounters.CHUNK_STAGE);
     DataStream<StageReport> reports = stageReports.union(chunks.getSideOutput(StageReports.TAG));
 
-    int threads = embedThreads(config.embed.threads, Runtime.getRuntime().availableProcessors(), config.parallelism);
+    int threads = JobSettings.embedThreads(config.embed.threads, Runtime.getRuntime().availableProcessors(), config.parallelism);
     EmbeddingReuse.Plan reuse = reusePlan();
     LOG.info("embed: {} slot(s) x {} engine thread(s) ({}), device {}, model {} {}; reuse: {}",
         config.parallelism, threads, config.embed.threads > 0 ? "embed.threads" : "cores / parallelism",
@@ -256,7 +251,7 @@ public final class BuildJob {
             .toString()
         : layout.snapshotDir(snapshotId).resolve(VectorFiles.DIRECTORY).toString();
     // By content key, so each subtask needs only its own partition of the stored vectors.
-    DataStream<Chunk> byKey = chunks.partitionCustom(new ContentKeyPartitioner(), new ContentKeySelector(keySettings));
+    DataStream<Chunk> byKey = chunks.partitionCustom(new JobKeys.ContentKeyPartitioner(), new JobKeys.ContentKeySelector(keySettings));
     SingleOutputStreamOperator<EmbeddedChunk> embedded = EmbedOperator.embed(byKey,
             new EmbedFunction(config.embed, threads, fingerprint, keySettings,
                 config.chunker.breadcrumbPrefix, vectorsDir, reuse.source()))
@@ -357,69 +352,12 @@ public final class BuildJob {
     return new org.apache.flink.core.fs.Path(base, snapshotId).toString();
   }
 
-  /**
-   * The build's restart strategy (job-level, so it holds on a shared cluster whatever the cluster's
-   * default): fixed delay with {@code restart-attempts}, or none. Failures the commit decides itself
-   * (bad input, a gate, a lost compare-and-set) suppress restarts: they would fail the same way again.
-   */
-  static Configuration restartStrategy(BuildConfig config) {
-    Configuration job = new Configuration();
-    if (config.restartAttempts > 0) {
-      job.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-      job.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, config.restartAttempts);
-      job.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(config.restartDelayMs));
-    } else {
-      job.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-    }
-    return job;
-  }
-
-  /**
-   * Engine threads per embedding slot: {@code embed.threads} when set, else the cores divided
-   * evenly among the slots of this machine, never less than one.
-   */
-  static int embedThreads(int configured, int cores, int parallelism) {
-    return configured > 0 ? configured : Math.max(1, cores / parallelism);
-  }
-
   /** The job's output as seen by the client. */
   public record JobOutcome(JobExecutionResult result, CommitResult commit, QuarantineSummary quarantine,
       String quarantineDir, EmbeddingReuse.Plan reuse) {
     public long counter(String name) {
       Object v = result.getAccumulatorResult(name);
       return v instanceof Number n ? n.longValue() : 0L;
-    }
-  }
-
-  static final class DocumentId implements KeySelector<SourcedDocument, String> {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    public String getKey(SourcedDocument d) {
-      return d.document().id();
-    }
-  }
-
-  static final class ContentKeySelector implements KeySelector<Chunk, String> {
-    private static final long serialVersionUID = 1L;
-    private final String settings;
-
-    ContentKeySelector(String settings) {
-      this.settings = settings;
-    }
-
-    @Override
-    public String getKey(Chunk c) {
-      return ContentKey.forChunk(settings, c);
-    }
-  }
-
-  static final class ContentKeyPartitioner implements Partitioner<String> {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    public int partition(String key, int partitions) {
-      return ContentKey.partition(key, partitions);
     }
   }
 }

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class RestartStrategyTest {
   @Test
   void byDefaultABuildRestartsThreeTimesWithADelay() {
-    Configuration job = BuildJob.restartStrategy(BuildConfig.load(Path.of("../configs/build.yaml")).validate());
+    Configuration job = JobSettings.restartStrategy(BuildConfig.load(Path.of("../configs/build.yaml")).validate());
     assertEquals("fixed-delay", job.get(RestartStrategyOptions.RESTART_STRATEGY));
     assertEquals(3, job.get(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS));
     assertEquals(Duration.ofSeconds(5), job.get(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY));
@@ -26,7 +26,7 @@ class RestartStrategyTest {
   void zeroAttemptsTurnsRestartsOff() {
     BuildConfig config = new BuildConfig();
     config.restartAttempts = 0;
-    assertEquals("none", BuildJob.restartStrategy(config).get(RestartStrategyOptions.RESTART_STRATEGY));
+    assertEquals("none", JobSettings.restartStrategy(config).get(RestartStrategyOptions.RESTART_STRATEGY));
   }
 
   @Test

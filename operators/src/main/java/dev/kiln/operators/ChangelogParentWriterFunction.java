@@ -1,12 +1,12 @@
 package dev.kiln.operators;
 
+import dev.kiln.operators.fs.WriterStaging;
 import dev.kiln.index.ParentStoreWriter;
 import dev.kiln.model.ParentChange;
 import dev.kiln.route.ShardRouter;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.operators.fs.FlinkFileSystems;
 import dev.kiln.operators.fs.RemoteBaseFiles;
-import dev.kiln.operators.fs.RemoteFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,8 +39,8 @@ public final class ChangelogParentWriterFunction extends RichMapPartitionFunctio
   private transient LongCounter written;
   private transient LongCounter total;
   private transient StageTimer timer;
-  /** A remote root's local working directory, else null. */
-  private transient volatile Path staging;
+  /** Where this subtask writes: the root itself, or a remote root's local working directory. */
+  private transient volatile WriterStaging staging;
 
   /** As {@link ChangelogShardWriterFunction#ChangelogShardWriterFunction}'s arguments of the same names. */
   public ChangelogParentWriterFunction(String snapshotsRoot, String snapshotId, String baseId,
@@ -62,15 +62,12 @@ public final class ChangelogParentWriterFunction extends RichMapPartitionFunctio
     written = getRuntimeContext().getLongCounter(JobCounters.PARENTS_WRITTEN);
     total = getRuntimeContext().getLongCounter(JobCounters.CHANGELOG_PARENTS);
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_WRITE);
-    if (!FlinkFileSystems.isRemote(snapshotsRoot)) {
-      return;
-    }
     int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
-    staging = Files.createTempDirectory("kiln-changelog-parents-" + snapshotId + "-" + subtask + "-");
-    if (remoteBase != null) {
+    staging = WriterStaging.open(snapshotsRoot, snapshotId, "changelog-parents", subtask);
+    if (staging.remote() && remoteBase != null) {
       // In open, as the shard writer does: an exception from mapPartition's own thread is fatal to the TaskManager.
-      SnapshotLayout layout = new SnapshotLayout(staging);
+      SnapshotLayout layout = staging.layout();
       for (int shard = subtask; shard < shards; shard += parallelism) {
         long start = System.nanoTime();
         remoteBase.fetchParents(shard, layout.parentsDir(baseId, shard));
@@ -82,7 +79,7 @@ public final class ChangelogParentWriterFunction extends RichMapPartitionFunctio
   @Override
   public void close() {
     if (staging != null) {
-      deleteQuietly(staging);
+      staging.close();
       staging = null;
     }
   }
@@ -125,10 +122,8 @@ public final class ChangelogParentWriterFunction extends RichMapPartitionFunctio
     int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
     // A retried attempt starts from nothing: what an earlier attempt of this subtask wrote is removed.
     AttemptStaging.clean(snapshotsRoot, snapshotId, SnapshotLayout.PARENTS, AttemptStaging.owned(subtask, parallelism, shards));
-    boolean remote = staging != null;
     try {
-      SnapshotLayout layout = new SnapshotLayout(remote ? staging : Path.of(snapshotsRoot));
-      Written w = write(changes, layout, subtask, parallelism, remote);
+      Written w = write(changes, staging, subtask, parallelism);
       total.add(w.live());
       out.collect(ParentParts.report("write-parents", getRuntimeContext(), w.files()));
     } finally {
@@ -140,8 +135,9 @@ public final class ChangelogParentWriterFunction extends RichMapPartitionFunctio
   private record Written(long live, List<dev.kiln.snapshot.Manifest.FileEntry> files) {}
 
   /** Writes (and on a remote root uploads) the parts this subtask owns. */
-  private Written write(Iterable<ParentChange> changes, SnapshotLayout layout, int subtask, int parallelism,
-      boolean remote) throws IOException {
+  private Written write(Iterable<ParentChange> changes, WriterStaging staging, int subtask, int parallelism)
+      throws IOException {
+    SnapshotLayout layout = staging.layout();
     Map<Integer, Part> parts = new TreeMap<>();
     IOException failure = null;
     try {
@@ -190,24 +186,13 @@ public final class ChangelogParentWriterFunction extends RichMapPartitionFunctio
     List<dev.kiln.snapshot.Manifest.FileEntry> files = ParentParts.describe(layout, snapshotId, parts.keySet());
     for (Map.Entry<Integer, Part> e : parts.entrySet()) {
       live += e.getValue().writer.parents();
-      if (remote) {
+      if (staging.remote()) {
         long start = System.nanoTime();
-        RemoteFiles.uploadDir(layout.parentsDir(snapshotId, e.getKey()), new org.apache.flink.core.fs.Path(
-            snapshotsRoot, SnapshotLayout.SNAPSHOTS_DIR + "/" + snapshotId + "/" + SnapshotLayout.PARENTS + "/"
-            + SnapshotLayout.shardDirName(e.getKey())).toString());
+        staging.publish(layout.parentsDir(snapshotId, e.getKey()), SnapshotLayout.parentsKey(snapshotId, e.getKey()));
         timer.add(start);
       }
     }
     return new Written(live, files);
   }
 
-  private static void deleteQuietly(Path dir) {
-    try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
-      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    } catch (IOException e) {
-      // A temporary directory left behind is harmless.
-    }
-  }
 }

@@ -1,5 +1,6 @@
 package dev.kiln.operators;
 
+import dev.kiln.operators.fs.WriterStaging;
 import dev.kiln.config.IndexConfig;
 import dev.kiln.index.ShardIndexWriter;
 import dev.kiln.index.ShardSchema;
@@ -9,7 +10,6 @@ import dev.kiln.route.ShardRouter;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.operators.fs.FlinkFileSystems;
 import dev.kiln.operators.fs.RemoteBaseFiles;
-import dev.kiln.operators.fs.RemoteFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,8 +57,8 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
   private transient LongCounter unknownDeletes;
   private transient LongCounter removedChunks;
   private transient StageTimer timer;
-  /** A remote root's local working directory (base shards fetched, new shards written), else null. */
-  private transient volatile Path staging;
+  /** Where this subtask writes: the root itself, or a remote root's local working directory. */
+  private transient volatile WriterStaging staging;
 
   /**
    * @param snapshotsRoot a local directory, or a remote root's URI
@@ -87,17 +87,14 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
     unknownDeletes = getRuntimeContext().getLongCounter(JobCounters.CHANGELOG_DELETE_UNKNOWN);
     removedChunks = getRuntimeContext().getLongCounter(JobCounters.CHANGELOG_CHUNKS_REMOVED);
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_WRITE);
-    if (!FlinkFileSystems.isRemote(snapshotsRoot)) {
-      return;
-    }
     int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
-    staging = Files.createTempDirectory("kiln-changelog-" + snapshotId + "-" + subtask + "-");
-    if (remoteBase != null) {
+    staging = WriterStaging.open(snapshotsRoot, snapshotId, "changelog", subtask);
+    if (staging.remote() && remoteBase != null) {
       // Here, not in mapPartition: Flink runs mapPartition on a thread of its own and takes anything it
       // throws as fatal for the whole TaskManager; from open, a damaged base fails this task like any
       // other task failure.
-      SnapshotLayout layout = new SnapshotLayout(staging);
+      SnapshotLayout layout = staging.layout();
       for (int shard = subtask; shard < shards; shard += parallelism) {
         long start = System.nanoTime();
         remoteBase.fetchShard(shard, layout.shardDir(baseId, shard));
@@ -109,7 +106,7 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
   @Override
   public void close() {
     if (staging != null) {
-      deleteQuietly(staging);
+      staging.close();
       staging = null;
     }
   }
@@ -176,9 +173,8 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
     int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
     // A retried attempt starts from nothing: what an earlier attempt of this subtask wrote is removed.
     AttemptStaging.clean(snapshotsRoot, snapshotId, null, AttemptStaging.owned(subtask, parallelism, shards));
-    boolean remote = staging != null;
     // Lucene works on a local disk: a remote root's base shards came down in open and new ones go up.
-    SnapshotLayout layout = new SnapshotLayout(remote ? staging : Path.of(snapshotsRoot));
+    SnapshotLayout layout = staging.layout();
     Map<Integer, ShardState> states = new TreeMap<>();
     try {
       write(changes, layout, states, subtask, parallelism);
@@ -188,11 +184,8 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
         long start = System.nanoTime();
         // Merged, probed and described on the local disk, before a remote root gets the upload.
         ShardResult r = ShardFinisher.finish(e.getKey(), w, subtask, config);
-        if (remote) {
-          String directory = new org.apache.flink.core.fs.Path(snapshotsRoot, SnapshotLayout.SNAPSHOTS_DIR + "/"
-              + snapshotId + "/" + SnapshotLayout.shardDirName(e.getKey())).toString();
-          RemoteFiles.uploadDir(w.directory(), directory);
-          r = r.at(directory);
+        if (staging.remote()) {
+          r = r.at(staging.publish(w.directory(), SnapshotLayout.shardKey(snapshotId, e.getKey())));
         }
         timer.add(start);
         out.collect(StageReport.shard(r, first
@@ -254,15 +247,6 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
     }
   }
 
-  private static void deleteQuietly(Path dir) {
-    try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
-      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    } catch (IOException e) {
-      // A temporary directory left behind is harmless.
-    }
-  }
 
   /** Live chunks of {@code docId} in {@code reader}. */
   static long liveChunks(DirectoryReader reader, String docId) throws IOException {

@@ -1,14 +1,11 @@
 package dev.kiln.operators;
 
+import dev.kiln.operators.fs.WriterStaging;
 import dev.kiln.index.ParentStoreWriter;
 import dev.kiln.model.ParentChunk;
 import dev.kiln.route.ShardRouter;
 import dev.kiln.snapshot.SnapshotLayout;
-import dev.kiln.operators.fs.FlinkFileSystems;
-import dev.kiln.operators.fs.RemoteFiles;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -50,9 +47,15 @@ public final class ParentWriterFunction extends RichMapPartitionFunction<ParentC
     int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
     // A retried attempt starts from nothing: what an earlier attempt of this subtask wrote is removed.
     AttemptStaging.clean(snapshotsRoot, snapshotId, SnapshotLayout.PARENTS, AttemptStaging.owned(subtask, parallelism, shards));
-    boolean remote = FlinkFileSystems.isRemote(snapshotsRoot);
-    Path staging = remote ? Files.createTempDirectory("kiln-parents-" + snapshotId + "-" + subtask + "-") : null;
-    SnapshotLayout layout = new SnapshotLayout(remote ? staging : Path.of(snapshotsRoot));
+    try (WriterStaging staging = WriterStaging.open(snapshotsRoot, snapshotId, "parents", subtask)) {
+      out.collect(ParentParts.report("write-parents", getRuntimeContext(), write(parents, staging, subtask, parallelism)));
+    }
+  }
+
+  /** Writes, describes and (on a remote root) uploads the parts this subtask owns. */
+  private List<dev.kiln.snapshot.Manifest.FileEntry> write(Iterable<ParentChunk> parents, WriterStaging staging,
+      int subtask, int parallelism) throws IOException {
+    SnapshotLayout layout = staging.layout();
     Map<Integer, ParentStoreWriter> writers = new TreeMap<>();
     try {
       for (ParentChunk p : parents) {
@@ -86,41 +89,16 @@ public final class ParentWriterFunction extends RichMapPartitionFunction<ParentC
         }
       }
       if (failure != null) {
-        deleteQuietly(staging);
         throw failure;
       }
     }
-    List<dev.kiln.snapshot.Manifest.FileEntry> files;
-    try {
-      files = ParentParts.describe(layout, snapshotId, writers.keySet());
-    } catch (IOException e) {
-      deleteQuietly(staging);
-      throw e;
-    }
-    if (remote) {
-      try {
-        for (int shard : writers.keySet()) {
-          RemoteFiles.uploadDir(layout.parentsDir(snapshotId, shard), new org.apache.flink.core.fs.Path(
-              snapshotsRoot, SnapshotLayout.SNAPSHOTS_DIR + "/" + snapshotId + "/" + SnapshotLayout.PARENTS + "/"
-              + SnapshotLayout.shardDirName(shard)).toString());
-        }
-      } finally {
-        deleteQuietly(staging);
+    List<dev.kiln.snapshot.Manifest.FileEntry> files = ParentParts.describe(layout, snapshotId, writers.keySet());
+    if (staging.remote()) {
+      for (int shard : writers.keySet()) {
+        staging.publish(layout.parentsDir(snapshotId, shard), SnapshotLayout.parentsKey(snapshotId, shard));
       }
     }
-    out.collect(ParentParts.report("write-parents", getRuntimeContext(), files));
+    return files;
   }
 
-  private static void deleteQuietly(Path dir) {
-    if (dir == null) {
-      return;
-    }
-    try (var walk = Files.walk(dir)) {
-      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    } catch (IOException e) {
-      // A temporary directory left behind is harmless.
-    }
-  }
 }

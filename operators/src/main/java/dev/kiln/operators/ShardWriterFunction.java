@@ -1,5 +1,6 @@
 package dev.kiln.operators;
 
+import dev.kiln.operators.fs.WriterStaging;
 import dev.kiln.config.IndexConfig;
 import dev.kiln.index.ShardIndexWriter;
 import dev.kiln.model.EmbeddedChunk;
@@ -7,12 +8,6 @@ import dev.kiln.model.ShardResult;
 import dev.kiln.route.ShardRouter;
 import dev.kiln.snapshot.SnapshotLayout;
 import java.io.IOException;
-import dev.kiln.operators.fs.FlinkFileSystems;
-import dev.kiln.operators.fs.RemoteFiles;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -66,12 +61,9 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
     int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
     // A retried attempt starts from nothing: what an earlier attempt of this subtask wrote is removed.
     AttemptStaging.clean(snapshotsRoot, snapshotId, null, AttemptStaging.owned(subtask, parallelism, shards));
-    boolean remote = FlinkFileSystems.isRemote(snapshotsRoot);
     // Lucene writes to a local disk; a remote root gets the finished files uploaded afterwards.
-    Path staging = remote
-        ? Files.createTempDirectory("kiln-shards-" + snapshotId + "-" + subtask + "-")
-        : null;
-    SnapshotLayout layout = new SnapshotLayout(remote ? staging : Path.of(snapshotsRoot));
+    WriterStaging staging = WriterStaging.open(snapshotsRoot, snapshotId, "shards", subtask);
+    SnapshotLayout layout = staging.layout();
     Map<Integer, ShardIndexWriter> writers = new TreeMap<>();
     try {
       for (EmbeddedChunk c : chunks) {
@@ -113,11 +105,8 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
         long start = System.nanoTime();
         metrics.shard(w.directory());
         ShardResult r = ShardFinisher.finish(e.getKey(), w, subtask, config);
-        if (remote) {
-          String directory = new org.apache.flink.core.fs.Path(snapshotsRoot, SnapshotLayout.SNAPSHOTS_DIR + "/"
-              + snapshotId + "/" + SnapshotLayout.shardDirName(e.getKey())).toString();
-          RemoteFiles.uploadDir(w.directory(), directory);
-          r = r.at(directory);
+        if (staging.remote()) {
+          r = r.at(staging.publish(w.directory(), SnapshotLayout.shardKey(snapshotId, e.getKey())));
         }
         timer.add(start);
         finished.add(r);
@@ -138,19 +127,8 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
       }
       throw e;
     } finally {
-      if (staging != null) {
-        deleteQuietly(staging);
-      }
+      staging.close();
     }
   }
 
-  private static void deleteQuietly(Path dir) {
-    try (Stream<Path> walk = Files.walk(dir)) {
-      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    } catch (IOException e) {
-      // A temporary directory left behind is harmless.
-    }
-  }
 }

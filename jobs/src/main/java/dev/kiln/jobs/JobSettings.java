@@ -1,0 +1,36 @@
+package dev.kiln.jobs;
+
+import dev.kiln.config.BuildConfig;
+import java.time.Duration;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+
+/** Job-level Flink settings derived from the build's config. */
+final class JobSettings {
+  private JobSettings() {}
+
+  /**
+   * The build's restart strategy (job-level, so it holds on a shared cluster whatever the cluster's
+   * default): fixed delay with {@code restart-attempts}, or none. Failures the commit decides itself
+   * (bad input, a gate, a lost compare-and-set) suppress restarts: they would fail the same way again.
+   */
+  static Configuration restartStrategy(BuildConfig config) {
+    Configuration job = new Configuration();
+    if (config.restartAttempts > 0) {
+      job.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+      job.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, config.restartAttempts);
+      job.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(config.restartDelayMs));
+    } else {
+      job.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    }
+    return job;
+  }
+
+  /**
+   * Engine threads per embedding slot: {@code embed.threads} when set, else the cores divided
+   * evenly among the slots of this machine, never less than one.
+   */
+  static int embedThreads(int configured, int cores, int parallelism) {
+    return configured > 0 ? configured : Math.max(1, cores / parallelism);
+  }
+}
