@@ -20,9 +20,9 @@ import org.apache.lucene.search.IndexSearcher;
  * Retrievers}); the legs are a list so that another leg (a second field, another model's vectors)
  * is configuration, not code.
  *
- * <p>Fusion joins the legs' candidates on chunk ids, the only stored field read for them: the same
- * chunk can sit at different doc ids only across legs of one snapshot when it is duplicated, and the
- * first leg's doc stands for it. Ties are broken by chunk id in fusion.
+ * <p>Fusion joins the legs' candidates on chunk ids, the only stored field read for them; where two
+ * docs hold one chunk id (a chunk indexed twice), the doc the earliest leg returned stands for it.
+ * Ties are broken by chunk id in fusion.
  *
  * <p>With lexical feedback on, the first fused list only picks the chunks whose text expands the
  * query's terms; the legs that read terms then run again with the expanded terms, and the final
