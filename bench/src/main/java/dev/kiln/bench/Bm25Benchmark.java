@@ -65,7 +65,7 @@ public class Bm25Benchmark {
   @Setup(Level.Trial)
   public void setUp() throws Exception {
     data = BenchData.load();
-    kiln = Searcher.open(BenchData.snapshotsRoot(), data.snapshotId);
+    kiln = Searcher.builder().root(BenchData.snapshotsRoot()).snapshot(data.snapshotId).build();
     SnapshotStore store = new SnapshotStore(BenchData.snapshotsRoot());
     List<IndexReader> shards = new ArrayList<>();
     for (Manifest.ShardEntry s : data.manifest.shards()) {

@@ -66,8 +66,8 @@ public class DenseFeedbackBenchmark {
   public void setUp() throws Exception {
     data = BenchData.load();
     DenseFeedback f = feedback.equals("on") ? DenseFeedback.DEFAULT : DenseFeedback.OFF;
-    kiln = Searcher.open(BenchData.snapshotsRoot(), data.snapshotId,
-        SearchOptions.defaults().withDenseFeedback(f));
+    kiln = Searcher.builder().root(BenchData.snapshotsRoot()).snapshot(data.snapshotId)
+        .options(SearchOptions.defaults().withDenseFeedback(f)).build();
     SnapshotStore store = new SnapshotStore(BenchData.snapshotsRoot());
     List<IndexReader> shards = new ArrayList<>();
     for (Manifest.ShardEntry s : data.manifest.shards()) {

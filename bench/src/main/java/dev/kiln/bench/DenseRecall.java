@@ -53,7 +53,8 @@ public final class DenseRecall {
     System.out.println("snapshot | encoding | ef | recall@" + k + " | mean us/query | vector bytes/chunk | walked bytes/chunk");
     for (String id : ids) {
       for (int ef : efs) {
-        try (Searcher searcher = Searcher.open(root, id, SearchOptions.defaults().withEf(ef))) {
+        try (Searcher searcher = Searcher.builder().root(root).snapshot(id)
+            .options(SearchOptions.defaults().withEf(ef)).build()) {
           if (vectors == null) {
             vectors = new ArrayList<>();
             for (String q : queries.ids()) {

@@ -42,7 +42,7 @@ public final class SearchLatency {
     if (ef != null) {
       options = (SearchOptions) SearchOptions.class.getMethod("withEf", int.class).invoke(options, Integer.parseInt(ef));
     }
-    try (Searcher searcher = Searcher.open(root, null, options)) {
+    try (Searcher searcher = Searcher.builder().root(root).options(options).build()) {
       MessageDigest digest = MessageDigest.getInstance("SHA-256");
       String dump = System.getProperty("kiln.bench.dump"); // every result line, to diff two runs
       StringBuilder lines = new StringBuilder();

@@ -34,7 +34,8 @@ final class SearchPaths {
       if (weights != null && !weights.isEmpty()) {
         throw new ConfigException("--snapshots-weight weighs several --snapshots roots; one root was given");
       }
-      return Searcher.open(SnapshotRoots.local(roots.get(0), snapshot, fs), snapshot, options);
+      return Searcher.builder().root(SnapshotRoots.local(roots.get(0), snapshot, fs)).snapshot(snapshot)
+          .options(options).build();
     }
     if (snapshot != null) {
       throw new ConfigException("--snapshot " + snapshot + " names one snapshot: use it with a single --snapshots root");
@@ -54,7 +55,8 @@ final class SearchPaths {
           throw new ConfigException("--snapshots-weight must be finite and >= 0, was " + w);
         }
         paths.add(new FederatedSearcher.WeightedPath(roots.get(i),
-            Searcher.open(SnapshotRoots.local(roots.get(i), null, fs), null, options), w));
+            Searcher.builder().root(SnapshotRoots.local(roots.get(i), null, fs)).options(options)
+                .build(), w));
       }
     } catch (IOException | RuntimeException e) {
       IOUtils.closeWhileHandlingException(paths.stream().map(FederatedSearcher.WeightedPath::path).toList());

@@ -80,7 +80,7 @@ public final class RegressionRunner {
     List<Drift> out = new ArrayList<>();
     Queries q = Queries.read(queries);
     Qrels j = Qrels.read(qrels);
-    try (Searcher searcher = Searcher.open(snapshots, null)) {
+    try (Searcher searcher = Searcher.open(snapshots)) {
       for (RegressionSpec.Run run : runs) {
         EvalReport report = new Evaluator(searcher).evaluate(q, j, SearchMode.parse(run.mode()));
         for (Map.Entry<String, Double> e : run.expected().entrySet()) {

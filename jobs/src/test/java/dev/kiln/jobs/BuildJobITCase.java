@@ -117,7 +117,7 @@ class BuildJobITCase {
 
   @Test
   void aDocumentRanksFirstForAQueryOnlyItAnswersInDenseAndBm25Modes() throws Exception {
-    try (Searcher searcher = Searcher.open(root, null)) {
+    try (Searcher searcher = Searcher.open(root)) {
       assertEquals("sourdough", top(searcher, "sourdough starter lactobacilli", SearchMode.BM25));
       assertEquals("volcano", top(searcher, "stratovolcanoes viscous magma", SearchMode.BM25));
       // Paraphrases that share no content word with the document.

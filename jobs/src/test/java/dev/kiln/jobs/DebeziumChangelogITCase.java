@@ -205,7 +205,7 @@ class DebeziumChangelogITCase {
 
   @Test
   void searchSeesTheRowsMetadata() throws Exception {
-    try (Searcher s = Searcher.open(root, second.id())) {
+    try (Searcher s = Searcher.builder().root(root).snapshot(second.id()).build()) {
       List<SearchHit> hits = s.search("zebrafinch choir", SearchMode.BM25, 5).results();
       assertEquals("1", hits.get(0).docId());
       assertEquals("t1", hits.get(0).metadata().get("tenant"), "ingest.metadata-fields map the row's tenant");

@@ -93,7 +93,8 @@ class EmbeddingReuseITCase {
 
   @Test
   void everyOtherResultIsUnchanged() throws Exception {
-    try (Searcher a = Searcher.open(root, first.id()); Searcher b = Searcher.open(root, second.id())) {
+    try (Searcher a = Searcher.builder().root(root).snapshot(first.id()).build();
+        Searcher b = Searcher.builder().root(root).snapshot(second.id()).build()) {
       for (String q : QUERIES) {
         // Dense scores are dot products of stored vectors: equal only if the vectors are.
         assertEquals(others(a.search(q, dev.kiln.search.SearchMode.DENSE, 100).results()),
@@ -152,7 +153,7 @@ class EmbeddingReuseITCase {
   }
 
   private static long chunksOf(String snapshot, String docId) throws Exception {
-    try (Searcher s = Searcher.open(root, snapshot)) {
+    try (Searcher s = Searcher.builder().root(root).snapshot(snapshot).build()) {
       // k above the chunk count: the kNN search returns every chunk
       float[] any = new float[384];
       any[0] = 1;

@@ -118,7 +118,7 @@ class HdfsITCase {
   @Test
   void searchesTheSnapshotDownloadedFromHdfs() throws Exception {
     Path root = new SnapshotMirror(base + "/snapshots", work.resolve("mirror")).localize(null);
-    try (Searcher searcher = Searcher.open(root, null)) {
+    try (Searcher searcher = Searcher.open(root)) {
       assertEquals(report.snapshotId(), searcher.snapshotId());
       List<SearchHit> hits = searcher.search("sourdough starter lactobacilli", SearchMode.HYBRID, 3).results();
       assertFalse(hits.isEmpty());

@@ -171,7 +171,7 @@ class HostileCorpusITCase {
 
   @Test
   void intactRecordsAreSearchableAndEachFileIsIndexedOnce() throws Exception {
-    try (Searcher searcher = Searcher.open(root, null)) {
+    try (Searcher searcher = Searcher.open(root)) {
       assertEquals("bom-first", top(searcher, "marmots whistle eagles").docId(), "the first line after a BOM is kept");
       SearchHit sextant = top(searcher, "sextant angle star horizon");
       assertEquals("sub/sextant.md", sextant.docId());

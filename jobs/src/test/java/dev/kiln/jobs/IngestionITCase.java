@@ -166,7 +166,7 @@ class IngestionITCase {
 
   @Test
   void metadataFromPathsRecordsAndFilesReachesTheSegments() throws Exception {
-    try (Searcher searcher = Searcher.open(root, null)) {
+    try (Searcher searcher = Searcher.open(root)) {
       SearchHit espresso = top(searcher, "espresso ground coffee nine bar");
       assertEquals("espresso", espresso.docId());
       assertEquals("globex", espresso.metadata().get("tenant"));

@@ -240,7 +240,7 @@ class KafkaChangelogITCase {
 
   @Test
   void searchSeesTheChanges() throws Exception {
-    try (Searcher s = Searcher.open(root, second.id())) {
+    try (Searcher s = Searcher.builder().root(root).snapshot(second.id()).build()) {
       List<SearchHit> hits = s.search("zebrafinch choir", SearchMode.BM25, 5).results();
       assertEquals("tides", hits.get(0).docId());
       assertTrue(s.search("honeybee colony overwinters", SearchMode.BM25, 10).results().stream()

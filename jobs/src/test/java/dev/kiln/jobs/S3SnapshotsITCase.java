@@ -117,7 +117,7 @@ class S3SnapshotsITCase {
   void searchesTheSnapshotDownloadedFromTheBucket() throws Exception {
     Path local = work.resolve("mirror");
     Path root = mirror(local).localize(null);
-    try (Searcher searcher = Searcher.open(root, null)) {
+    try (Searcher searcher = Searcher.open(root)) {
       assertEquals(report.snapshotId(), searcher.snapshotId());
       List<SearchHit> hits = searcher.search("sourdough starter lactobacilli", SearchMode.HYBRID, 3).results();
       assertFalse(hits.isEmpty());

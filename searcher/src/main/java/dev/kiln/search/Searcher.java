@@ -2,75 +2,48 @@ package dev.kiln.search;
 
 import dev.kiln.index.Analyzers;
 import dev.kiln.index.ShardSchema;
-import dev.kiln.embed.ModelRegistry;
-import dev.kiln.embed.ModelTokenizer;
 import dev.kiln.search.context.AssembledContext;
 import dev.kiln.search.context.ContextAssembler;
 import dev.kiln.search.context.ParentLookup;
-import dev.kiln.search.parents.ParentStore;
 import dev.kiln.search.filter.FilteredVectorSearch;
 import dev.kiln.search.filter.MetadataFilter;
-import dev.kiln.search.fusion.Fusion;
-import dev.kiln.search.fusion.FusionMethod;
-import dev.kiln.search.fusion.MinMaxBlend;
-import dev.kiln.search.fusion.ReciprocalRankFusion;
-import dev.kiln.search.rerank.CrossEncoderReranker;
 import dev.kiln.search.rerank.Reranker;
 import dev.kiln.search.rewrite.QueryRewriter;
-import dev.kiln.search.rewrite.RewriteContext;
 import dev.kiln.search.rewrite.RewrittenQuery;
 import dev.kiln.search.rewrite.Rm3Rewriter;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
-import dev.kiln.snapshot.SnapshotStore;
-import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.lucene.analysis.Analyzer;
-import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
-import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.similarities.BM25Similarity;
 import org.apache.lucene.util.IOUtils;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Searches one published snapshot. The chain, each stage in its own class: query rewriting ({@link
- * QueryRewriter}) → metadata filter ({@link MetadataFilter}, applied inside the HNSW walk and to
- * BM25) → recall (dense ∥ BM25, {@link FilteredVectorSearch}) → fusion (RRF or min-max blend) →
- * rerank ({@link Reranker}, when configured) → relevance gates ({@link RelevanceGate}) → context
- * ({@link ContextAssembler}).
+ * Searches one published snapshot, as a composition of stages, each in its own class: query rewriting
+ * ({@link QueryRewriter}, for retrievers that read terms) → a first-stage {@link Retriever} per mode
+ * ({@link Retrievers}: dense, BM25, or hybrid over any number of legs fused by RRF or min-max blend),
+ * the metadata filter applied inside each ({@link MetadataFilter}: inside the HNSW walk and to BM25) →
+ * rerank ({@link RerankStage}, when configured) or calibration ({@link DenseRelevance}, when a gate
+ * needs it) → relevance gates ({@link RelevanceGate}) → context ({@link ContextAssembler}).
  *
- * <p>Opening checks the manifest's structure and every file it reads against the manifest's sizes
- * (and, unless a {@code VERIFIED} record made at publish or download covers this very manifest,
- * SHA-256) before any of it is read, so a half-copied or corrupted snapshot is refused rather than
- * served; {@code kiln snapshots verify} re-checks every byte on demand. The snapshot is searched as it
- * was built: with the analyzer and BM25 parameters its manifest records and with the embedding
- * model it names.
- *
- * <p>Instances are thread-safe; share one per snapshot. Shards are searched in parallel on a shared
- * pool ({@link SearchThreads}), queries are embedded by a pool of model instances ({@link
- * SearchOptions#queryEmbedders()}), and stored fields are read only for the hits returned ({@link
- * Retrieval}).
+ * <p>Opened, and verified, by {@link #builder()} only. Instances are thread-safe; share one per
+ * snapshot. Shards are searched in parallel on a shared pool ({@link SearchThreads}), queries are
+ * embedded by a pool of model instances ({@link SearchOptions#queryEmbedders()}), and stored fields
+ * are read only for the hits returned ({@link HitReader}).
  */
 public final class Searcher implements RetrievalPath {
-  private static final Logger LOG = LoggerFactory.getLogger(Searcher.class);
-
   private final String snapshotId;
   private final Manifest manifest;
   private final SearchOptions options;
@@ -81,28 +54,26 @@ public final class Searcher implements RetrievalPath {
   private final Bm25QueryBuilder bm25Queries;
   private final QueryEmbedder embedder;
   private final Retrieval retrieval;
+  private final Retrievers retrievers;
   private final QueryRewriter rewriter;
   private final Reranker reranker;
+  private final RerankStage rerank;
+  private final DenseRelevance relevance;
   private final RelevanceGate gate;
+  private final SnapshotLookups lookups;
   /** Why dense search is refused on this snapshot (stored vectors disagree with the manifest), or null. */
   private final String vectorsProblem;
   private final AtomicBoolean closed = new AtomicBoolean();
-  private final Path snapshotsRoot;
-  private ParentStore parentStore; // opened on first use, guarded by this
-  private ModelTokenizer tokenizer;
 
-  /** The rerank stage is skipped without a model; say so once per process, not per snapshot. */
-  private static final AtomicBoolean RERANK_SKIP_LOGGED = new AtomicBoolean();
-
-  private Searcher(Path snapshotsRoot, Manifest manifest, ShardReaders shards, Analyzer analyzer,
+  /** Owns {@code shards}, {@code analyzer} and {@code reranker} from here: {@link SearcherBuilder} opens them. */
+  Searcher(Path snapshotsRoot, Manifest manifest, ShardReaders shards, Analyzer analyzer,
       SearchOptions options, Reranker reranker, QueryRewriter customRewriter) {
-    this.snapshotsRoot = snapshotsRoot;
     this.snapshotId = manifest.id();
     this.manifest = manifest;
     this.options = options;
     this.shards = shards;
     this.analyzer = analyzer;
-    this.searcher = shardSearcher(shards);
+    this.searcher = SearchThreads.searcher(shards.reader());
     this.searcher.setSimilarity(
         new BM25Similarity(manifest.index().bm25K1(), manifest.index().bm25B()));
     String cn = manifest.index().chineseAnalyzer();
@@ -110,136 +81,25 @@ public final class Searcher implements RetrievalPath {
     this.bm25Queries = new Bm25QueryBuilder(analyzer, chinese, ShardSchema.TEXT);
     this.embedder = new QueryEmbedder(manifest, options.queryEmbedders());
     this.vectorsProblem = vectorsProblem(shards, manifest);
-    Fusion fusion = options.fusion() == FusionMethod.RRF
-        ? new ReciprocalRankFusion(options.rrfK())
-        : new MinMaxBlend(options.alpha());
-    this.retrieval = new Retrieval(searcher, bm25Queries, options, fusion,
-        manifest.index().encoding().quantized());
+    this.retrieval = new Retrieval(searcher, bm25Queries, options, manifest.index().encoding().quantized());
+    this.retrievers = new Retrievers(searcher, retrieval, bm25Queries, options);
     this.rewriter = customRewriter != null ? customRewriter
         : options.prf() ? new Rm3Rewriter() : QueryRewriter.IDENTITY;
     this.reranker = reranker;
+    this.rerank = reranker == null ? null : new RerankStage(reranker, options.rerankDepth());
+    this.relevance = new DenseRelevance(searcher, retrieval, snapshotId);
     this.gate = new RelevanceGate(options.minScore(), options.maxDrop());
-    if (reranker == null && RERANK_SKIP_LOGGED.compareAndSet(false, true)) {
-      LOG.info("rerank: skipped (no --rerank-model configured)");
-    }
+    this.lookups = new SnapshotLookups(snapshotsRoot, manifest);
   }
 
-  /**
-   * One searcher over every shard's segments, each segment its own slice on the shared {@link
-   * SearchThreads} pool: a query's shards are searched in parallel, and Lucene merges the per-slice
-   * top hits by score, then doc id, so results are those of a sequential search.
-   */
-  private static IndexSearcher shardSearcher(ShardReaders shards) {
-    java.util.concurrent.ExecutorService pool = SearchThreads.shared();
-    if (pool == null) {
-      // One thread: Lucene's own search, as before the pool existed; slices would only add merges.
-      return new IndexSearcher(shards.reader());
-    }
-    return new IndexSearcher(shards.reader(), pool) {
-      @Override
-      protected LeafSlice[] slices(List<LeafReaderContext> leaves) {
-        return slices(leaves, Integer.MAX_VALUE, 1, false);
-      }
-    };
+  /** Settings for opening a snapshot: root, snapshot id, options; {@link SearcherBuilder#build()} opens it. */
+  public static SearcherBuilder builder() {
+    return new SearcherBuilder();
   }
 
-  /**
-   * Opens the snapshot {@code CURRENT} points to under a snapshots root given as a URI ({@code
-   * file:///data/snapshots}) or a plain path; the returned searcher is thread-safe and must be
-   * closed.
-   */
-  public static Searcher open(URI snapshotsRoot) {
-    return open(snapshotsRoot, SearchOptions.defaults());
-  }
-
-  /** {@link #open(URI)} with options. */
-  public static Searcher open(URI snapshotsRoot, SearchOptions options) {
-    return open(toPath(snapshotsRoot), null, options);
-  }
-
-  /** A local path for a snapshots root URI: {@code file:} or no scheme; others are refused. */
-  public static Path toPath(URI uri) {
-    if (uri.getScheme() == null) {
-      return Path.of(uri.getPath());
-    }
-    if (uri.getScheme().equals("file")) {
-      return Path.of(uri);
-    }
-    throw new SnapshotException("the searcher reads snapshots from the local file system (file:);"
-        + " copy " + uri + " locally first");
-  }
-
-  /** Opens the snapshot {@code CURRENT} points to, with default options. */
+  /** The snapshot {@code CURRENT} points to, default options: {@code builder().root(root).build()}. */
   public static Searcher open(Path snapshotsRoot) {
-    return open(snapshotsRoot, null, SearchOptions.defaults());
-  }
-
-  /** Opens a snapshot by id ({@code null} follows {@code CURRENT}), with default options. */
-  public static Searcher open(Path snapshotsRoot, String snapshotId) {
-    return open(snapshotsRoot, snapshotId, SearchOptions.defaults());
-  }
-
-  /**
-   * Opens and verifies a snapshot.
-   *
-   * @param snapshotId the snapshot to open, or {@code null} for the one {@code CURRENT} points to
-   * @throws SnapshotException when the snapshot is missing, fails verification or cannot be read
-   */
-  public static Searcher open(Path snapshotsRoot, String snapshotId, SearchOptions options) {
-    return open(snapshotsRoot, snapshotId, options, null);
-  }
-
-  /**
-   * {@link #open(Path, String, SearchOptions)} with a custom query rewriter (an LLM rewriter, say)
-   * in place of the one {@code options} selects; it must be thread-safe.
-   */
-  public static Searcher open(Path snapshotsRoot, String snapshotId, SearchOptions options,
-      QueryRewriter rewriter) {
-    Objects.requireNonNull(options, "options");
-    SnapshotStore store = new SnapshotStore(snapshotsRoot);
-    String id = snapshotId == null ? store.currentId() : snapshotId;
-    SnapshotStore.Opened opened;
-    try {
-      // Structure and sizes always; SHA-256 only when no VERIFIED record covers this manifest, and
-      // never for files the searcher does not read (stored vectors).
-      opened = store.openForServing(id);
-    } catch (IllegalArgumentException e) {
-      // The layout rejects ids that could escape the root; for a caller that is just a bad id.
-      throw new SnapshotException(e.getMessage(), e);
-    }
-    Manifest manifest = opened.manifest();
-    Analyzer analyzer;
-    try {
-      analyzer = Analyzers.forName(manifest.index().analyzer());
-    } catch (IllegalArgumentException e) {
-      throw new SnapshotException("snapshot " + id + ": " + e.getMessage(), e);
-    }
-    ShardReaders shards;
-    try {
-      shards = ShardReaders.open(store.layout().snapshotDir(id), manifest);
-    } catch (RuntimeException e) {
-      IOUtils.closeWhileHandlingException(analyzer);
-      throw e;
-    }
-    Reranker reranker = null;
-    Searcher searcher;
-    try {
-      reranker = options.reranker() == null ? null : CrossEncoderReranker.open(options.reranker());
-      searcher = new Searcher(store.layout().root(), manifest, shards, analyzer, options, reranker, rewriter);
-    } catch (RuntimeException | Error e) {
-      // Whatever failed, nothing opened here may outlive it: a reload that fails every poll would
-      // otherwise leak the shards' memory maps each time.
-      IOUtils.closeWhileHandlingException(shards, analyzer, reranker);
-      if (e instanceof IllegalArgumentException iae) {
-        throw new SnapshotException("snapshot " + id + ": " + iae.getMessage(), iae);
-      }
-      throw e;
-    }
-    LOG.info("opened snapshot {}: {} shard(s), {} chunks, analyzer {}, model {}; files {}; {}", id,
-        manifest.shards().size(), shards.reader().numDocs(), manifest.index().analyzer(),
-        manifest.model().name(), opened.hashed() ? "hashed (no VERIFIED record for this manifest)"
-            : "sizes checked (VERIFIED record)", options.describe());
-    return searcher;
+    return builder().root(snapshotsRoot).build();
   }
 
   public String snapshotId() {
@@ -286,28 +146,75 @@ public final class Searcher implements RetrievalPath {
   private SearchResponse run(SearchRequest request, float[] queryVector, boolean calibrate) {
     int k = request.k();
     MetadataFilter filter = bind(request.filter());
-    SearchMode mode = request.mode();
-    RewrittenQuery rewritten = mode == SearchMode.DENSE
-        ? new RewrittenQuery(request.query(), Map.of())
-        : rewriter.rewrite(request.query(), rewriteContext(filter));
-    float[] given = queryVector != null && rewritten.denseText().equals(request.query()) ? queryVector : null;
+    Retriever retriever = retrievers.forMode(request.mode());
+    RetrieverQuery query = prepare(retriever, request.query(), queryVector, filter);
     // With a reranker, retrieval feeds it its depth of candidates; it then cuts to k.
-    int n = reranker == null ? k : Math.max(k, options.rerankDepth());
-    float[] vector = mode == SearchMode.BM25 ? null : given != null ? given : embedder.embed(rewritten.denseText());
-    List<SearchHit> hits = switch (mode) {
-      case DENSE -> dense(vector, n, filter);
-      case BM25 -> bm25(rewritten.bm25Terms(), n, filter);
-      case HYBRID -> hybrid(request.query(), rewritten, vector, n, filter);
-    };
-    if (reranker != null) {
-      hits = rerank(request.query(), hits, k);
+    int n = rerank == null ? k : rerank.candidates(k);
+    List<SearchHit> hits = read(retriever, query, n, filter);
+    if (rerank != null) {
+      hits = rerank.apply(request.query(), hits, k);
     } else if (calibrate) {
       // The gate compares a calibrated score: the dense similarity, whatever ranked the hits.
-      hits = withDenseRelevance(hits, mode == SearchMode.DENSE ? null
-          : vector != null ? vector : given != null ? given : embedder.embed(request.query()));
+      float[] given = given(query, queryVector);
+      hits = retriever.scoresCalibrated() ? DenseRelevance.ofScores(hits)
+          : relevance.apply(hits, checkDimension(query.vector() != null ? query.vector()
+              : given != null ? given : embedder.embed(request.query())));
     }
     hits = gate.apply(hits);
-    return new SearchResponse(snapshotId, mode, hits);
+    return new SearchResponse(snapshotId, request.mode(), hits);
+  }
+
+  /**
+   * The query as {@code retriever} reads it: rewritten only if it reads terms, embedded only if it
+   * reads a vector ({@code queryVector}, when given, is the text's own embedding).
+   *
+   * @param filter bound to this snapshot: a rewriter's first pass runs under it
+   */
+  RetrieverQuery prepare(Retriever retriever, String text, float[] queryVector, MetadataFilter filter) {
+    RewrittenQuery rewritten = retriever.usesTerms()
+        ? rewriter.rewrite(text,
+            new SnapshotRewriteContext(searcher, bm25Queries, retrieval, filter, snapshotId))
+        : RetrieverQuery.unrewritten(text);
+    float[] vector = null;
+    if (retriever.usesVector()) {
+      float[] given = given(new RetrieverQuery(text, rewritten, null), queryVector);
+      vector = checkDimension(given != null ? given : embedder.embed(rewritten.denseText()));
+    }
+    return new RetrieverQuery(text, rewritten, vector);
+  }
+
+  /** A caller's embedding of the query text, usable only while the rewrite left that text as it was. */
+  private static float[] given(RetrieverQuery query, float[] queryVector) {
+    return queryVector != null && query.rewritten().denseText().equals(query.text()) ? queryVector : null;
+  }
+
+  /** The first-stage retriever {@code mode} runs on this snapshot. */
+  Retriever retriever(SearchMode mode) {
+    return retrievers.forMode(mode);
+  }
+
+  /** The snapshot's BM25 analysis of {@code text}: term → count. */
+  Map<String, Integer> terms(String text) {
+    return bm25Queries.terms(text);
+  }
+
+  /** The one Lucene searcher over this snapshot's shards, whose doc ids {@link Candidate}s are. */
+  IndexSearcher indexSearcher() {
+    return searcher;
+  }
+
+  /** The retriever's candidates, read whole: the only stored documents a request reads. */
+  List<SearchHit> read(Retriever retriever, RetrieverQuery query, int n, MetadataFilter filter) {
+    try {
+      HitReader reader = new HitReader(searcher);
+      List<SearchHit> hits = new ArrayList<>();
+      for (Candidate c : retriever.retrieve(query, n, filter)) {
+        hits.add(reader.hit(c.doc(), c.score()));
+      }
+      return hits;
+    } catch (IOException e) {
+      throw new UncheckedIOException("search failed on snapshot " + snapshotId, e);
+    }
   }
 
   @Override
@@ -319,46 +226,6 @@ public final class Searcher implements RetrievalPath {
   public String modelFingerprint() {
     String f = manifest.model().fingerprint();
     return f != null ? f : manifest.model().source();
-  }
-
-  /**
-   * Each hit with its calibrated score: {@code (1 + cosine) / 2} of its stored vector and the query's
-   * (Lucene's dot-product score, as dense search ranks by); {@code query} null means the hits are
-   * dense hits already scored that way.
-   */
-  private List<SearchHit> withDenseRelevance(List<SearchHit> hits, float[] query) {
-    if (query == null) {
-      return hits.stream().map(h -> h.withRelevance(h.score())).toList();
-    }
-    checkDimension(query);
-    if (hits.isEmpty()) {
-      return hits;
-    }
-    // One lookup of every hit's chunk id, then each doc's stored float32 vector: an eval at depth 1000
-    // would otherwise pay a term query per hit.
-    Map<String, Double> relevance = new HashMap<>();
-    try {
-      List<org.apache.lucene.util.BytesRef> ids = hits.stream()
-          .map(h -> new org.apache.lucene.util.BytesRef(h.chunkId())).toList();
-      TopDocs docs = searcher.search(new org.apache.lucene.search.TermInSetQuery(ShardSchema.CHUNK_ID, ids),
-          hits.size());
-      HitReader reader = new HitReader(searcher);
-      for (ScoreDoc sd : docs.scoreDocs) {
-        float[] v = retrieval.vectorOf(sd.doc);
-        if (v != null) {
-          relevance.putIfAbsent(reader.chunkId(sd.doc),
-              (double) org.apache.lucene.index.VectorSimilarityFunction.DOT_PRODUCT.compare(query, v));
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("reading vectors failed on snapshot " + snapshotId, e);
-    }
-    List<SearchHit> out = new ArrayList<>(hits.size());
-    for (SearchHit h : hits) {
-      Double r = relevance.get(h.chunkId());
-      out.add(r == null ? h : h.withRelevance(r));
-    }
-    return out;
   }
 
   /**
@@ -376,41 +243,12 @@ public final class Searcher implements RetrievalPath {
    * snapshot without one every chunk stands for itself.
    */
   public ParentLookup parents() {
-    if (manifest.docstore() == null) {
-      return ParentLookup.NONE;
-    }
-    return hit -> {
-      String parentId = hit.metadata().get("parent_id");
-      if (parentId == null) {
-        return Optional.empty();
-      }
-      return parentStore().get(parentId).map(p -> new ParentLookup.Parent(p.parentId(), p.text()));
-    };
-  }
-
-  private synchronized ParentStore parentStore() {
-    if (closed.get()) {
-      throw new IllegalStateException("searcher for snapshot " + snapshotId + " is closed");
-    }
-    if (parentStore == null) {
-      parentStore = ParentStore.open(snapshotsRoot, manifest);
-    }
-    return parentStore;
+    return lookups.parents();
   }
 
   /** Model tokens in {@code text}, counted with the snapshot model's own tokenizer. */
   public int countTokens(String text) {
-    ModelTokenizer t;
-    synchronized (this) {
-      if (closed.get()) {
-        throw new IllegalStateException("searcher for snapshot " + snapshotId + " is closed");
-      }
-      if (tokenizer == null) {
-        tokenizer = ModelTokenizer.open(ModelRegistry.resolve(manifest.model().source()));
-      }
-      t = tokenizer;
-    }
-    return t.countTokens(text);
+    return lookups.countTokens(text);
   }
 
   /**
@@ -440,8 +278,7 @@ public final class Searcher implements RetrievalPath {
     checkK(k);
     checkDimension(queryVector);
     try {
-      HitReader reader = new HitReader(searcher);
-      return reader.hits(retrieval.denseWithFeedback(queryVector, k, bind(filter), reader));
+      return HitReader.read(searcher, retrieval.denseWithFeedback(queryVector, k, bind(filter)));
     } catch (IOException e) {
       throw new UncheckedIOException("search failed on snapshot " + snapshotId, e);
     }
@@ -507,54 +344,6 @@ public final class Searcher implements RetrievalPath {
     return filter.bind(manifest.rangeTypes(), snapshotId);
   }
 
-  private RewriteContext rewriteContext(MetadataFilter filter) {
-    return new RewriteContext() {
-      @Override
-      public Map<String, Integer> analyze(String text) {
-        return bm25Queries.terms(text);
-      }
-
-      @Override
-      public List<String> firstPassTexts(String query, int n) {
-        try {
-          HitReader reader = new HitReader(searcher);
-          List<String> texts = new ArrayList<>(n);
-          for (ScoreDoc sd : retrieval.bm25(bm25Queries.build(query), n, filter).scoreDocs) {
-            texts.add(reader.text(sd.doc));
-          }
-          return texts;
-        } catch (IOException e) {
-          throw new UncheckedIOException("search failed on snapshot " + snapshotId, e);
-        }
-      }
-    };
-  }
-
-  private List<SearchHit> hybrid(String original, RewrittenQuery query, float[] vector, int k,
-      MetadataFilter filter) {
-    checkDimension(vector);
-    try {
-      return retrieval.hybrid(original, query, vector, k, filter, new HitReader(searcher));
-    } catch (IOException e) {
-      throw new UncheckedIOException("search failed on snapshot " + snapshotId, e);
-    }
-  }
-
-  private List<SearchHit> rerank(String query, List<SearchHit> candidates, int k) {
-    if (candidates.isEmpty()) {
-      return candidates;
-    }
-    float[] scores = reranker.score(query, candidates.stream().map(SearchHit::text).toList());
-    List<SearchHit> rescored = new ArrayList<>(candidates.size());
-    for (int i = 0; i < scores.length; i++) {
-      // The cross-encoder's score is the calibrated one the relevance gate compares.
-      rescored.add(candidates.get(i).withScore(scores[i]).withRelevance(scores[i]));
-    }
-    rescored.sort(Comparator.comparingDouble(SearchHit::score).reversed()
-        .thenComparing(SearchHit::chunkId));
-    return rescored.size() > k ? List.copyOf(rescored.subList(0, k)) : rescored;
-  }
-
   private List<SearchHit> run(Query query, int k, MetadataFilter filter) {
     try {
       return HitReader.read(searcher, retrieval.bm25(query, k, filter));
@@ -563,7 +352,8 @@ public final class Searcher implements RetrievalPath {
     }
   }
 
-  private void checkDimension(float[] queryVector) {
+  /** {@code queryVector}, once checked against the snapshot's dimension and stored vectors. */
+  private float[] checkDimension(float[] queryVector) {
     int dimension = manifest.model().dimension();
     if (queryVector.length != dimension) {
       throw new IllegalArgumentException("query vector has " + queryVector.length
@@ -572,6 +362,7 @@ public final class Searcher implements RetrievalPath {
     if (vectorsProblem != null) {
       throw new SnapshotException(vectorsProblem);
     }
+    return queryVector;
   }
 
   /** Checked once at open, not per query: only dense search needs the stored vectors. */
@@ -593,10 +384,7 @@ public final class Searcher implements RetrievalPath {
   @Override
   public void close() throws IOException {
     if (closed.compareAndSet(false, true)) {
-      synchronized (this) {
-        ModelTokenizer t = tokenizer;
-        IOUtils.close(embedder, shards, analyzer, chinese, reranker, parentStore, t == null ? null : t::close);
-      }
+      IOUtils.close(embedder, shards, analyzer, chinese, reranker, lookups);
     }
   }
 }

@@ -242,10 +242,10 @@ class SearcherTest {
 
   @Test
   void opensASnapshotByIdAndRejectsABadOne(@TempDir Path other) throws IOException {
-    try (Searcher byId = Searcher.open(root, snapshotId)) {
+    try (Searcher byId = Searcher.builder().root(root).snapshot(snapshotId).build()) {
       assertEquals(snapshotId, byId.snapshotId());
     }
-    assertThrows(SnapshotException.class, () -> Searcher.open(root, "../../etc"));
+    assertThrows(SnapshotException.class, () -> Searcher.builder().root(root).snapshot("../../etc").build());
     SnapshotException none = assertThrows(SnapshotException.class, () -> Searcher.open(other));
     assertTrue(none.getMessage().contains("no published snapshot"), none.getMessage());
   }
@@ -295,8 +295,8 @@ class SearcherTest {
 
   @Test
   void blendFusionScoresAreConvexCombinationsInTheUnitInterval() throws IOException {
-    try (Searcher blend = Searcher.open(root, null,
-        SearchOptions.defaults().withFusion(FusionMethod.BLEND).withAlpha(0.5))) {
+    try (Searcher blend = Searcher.builder().root(root)
+        .options(SearchOptions.defaults().withFusion(FusionMethod.BLEND).withAlpha(0.5)).build()) {
       List<SearchHit> hits = blend.search("replaying commits onto another branch", SearchMode.HYBRID, 4).results();
       assertEquals("git#1", hits.get(0).chunkId());
       // First for both retrievers: normalised 1 on each side.
@@ -307,7 +307,8 @@ class SearcherTest {
 
   @Test
   void gatesLeaveNoFillerAndSayWhy() throws IOException {
-    try (Searcher gated = Searcher.open(root, null, SearchOptions.defaults().withGates(0.99, Double.NaN))) {
+    try (Searcher gated = Searcher.builder().root(root)
+        .options(SearchOptions.defaults().withGates(0.99, Double.NaN)).build()) {
       SearchResponse r = gated.search("completely unrelated quantum chromodynamics", SearchMode.DENSE, 5);
       assertEquals(List.of(), r.results());
       assertEquals(SearchResponse.NO_RELEVANT_CONTEXT, r.reason());
@@ -316,7 +317,8 @@ class SearcherTest {
 
   @Test
   void prfExpandsTheBm25QueryWithFeedbackTerms() throws IOException {
-    try (Searcher prf = Searcher.open(root, null, SearchOptions.defaults().withPrf(true))) {
+    try (Searcher prf = Searcher.builder().root(root).options(SearchOptions.defaults().withPrf(true))
+        .build()) {
       // "pyroclastic" only matches volcano#1; feedback from it adds "hot", "gas", "rock", which
       // bring in bread#0 ("hot oven"), which plain BM25 cannot find.
       assertEquals(List.of("volcano#1"), chunkIds(searcher.bm25("pyroclastic", 5)));
@@ -348,8 +350,8 @@ class SearcherTest {
     List<ScoredId> fused = new MinMaxBlend(SearchOptions.DEFAULT_ALPHA).fuse(List.of(
         second.stream().map(h -> new ScoredId(h.chunkId(), h.score())).toList(),
         searcher.bm25(query, depth).stream().map(h -> new ScoredId(h.chunkId(), h.score())).toList()), 6);
-    try (Searcher denseOnly = Searcher.open(root, null,
-        SearchOptions.defaults().withLexicalFeedback(LexicalFeedback.OFF))) {
+    try (Searcher denseOnly = Searcher.builder().root(root)
+        .options(SearchOptions.defaults().withLexicalFeedback(LexicalFeedback.OFF)).build()) {
       List<SearchHit> hybrid = denseOnly.search(query, SearchMode.HYBRID, 6).results();
       assertEquals(fused.stream().map(ScoredId::id).toList(), chunkIds(hybrid));
       for (int i = 0; i < fused.size(); i++) {
@@ -357,7 +359,8 @@ class SearcherTest {
       }
     }
     // Switched off, hybrid's dense side is the plain first pass.
-    try (Searcher plain = Searcher.open(root, null, SearchOptions.defaults().withDenseFeedback(DenseFeedback.OFF))) {
+    try (Searcher plain = Searcher.builder().root(root)
+        .options(SearchOptions.defaults().withDenseFeedback(DenseFeedback.OFF)).build()) {
       assertEquals(chunkIds(plain.dense(q, depth)),
           chunkIds(plain.denseWithFeedback(q, depth, MetadataFilter.none())));
     }
@@ -411,7 +414,7 @@ class SearcherTest {
 
   @Test
   void opensByUriAndAssemblesContextWithTheModelTokenizer() throws IOException {
-    try (Searcher byUri = Searcher.open(root.toUri())) {
+    try (Searcher byUri = Searcher.builder().root(root.toUri()).build()) {
       assertEquals(snapshotId, byUri.snapshotId());
       AssembledContext ctx = byUri.context(
           new SearchRequest("volcano eruption", SearchMode.BM25, 3, MetadataFilter.none()), 40);
@@ -423,7 +426,8 @@ class SearcherTest {
       }
       assertTrue(ctx.tokens() >= counted, "tokens are counted with the model tokenizer");
     }
-    assertThrows(SnapshotException.class, () -> Searcher.open(URI.create("s3://bucket/snapshots")));
+    assertThrows(SnapshotException.class, () -> Searcher.builder().root(URI.create("s3://bucket/snapshots"))
+        .build());
   }
 
   @Test

@@ -87,8 +87,9 @@ public final class SearchStep {
         Latencies hybridVector = new Latencies(n);
         Latencies hybridLean = new Latencies(n);
         // Hybrid without its two feedback passes (vector feedback, RM3): one dense and one BM25 search.
-        Searcher lean = Searcher.open(root, null, SearchOptions.defaults().withDenseFeedback(DenseFeedback.OFF)
-            .withLexicalFeedback(LexicalFeedback.OFF));
+        Searcher lean = Searcher.builder().root(root)
+            .options(SearchOptions.defaults().withDenseFeedback(DenseFeedback.OFF)
+                .withLexicalFeedback(LexicalFeedback.OFF)).build();
         for (int i = 0; i < n; i++) {
           long a = System.nanoTime();
           s.embedQuery(texts.get(i));

@@ -75,7 +75,7 @@ public final class ReloadingSearcher implements Closeable {
     this.source = source;
     this.options = options;
     String id = source.currentId();
-    this.current = new Lease(Searcher.open(prepare(id), id, options));
+    this.current = new Lease(Searcher.builder().root(prepare(id)).snapshot(id).options(options).build());
     swapped(id, null);
     this.backoffBase = Math.max(pollMillis, 100);
     if (pollMillis > 0) {
@@ -157,7 +157,7 @@ public final class ReloadingSearcher implements Closeable {
       attempts.incrementAndGet();
       Searcher next;
       try {
-        next = Searcher.open(prepare(id), id, options);
+        next = Searcher.builder().root(prepare(id)).snapshot(id).options(options).build();
       } catch (RuntimeException | Error e) {
         failed(id, e, true);
         throw e;

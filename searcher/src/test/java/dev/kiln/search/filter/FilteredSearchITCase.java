@@ -106,8 +106,9 @@ class FilteredSearchITCase {
     }
     LOG.info("embedded and indexed {} Cranfield sentences in {} ms", texts.size(),
         (System.nanoTime() - start) / 1_000_000);
-    searcher = Searcher.open(root, null, SearchOptions.defaults());
-    luceneOnly = Searcher.open(root, null, SearchOptions.defaults().withExactFilterRatio(0));
+    searcher = Searcher.builder().root(root).options(SearchOptions.defaults()).build();
+    luceneOnly = Searcher.builder().root(root).options(SearchOptions.defaults().withExactFilterRatio(0))
+        .build();
     queries = new ArrayList<>();
     ObjectMapper json = new ObjectMapper();
     for (String line : Files.readAllLines(cranfield.resolve("queries.jsonl"))) {

@@ -124,9 +124,11 @@ class RangeFilterLeakTest {
     SnapshotFixture.withVectors(c -> vectors.get(c.chunkId()))
         .rangeFields(Map.of("version", "long", "score", "double", "modified", "date"))
         .shards(shards).write(root);
-    byDefault = Searcher.open(root, null, SearchOptions.defaults());
-    hnswOnly = Searcher.open(root, null, SearchOptions.defaults().withExactFilterRatio(0));
-    exactOnly = Searcher.open(root, null, SearchOptions.defaults().withExactFilterRatio(1));
+    byDefault = Searcher.builder().root(root).options(SearchOptions.defaults()).build();
+    hnswOnly = Searcher.builder().root(root).options(SearchOptions.defaults().withExactFilterRatio(0))
+        .build();
+    exactOnly = Searcher.builder().root(root).options(SearchOptions.defaults().withExactFilterRatio(1))
+        .build();
     QueryRewriter recording = (query, ctx) -> new Rm3Rewriter().rewrite(query, new RewriteContext() {
       @Override
       public Map<String, Integer> analyze(String text) {
@@ -140,7 +142,8 @@ class RangeFilterLeakTest {
         return texts;
       }
     });
-    withRm3 = Searcher.open(root, null, SearchOptions.defaults().withPrf(true), recording);
+    withRm3 = Searcher.builder().root(root).options(SearchOptions.defaults().withPrf(true))
+        .rewriter(recording).build();
   }
 
   @AfterAll

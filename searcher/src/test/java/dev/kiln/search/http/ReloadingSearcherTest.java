@@ -112,7 +112,8 @@ class ReloadingSearcherTest {
     SnapshotStore.json().writeValue(store.layout().manifest(id).toFile(), bad);
     String dir = store.layout().snapshotDir(id).toString();
     for (int attempt = 0; attempt < 3; attempt++) {
-      SnapshotException e = assertThrows(SnapshotException.class, () -> Searcher.open(root, id).close());
+      SnapshotException e = assertThrows(SnapshotException.class, () -> Searcher.builder().root(root)
+          .snapshot(id).build().close());
       assertTrue(e.getMessage().contains("no-such-analyzer"), e.getMessage());
     }
     long mapped = Files.readAllLines(maps).stream().filter(l -> l.contains(dir)).count();

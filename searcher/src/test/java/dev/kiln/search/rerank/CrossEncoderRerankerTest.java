@@ -87,7 +87,8 @@ class CrossEncoderRerankerTest {
     }
     String query = "hot rock and gas";
     SearchOptions options = SearchOptions.defaults().withReranker(modelDir, 6);
-    try (Searcher plain = Searcher.open(root); Searcher reranked = Searcher.open(root, null, options)) {
+    try (Searcher plain = Searcher.open(root); Searcher reranked = Searcher.builder().root(root)
+        .options(options).build()) {
       List<SearchHit> candidates = plain.search(query, SearchMode.HYBRID, 6).results();
       SearchResponse response = reranked.search(query, SearchMode.HYBRID, 3);
       double[] want = expected(query, candidates.stream().map(SearchHit::text).toList());

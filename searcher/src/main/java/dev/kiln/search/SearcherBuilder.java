@@ -1,0 +1,163 @@
+package dev.kiln.search;
+
+import dev.kiln.index.Analyzers;
+import dev.kiln.search.rerank.CrossEncoderReranker;
+import dev.kiln.search.rerank.Reranker;
+import dev.kiln.search.rewrite.QueryRewriter;
+import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.SnapshotException;
+import dev.kiln.snapshot.SnapshotStore;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.util.IOUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one way to open a snapshot for searching ({@link Searcher#builder()}): where the snapshots
+ * live, which snapshot, and how to search it. Settings are checked together at {@link #build()},
+ * with errors that name the setting, so a caller assembling them from flags or config gets one clear
+ * refusal instead of a failure deep in the open.
+ *
+ * <p>Opening checks the manifest's structure and every file it reads against the manifest's sizes
+ * (and, unless a {@code VERIFIED} record made at publish or download covers this very manifest,
+ * SHA-256) before any of it is read, so a half-copied or corrupted snapshot is refused rather than
+ * served. The snapshot is searched as it was built: with the analyzer and BM25 parameters its
+ * manifest records and with the embedding model it names.
+ */
+public final class SearcherBuilder {
+  private static final Logger LOG = LoggerFactory.getLogger(Searcher.class);
+  /** The rerank stage is skipped without a model; say so once per process, not per snapshot. */
+  private static final AtomicBoolean RERANK_SKIP_LOGGED = new AtomicBoolean();
+
+  private Path rootPath;
+  private URI rootUri;
+  private String snapshotId;
+  private SearchOptions options = SearchOptions.defaults();
+  private QueryRewriter rewriter;
+
+  SearcherBuilder() {}
+
+  /** The snapshots root: the directory holding {@code CURRENT} and the snapshots. Required. */
+  public SearcherBuilder root(Path value) {
+    this.rootPath = value;
+    this.rootUri = null;
+    return this;
+  }
+
+  /** The snapshots root as a URI: {@code file:///data/snapshots} or a plain path (no scheme). */
+  public SearcherBuilder root(URI value) {
+    this.rootUri = value;
+    this.rootPath = null;
+    return this;
+  }
+
+  /** The snapshot to open by id; unset (or null) follows {@code CURRENT}. */
+  public SearcherBuilder snapshot(String id) {
+    this.snapshotId = id;
+    return this;
+  }
+
+  /** How to search: fusion, depths, gates, rerank model, feedback (default {@link SearchOptions#defaults()}). */
+  public SearcherBuilder options(SearchOptions value) {
+    this.options = value;
+    return this;
+  }
+
+  /**
+   * A custom query rewriter (an LLM rewriter, say) in place of the one the options select (RM3 with
+   * {@code prf}, else none); it must be thread-safe. Null restores the options' choice.
+   */
+  public SearcherBuilder rewriter(QueryRewriter value) {
+    this.rewriter = value;
+    return this;
+  }
+
+  /**
+   * Opens and verifies the snapshot; the returned searcher is thread-safe and must be closed.
+   *
+   * @throws IllegalStateException naming the setting when one is missing or invalid
+   * @throws SnapshotException when the snapshot is missing, fails verification or cannot be read
+   */
+  public Searcher build() {
+    if (options == null) {
+      throw new IllegalStateException("Searcher.builder(): options must not be null;"
+          + " leave it unset for SearchOptions.defaults()");
+    }
+    if (snapshotId != null && snapshotId.isBlank()) {
+      throw new IllegalStateException("Searcher.builder(): snapshot id is blank;"
+          + " leave snapshot(...) unset to follow CURRENT");
+    }
+    SnapshotStore store = new SnapshotStore(resolveRoot());
+    String id = snapshotId == null ? store.currentId() : snapshotId;
+    SnapshotStore.Opened opened;
+    try {
+      // Structure and sizes always; SHA-256 only when no VERIFIED record covers this manifest, and
+      // never for files the searcher does not read (stored vectors).
+      opened = store.openForServing(id);
+    } catch (IllegalArgumentException e) {
+      // The layout rejects ids that could escape the root; for a caller that is just a bad id.
+      throw new SnapshotException(e.getMessage(), e);
+    }
+    Manifest manifest = opened.manifest();
+    Analyzer analyzer;
+    try {
+      analyzer = Analyzers.forName(manifest.index().analyzer());
+    } catch (IllegalArgumentException e) {
+      throw new SnapshotException("snapshot " + id + ": " + e.getMessage(), e);
+    }
+    ShardReaders shards;
+    try {
+      shards = ShardReaders.open(store.layout().snapshotDir(id), manifest);
+    } catch (RuntimeException e) {
+      IOUtils.closeWhileHandlingException(analyzer);
+      throw e;
+    }
+    Reranker reranker = null;
+    Searcher searcher;
+    try {
+      reranker = options.reranker() == null ? null : CrossEncoderReranker.open(options.reranker());
+      searcher = new Searcher(store.layout().root(), manifest, shards, analyzer, options, reranker, rewriter);
+    } catch (RuntimeException | Error e) {
+      // Whatever failed, nothing opened here may outlive it: a reload that fails every poll would
+      // otherwise leak the shards' memory maps each time.
+      IOUtils.closeWhileHandlingException(shards, analyzer, reranker);
+      if (e instanceof IllegalArgumentException iae) {
+        throw new SnapshotException("snapshot " + id + ": " + iae.getMessage(), iae);
+      }
+      throw e;
+    }
+    if (reranker == null && RERANK_SKIP_LOGGED.compareAndSet(false, true)) {
+      LOG.info("rerank: skipped (no --rerank-model configured)");
+    }
+    LOG.info("opened snapshot {}: {} shard(s), {} chunks, analyzer {}, model {}; files {}; {}", id,
+        manifest.shards().size(), shards.reader().numDocs(), manifest.index().analyzer(),
+        manifest.model().name(), opened.hashed() ? "hashed (no VERIFIED record for this manifest)"
+            : "sizes checked (VERIFIED record)", options.describe());
+    return searcher;
+  }
+
+  /**
+   * The local directory the root setting names. The one place a root becomes a path: a root on a
+   * remote file system would be resolved (or copied down) here.
+   */
+  private Path resolveRoot() {
+    if (rootPath != null) {
+      return rootPath;
+    }
+    if (rootUri == null) {
+      throw new IllegalStateException("Searcher.builder(): root is not set;"
+          + " call root(Path) or root(URI) with the snapshots root (the directory holding CURRENT)");
+    }
+    if (rootUri.getScheme() == null) {
+      return Path.of(rootUri.getPath());
+    }
+    if (rootUri.getScheme().equals("file")) {
+      return Path.of(rootUri);
+    }
+    throw new SnapshotException("root " + rootUri + ": the searcher reads snapshots from the local file"
+        + " system (file:); copy it locally first");
+  }
+}

@@ -1,0 +1,20 @@
+package dev.kiln.search;
+
+import dev.kiln.search.fusion.ReciprocalRankFusion;
+import dev.kiln.search.rewrite.LexicalFeedback;
+import java.util.List;
+
+/**
+ * The retriever contract for a hybrid over three legs by RRF, one of them itself a hybrid, with
+ * lexical feedback re-running every leg that reads terms: the legs are a list, not a pair.
+ */
+class HybridOfManyLegsRetrieverContractTest extends RetrieverContract {
+  @Override
+  protected Retriever retriever(Searcher searcher) {
+    return new HybridRetriever(searcher.indexSearcher(), List.of(
+        new HybridRetriever.Leg(searcher.retriever(SearchMode.DENSE), 20),
+        new HybridRetriever.Leg(searcher.retriever(SearchMode.BM25), 20),
+        new HybridRetriever.Leg(searcher.retriever(SearchMode.HYBRID), 5)),
+        new ReciprocalRankFusion(60), LexicalFeedback.DEFAULT, searcher::terms);
+  }
+}
