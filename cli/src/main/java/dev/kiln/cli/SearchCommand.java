@@ -14,7 +14,6 @@ import dev.kiln.search.RetrievalPath;
 import dev.kiln.search.Searcher;
 import dev.kiln.search.context.AssembledContext;
 import dev.kiln.search.filter.MetadataFilter;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;

@@ -116,6 +116,15 @@ class HdfsITCase {
   }
 
   @Test
+  void theSearcherLibraryOpensTheHdfsRootItself() throws Exception {
+    try (Searcher searcher = Searcher.builder().root(base + "/snapshots").build()) {
+      assertEquals(report.snapshotId(), searcher.snapshotId());
+      assertEquals("sourdough", searcher.search("sourdough starter lactobacilli", SearchMode.HYBRID, 3)
+          .results().get(0).docId());
+    }
+  }
+
+  @Test
   void searchesTheSnapshotDownloadedFromHdfs() throws Exception {
     Path root = new SnapshotMirror(base + "/snapshots", work.resolve("mirror")).localize(null);
     try (Searcher searcher = Searcher.open(root)) {

@@ -114,6 +114,16 @@ class S3SnapshotsITCase {
 
   @Test
   @Order(1)
+  void theSearcherLibraryOpensTheBucketRootItself() throws Exception {
+    try (Searcher searcher = Searcher.builder().root("s3://" + BUCKET + "/snapshots").fileSystem(s3).build()) {
+      assertEquals(report.snapshotId(), searcher.snapshotId());
+      assertEquals("sourdough", searcher.search("sourdough starter lactobacilli", SearchMode.HYBRID, 3)
+          .results().get(0).docId());
+    }
+  }
+
+  @Test
+  @Order(1)
   void searchesTheSnapshotDownloadedFromTheBucket() throws Exception {
     Path local = work.resolve("mirror");
     Path root = mirror(local).localize(null);

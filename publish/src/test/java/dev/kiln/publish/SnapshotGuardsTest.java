@@ -9,7 +9,6 @@ import dev.kiln.snapshot.Checksums;
 import dev.kiln.snapshot.HeldRecord;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
-import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.StagingMarker;
 import java.nio.file.Files;

@@ -7,8 +7,13 @@ import dev.kiln.search.rewrite.QueryRewriter;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.snapshot.io.RemoteRoots;
+import dev.kiln.snapshot.io.RemoteStorages;
+import dev.kiln.snapshot.io.SnapshotMirror;
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.util.IOUtils;
@@ -34,6 +39,8 @@ public final class SearcherBuilder {
 
   private Path rootPath;
   private URI rootUri;
+  private String rootString;
+  private Map<String, String> fileSystem = Map.of();
   private String snapshotId;
   private SearchOptions options = SearchOptions.defaults();
   private QueryRewriter rewriter;
@@ -44,13 +51,40 @@ public final class SearcherBuilder {
   public SearcherBuilder root(Path value) {
     this.rootPath = value;
     this.rootUri = null;
+    this.rootString = null;
     return this;
   }
 
-  /** The snapshots root as a URI: {@code file:///data/snapshots} or a plain path (no scheme). */
+  /**
+   * The snapshots root as a URI: {@code file:///data/snapshots}, a plain path (no scheme), or a remote
+   * root ({@code s3://bucket/prefix}, {@code hdfs://namenode/path}) as {@link #root(String)} takes it.
+   */
   public SearcherBuilder root(URI value) {
     this.rootUri = value;
     this.rootPath = null;
+    this.rootString = null;
+    return this;
+  }
+
+  /**
+   * The snapshots root as written on a command line: a local directory, or a remote root
+   * ({@code s3://…}, {@code hdfs://…}), whose snapshot is downloaded and verified into the local mirror
+   * ({@code kiln.cache.dir}, else the temporary directory) and opened from there.
+   */
+  public SearcherBuilder root(String value) {
+    this.rootString = value;
+    this.rootPath = null;
+    this.rootUri = null;
+    return this;
+  }
+
+  /**
+   * File system settings for a remote root, over the environment's: {@code s3.endpoint},
+   * {@code s3.access-key}, … for S3, {@code flink.hadoop.*} / {@code fs.*} / {@code dfs.*} for Hadoop
+   * (the keys of a build config's {@code filesystem:} section). Default none.
+   */
+  public SearcherBuilder fileSystem(Map<String, String> settings) {
+    this.fileSystem = settings == null ? Map.of() : Map.copyOf(settings);
     return this;
   }
 
@@ -140,24 +174,32 @@ public final class SearcherBuilder {
   }
 
   /**
-   * The local directory the root setting names. The one place a root becomes a path: a root on a
-   * remote file system would be resolved (or copied down) here.
+   * The local directory the root setting names: the one place a root becomes a path. A remote root's
+   * snapshot is copied down (and checked against its manifest) first.
    */
   private Path resolveRoot() {
     if (rootPath != null) {
       return rootPath;
     }
-    if (rootUri == null) {
+    String root = rootString != null ? rootString : rootUri != null ? rootUri.toString() : null;
+    if (root == null) {
       throw new IllegalStateException("Searcher.builder(): root is not set;"
-          + " call root(Path) or root(URI) with the snapshots root (the directory holding CURRENT)");
+          + " call root(Path), root(URI) or root(String) with the snapshots root (the directory holding CURRENT)");
     }
-    if (rootUri.getScheme() == null) {
+    if (RemoteRoots.isRemote(root)) {
+      try {
+        return new SnapshotMirror(RemoteStorages.open(root, fileSystem), root, RemoteRoots.localMirror(root))
+            .localize(snapshotId);
+      } catch (IOException | IllegalArgumentException e) {
+        throw new SnapshotException("cannot read the snapshots root " + root + ": " + e.getMessage(), e);
+      }
+    }
+    if (rootUri != null && rootUri.getScheme() == null) {
       return Path.of(rootUri.getPath());
     }
-    if (rootUri.getScheme().equals("file")) {
-      return Path.of(rootUri);
+    if (root.startsWith("file:")) {
+      return Path.of(URI.create(root));
     }
-    throw new SnapshotException("root " + rootUri + ": the searcher reads snapshots from the local file"
-        + " system (file:); copy it locally first");
+    return Path.of(root);
   }
 }

@@ -9,7 +9,6 @@ import dev.kiln.config.ConfigOverrides;
 import dev.kiln.jobs.BuildJob;
 import dev.kiln.jobs.SnapshotBuilder;
 import dev.kiln.operators.fs.FlinkFileSystems;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
