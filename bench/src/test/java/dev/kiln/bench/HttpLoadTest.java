@@ -45,7 +45,7 @@ class HttpLoadTest {
     HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     server.createContext("/search", ex -> {
       int n = served.incrementAndGet();
-      byte[] body = "{}".getBytes();
+      byte[] body = "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
       ex.sendResponseHeaders(n % 10 == 0 ? 503 : 200, body.length);
       ex.getResponseBody().write(body);
       ex.close();

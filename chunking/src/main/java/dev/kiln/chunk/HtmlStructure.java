@@ -122,6 +122,7 @@ public final class HtmlStructure {
     }
   }
 
+  @SuppressWarnings("ReferenceEquality") // the very same table element, not an equal one
   private void table(Element table) {
     List<String> rows = new ArrayList<>();
     for (Element tr : table.select("tr")) {

@@ -38,7 +38,7 @@ public final class RecursiveSplitter {
     int[] level = breakLevels(spans, from, to);
     List<int[]> pieces = new ArrayList<>();
     pieces(level, from, from, to, BLANK_LINE, pieces);
-    pack(spans, level, from, pieces, out);
+    pack(level, from, pieces, out);
     return out;
   }
 
@@ -109,7 +109,7 @@ public final class RecursiveSplitter {
   }
 
   /** Greedy packing of pieces into chunks, each after the first starting with the overlap. */
-  private void pack(TokenSpans spans, int[] level, int base, List<int[]> pieces, List<int[]> out) {
+  private void pack(int[] level, int base, List<int[]> pieces, List<int[]> out) {
     int start = pieces.get(0)[0];
     int end = start;
     for (int[] p : pieces) {

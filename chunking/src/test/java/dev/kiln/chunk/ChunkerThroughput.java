@@ -31,12 +31,15 @@ public final class ChunkerThroughput {
     Path repo = Path.of(args.length > 0 ? args[0] : ".");
     int randomPages = args.length > 1 ? Integer.parseInt(args[1]) : 400;
     List<Document> docs = new ArrayList<>();
-    try (Stream<Path> files = Stream.concat(Stream.of(repo.resolve("README.md")), Files.walk(repo.resolve("docs")))) {
-      for (Path p : files.filter(f -> f.toString().endsWith(".md")).sorted().toList()) {
-        String text = Files.readString(p);
-        for (int copy = 0; copy < 5; copy++) {
-          docs.add(new Document(p.getFileName() + "#" + copy, "", text, Map.of(), "file:" + p, ContentType.MARKDOWN));
-        }
+    List<Path> markdown;
+    try (Stream<Path> docsTree = Files.walk(repo.resolve("docs"))) {
+      markdown = Stream.concat(Stream.of(repo.resolve("README.md")), docsTree)
+          .filter(f -> f.toString().endsWith(".md")).sorted().toList();
+    }
+    for (Path p : markdown) {
+      String text = Files.readString(p);
+      for (int copy = 0; copy < 5; copy++) {
+        docs.add(new Document(p.getFileName() + "#" + copy, "", text, Map.of(), "file:" + p, ContentType.MARKDOWN));
       }
     }
     for (int i = 0; i < randomPages; i++) {

@@ -22,7 +22,6 @@ final class JsonLinesReader implements BulkFormat.Reader<RawRecord> {
   private final LineScanner lines;
   private final long end;
   private final long modified;
-  private final int maxBytes;
   private boolean done;
 
   JsonLinesReader(String uri, InputStream in, long start, long end, long modified, int maxBytes)
@@ -31,7 +30,6 @@ final class JsonLinesReader implements BulkFormat.Reader<RawRecord> {
     this.in = in;
     this.end = end;
     this.modified = modified;
-    this.maxBytes = maxBytes;
     // Start one byte early: if that byte ends a line, the line at 'start' is ours.
     this.lines = new LineScanner(in, Math.max(0, start - 1), maxBytes);
     if (start > 0) {

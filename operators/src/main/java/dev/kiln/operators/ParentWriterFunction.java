@@ -79,18 +79,31 @@ public final class ParentWriterFunction extends RichMapPartitionFunction<ParentC
           writers.put(shard, new ParentStoreWriter(layout.parentsDir(snapshotId, shard)));
         }
       }
-    } finally {
-      IOException failure = null;
+    } catch (IOException | RuntimeException e) {
       for (ParentStoreWriter w : writers.values()) {
         try {
           w.close();
-        } catch (IOException e) {
-          failure = e;
+        } catch (IOException | RuntimeException suppressed) {
+          e.addSuppressed(suppressed);
         }
       }
-      if (failure != null) {
-        throw failure;
+      throw e;
+    }
+    // Every part is closed even when one fails; the first failure is thrown with the others attached.
+    IOException failure = null;
+    for (ParentStoreWriter w : writers.values()) {
+      try {
+        w.close();
+      } catch (IOException e) {
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
       }
+    }
+    if (failure != null) {
+      throw failure;
     }
     List<dev.kiln.snapshot.Manifest.FileEntry> files = ParentParts.describe(layout, snapshotId, writers.keySet());
     if (staging.remote()) {

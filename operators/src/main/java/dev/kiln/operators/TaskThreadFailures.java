@@ -45,17 +45,22 @@ public final class TaskThreadFailures<I, O> extends RichMapPartitionFunction<I, 
 
   @Override
   public void close() throws Exception {
+    Throwable t = failure;
+    failure = null;
     try {
       writer.close();
-    } finally {
-      Throwable t = failure;
-      if (t != null) {
-        failure = null;
-        if (t instanceof Exception e) {
-          throw e;
-        }
-        throw new Exception("partition writer failed: " + t, t);
+    } catch (Exception e) {
+      if (t == null) {
+        throw e;
       }
+      // The writer's own failure is the cause; a failure to close after it rides along.
+      t.addSuppressed(e);
+    }
+    if (t != null) {
+      if (t instanceof Exception e) {
+        throw e;
+      }
+      throw new Exception("partition writer failed: " + t, t);
     }
   }
 }

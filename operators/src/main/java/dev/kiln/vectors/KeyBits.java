@@ -28,7 +28,7 @@ final class KeyBits {
     }
     for (int i = 0; i < 32; i++) {
       char c = key.charAt(i);
-      if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f')) {
+      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
         return false;
       }
     }

@@ -46,7 +46,9 @@ public final class StagingHeartbeat implements AutoCloseable {
   /** Starts beating for the marker {@code marker} of snapshot {@code id}. */
   public static StagingHeartbeat start(SnapshotStorage storage, String id, StagingMarker marker, Duration interval) {
     StagingHeartbeat h = new StagingHeartbeat(storage, id, marker, interval);
-    h.timer.scheduleWithFixedDelay(h::beat, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    // beat catches everything, so the schedule never ends with a failure to look at.
+    java.util.concurrent.Future<?> unused =
+        h.timer.scheduleWithFixedDelay(h::beat, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     return h;
   }
 

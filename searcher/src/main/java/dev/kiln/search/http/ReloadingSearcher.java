@@ -84,7 +84,9 @@ public final class ReloadingSearcher implements Closeable {
         t.setDaemon(true);
         return t;
       });
-      poller.scheduleWithFixedDelay(this::checkQuietly, pollMillis, pollMillis, TimeUnit.MILLISECONDS);
+      // checkQuietly catches everything, so the schedule never ends with a failure to look at.
+      java.util.concurrent.Future<?> unused =
+          poller.scheduleWithFixedDelay(this::checkQuietly, pollMillis, pollMillis, TimeUnit.MILLISECONDS);
     } else {
       poller = null;
     }

@@ -122,7 +122,8 @@ final class SearchHandler extends Handler.Abstract {
       return;
     }
     // Read without holding a thread; the whole body must arrive within the idle timeout.
-    Content.Source.asByteBufferAsync(ex.request, MAX_BODY_BYTES)
+    // Both outcomes are handled in whenComplete; the future it returns has nothing left to report.
+    java.util.concurrent.CompletableFuture<?> unused = Content.Source.asByteBufferAsync(ex.request, MAX_BODY_BYTES)
         .orTimeout(bodyTimeoutMs, TimeUnit.MILLISECONDS)
         .whenComplete((body, failure) -> {
           if (failure == null) {

@@ -31,7 +31,7 @@ class ApiKeysTest {
   void plainAndDigestKeysAreFoundAndBindingsRead() throws Exception {
     String digestOf = "second-key-abcdefghij";
     ApiKeys keys = ApiKeys.load(file("# comment\n\nfirst-key-abcdefghijk tenant=acme lang=en lang=de\n"
-        + "sha256:" + ApiKeys.sha256(digestOf).toUpperCase() + "\n", "rw-------"));
+        + "sha256:" + ApiKeys.sha256(digestOf).toUpperCase(java.util.Locale.ROOT) + "\n", "rw-------"));
     assertEquals(2, keys.size());
     ApiKeys.Key first = keys.lookup("first-key-abcdefghijk");
     assertEquals(3, first.line());

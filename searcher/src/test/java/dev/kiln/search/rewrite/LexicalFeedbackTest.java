@@ -15,7 +15,7 @@ class LexicalFeedbackTest {
   /** Whitespace analysis, enough to see which texts fed the expansion. */
   private static Map<String, Integer> words(String text) {
     Map<String, Integer> counts = new LinkedHashMap<>();
-    for (String w : text.toLowerCase().split("\\s+")) {
+    for (String w : text.toLowerCase(java.util.Locale.ROOT).split("\\s+")) {
       if (!w.isEmpty()) {
         counts.merge(w, 1, Integer::sum);
       }

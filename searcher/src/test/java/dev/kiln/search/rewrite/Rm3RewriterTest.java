@@ -13,7 +13,7 @@ class Rm3RewriterTest {
     @Override
     public Map<String, Integer> analyze(String text) {
       Map<String, Integer> counts = new LinkedHashMap<>();
-      for (String t : text.toLowerCase().split("\\W+")) {
+      for (String t : text.toLowerCase(java.util.Locale.ROOT).split("\\W+")) {
         if (!t.isEmpty()) {
           counts.merge(t, 1, Integer::sum);
         }
