@@ -2,25 +2,24 @@ package dev.kiln.cli;
 
 import dev.kiln.config.ConfigException;
 import dev.kiln.snapshot.SnapshotException;
-import java.util.List;
-import java.util.ServiceLoader;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
  * {@code scripts/kiln}: one command line for building, searching and evaluating snapshots.
  *
- * <p>This module knows no Flink: {@code search}, {@code eval}, {@code serve} and {@code snapshots} run on
- * the searcher and the storage alone. {@code build} and {@code regress} live with the build job (module
- * {@code jobs}) and join as {@link KilnSubcommand} services when it is on the classpath, which the
- * launcher arranges for those two commands only.
+ * <p>This module is the only one that knows picocli, and it knows no Flink: {@code search},
+ * {@code eval}, {@code serve} and {@code snapshots} run on the searcher and the storage alone;
+ * {@code build} and {@code regress} hand their checked configuration to the {@link BuildBackend} that
+ * module {@code jobs} provides, which the launcher puts on the classpath for those two commands only.
  */
 @Command(
     name = "kiln",
     mixinStandardHelpOptions = true,
     version = "kiln 0.1.0",
     description = "Bakes hybrid (HNSW + BM25) search snapshots offline with Flink and searches them.",
-    subcommands = {SearchCommand.class, EvalCommand.class, ServeCommand.class, SnapshotsCommand.class})
+    subcommands = {BuildCommand.class, SearchCommand.class, EvalCommand.class, ServeCommand.class,
+        SnapshotsCommand.class, RegressCommand.class})
 public final class Kiln implements Runnable {
   /** Success. */
   public static final int OK = 0;
@@ -28,9 +27,6 @@ public final class Kiln implements Runnable {
   public static final int FAILURE = 1;
   /** Bad usage or configuration: the message says what to fix. */
   public static final int USAGE = 2;
-
-  /** The commands the build job's module adds; without it they answer with what to do instead. */
-  static final List<String> BUILD_COMMANDS = List.of("build", "regress");
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -41,15 +37,6 @@ public final class Kiln implements Runnable {
   /** Runs a command line and returns its exit code (0 ok, 1 failure, 2 usage or configuration). */
   public static int execute(String... args) {
     CommandLine cli = new CommandLine(new Kiln());
-    for (KilnSubcommand command : ServiceLoader.load(KilnSubcommand.class)) {
-      CommandLine sub = new CommandLine(command);
-      cli.addSubcommand(sub.getCommandName(), sub);
-    }
-    for (String name : BUILD_COMMANDS) {
-      if (!cli.getSubcommands().containsKey(name)) {
-        cli.addSubcommand(name, new UnavailableCommand(name));
-      }
-    }
     cli.setExitCodeExceptionMapper(e -> e instanceof ConfigException || e instanceof CommandLine.ParameterException
         ? USAGE : FAILURE);
     cli.setExecutionExceptionHandler((e, cmd, parsed) -> {

@@ -32,6 +32,9 @@ class CliClasspathITCase {
     CliOnly.Result build = CliOnly.run(Map.of(), "build", "--corpus", "c", "--snapshots", "s");
     assertEquals(2, build.exitCode(), build.err());
     assertTrue(build.err().contains("'kiln build' needs the build job"), build.err());
+    CliOnly.Result regress = CliOnly.run(Map.of(), "regress", "--regressions", "../configs/regressions");
+    assertEquals(2, regress.exitCode(), regress.err());
+    assertTrue(regress.err().contains("'kiln regress' needs the build job"), regress.err());
     CliOnly.Result help = CliOnly.run(Map.of(), "search", "--help");
     assertEquals(0, help.exitCode(), help.err());
     assertTrue(help.out().contains("--snapshots"), help.out());

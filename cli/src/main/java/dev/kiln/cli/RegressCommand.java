@@ -1,21 +1,14 @@
-package dev.kiln.jobs.cli;
+package dev.kiln.cli;
 
-import dev.kiln.cli.BuildDefaults;
-import dev.kiln.cli.FileSystemOptions;
-import dev.kiln.cli.Kiln;
-import dev.kiln.cli.KilnSubcommand;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.config.ConfigException;
 import dev.kiln.config.ConfigOverrides;
-import dev.kiln.regress.Drift;
-import dev.kiln.regress.RegressionRunner;
-import dev.kiln.regress.RegressionSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
@@ -27,7 +20,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "regress", mixinStandardHelpOptions = true,
     description = "Rebuild (when needed) and evaluate the regression datasets; exit 1 on drift.")
-public final class RegressCommand implements Callable<Integer>, KilnSubcommand {
+public final class RegressCommand implements Callable<Integer> {
   @Option(names = "--fast", description = "only the runs marked fast (what CI runs)")
   boolean fast;
 
@@ -65,19 +58,12 @@ public final class RegressCommand implements Callable<Integer>, KilnSubcommand {
     FileSystemOptions.warnAboutSecrets(set);
     BuildConfig defaults = ConfigOverrides.of(BuildConfig.class).parse(set)
         .applyTo(BuildConfig.load(BuildDefaults.config()));
-    RegressionRunner runner = new RegressionRunner(data, home, work, defaults, System.err);
-    List<Drift> all = new ArrayList<>();
     List<Path> files;
     try (Stream<Path> list = Files.list(specs)) {
       files = list.filter(p -> p.toString().endsWith(".yaml")).sorted().toList();
     }
-    for (Path f : files) {
-      RegressionSpec spec = RegressionSpec.load(f);
-      if (only != null && !only.contains(spec.dataset())) {
-        continue;
-      }
-      all.addAll(runner.run(spec, fast));
-    }
+    List<Drift> all = BuildBackend.find("regress").regress(files, only == null ? Set.of() : Set.copyOf(only), fast,
+        data, home, work, defaults);
     if (all.isEmpty()) {
       throw new ConfigException("no regression run selected (files in " + specs + ", --fast " + fast + ")");
     }

@@ -1,4 +1,4 @@
-package dev.kiln.jobs.cli;
+package dev.kiln.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -10,7 +10,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import dev.kiln.cli.Kiln;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.config.ConfigException;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.kiln.regress;
+package dev.kiln.cli;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

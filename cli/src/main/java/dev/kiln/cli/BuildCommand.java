@@ -1,18 +1,10 @@
-package dev.kiln.jobs.cli;
+package dev.kiln.cli;
 
-import dev.kiln.cli.BuildDefaults;
-import dev.kiln.cli.FileSystemOptions;
-import dev.kiln.cli.Kiln;
-import dev.kiln.cli.KilnSubcommand;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.config.ConfigOverrides;
-import dev.kiln.jobs.BuildJob;
-import dev.kiln.jobs.SnapshotBuilder;
-import dev.kiln.operators.fs.FlinkFileSystems;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -22,7 +14,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "build", mixinStandardHelpOptions = true,
     description = "Build a snapshot from a corpus and publish it.")
-public final class BuildCommand implements Callable<Integer>, KilnSubcommand {
+public final class BuildCommand implements Callable<Integer> {
   /** The config used when --config is absent. */
   static final String DEFAULT_CONFIG = BuildDefaults.DEFAULT_CONFIG;
 
@@ -120,10 +112,7 @@ public final class BuildCommand implements Callable<Integer>, KilnSubcommand {
   @Override
   public Integer call() throws Exception {
     BuildConfig config = effectiveConfig();
-    StreamExecutionEnvironment env = cluster
-        ? StreamExecutionEnvironment.getExecutionEnvironment()
-        : BuildJob.localEnvironment(config.parallelism, FlinkFileSystems.initialize(config.filesystem));
-    new SnapshotBuilder(config, System.out).force(force).build(env);
+    BuildBackend.find("build").build(config, cluster, force);
     return Kiln.OK;
   }
 

@@ -1,4 +1,4 @@
-package dev.kiln.regress;
+package dev.kiln.cli;
 
 /**
  * One measured metric against its expectation.
