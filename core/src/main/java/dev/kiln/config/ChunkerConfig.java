@@ -121,7 +121,7 @@ public class ChunkerConfig implements Serializable {
     if (overlap == AutoTokens.AUTO) {
       overlap = autoSize && recommendedOverlap != null ? recommendedOverlap : DEFAULT_OVERLAP;
     }
-    checkSizes(autoSize ? " (chunker.size auto = " + size + ", the chunk size for model " + model + ")" : "");
+    checkSizes(autoSize ? "auto = " + size + ", the chunk size for model " + model : "");
   }
 
   /** Whether {@code size} or {@code overlap} is still {@code auto}. */
@@ -139,8 +139,12 @@ public class ChunkerConfig implements Serializable {
     return overlap == AutoTokens.AUTO ? DEFAULT_OVERLAP : overlap;
   }
 
-  /** Range checks; an {@code auto} value is checked by the size it stands for until it is resolved. */
-  private void checkSizes(String why) {
+  /**
+   * Range checks; an unresolved {@code auto} value is checked once it is resolved. {@code auto}
+   * describes a size that came from the model, for the messages; empty for an explicit size.
+   */
+  private void checkSizes(String auto) {
+    String sized = "(" + (auto.isEmpty() ? Integer.toString(size) : auto) + ")";
     if (size != AutoTokens.AUTO && size < 8) {
       throw new ConfigException("chunker.size must be at least 8 tokens or auto, was " + size);
     }
@@ -148,19 +152,18 @@ public class ChunkerConfig implements Serializable {
       throw new ConfigException("chunker.overlap must be >= 0 or auto, was " + overlap);
     }
     if (size != AutoTokens.AUTO && overlap != AutoTokens.AUTO && overlap >= size) {
-      throw new ConfigException("chunker.overlap must be >= 0 and < chunker.size (" + size + ")" + why + ", was "
-          + overlap);
+      throw new ConfigException("chunker.overlap must be >= 0 and < chunker.size " + sized + ", was " + overlap);
     }
     if (size != AutoTokens.AUTO && hardCap < size) {
       throw new ConfigException(
-          "chunker.hard-cap must be >= chunker.size (" + size + ")" + why + ", was " + hardCap);
+          "chunker.hard-cap must be >= chunker.size " + sized + ", was " + hardCap);
     }
     if (parents == null) {
       parents = new ParentConfig();
     }
     if (parents.enabled && size != AutoTokens.AUTO && parents.size <= size) {
-      throw new ConfigException("chunker.parents.size must be larger than chunker.size (" + size + ")" + why
-          + ", was " + parents.size);
+      throw new ConfigException("chunker.parents.size must be larger than chunker.size " + sized + ", was "
+          + parents.size);
     }
   }
 
