@@ -60,7 +60,7 @@ public final class DocumentChunker {
     List<Chunk> raw = new ArrayList<>();
     List<ParentChunk> parents = new ArrayList<>();
     if (!config.parents.enabled) {
-      for (Chunk c : cut(strategy, config.size, config.overlap, source, html)) {
+      for (Chunk c : cut(strategy, config.effectiveSize(), config.effectiveOverlap(), source, html)) {
         raw.add(c.with(c.ordinal(), c.breadcrumb(), "", null, language));
       }
     } else {
@@ -72,7 +72,7 @@ public final class DocumentChunker {
         parents.add(new ParentChunk(parentId, doc.id(), parents.size(), doc.title(), p.breadcrumb(),
             p.text(), p.tokens()));
         Document parentDoc = withText(doc, p.text(), childType);
-        for (Chunk c : cut(childStrategy, config.size, config.overlap, parentDoc, null)) {
+        for (Chunk c : cut(childStrategy, config.effectiveSize(), config.effectiveOverlap(), parentDoc, null)) {
           raw.add(new Chunk(c.chunkId(), doc.id(), 0, doc.title(), c.text(), p.startChar() + c.startChar(),
               p.startChar() + c.endChar(), c.tokens(), doc.metadata(), p.breadcrumb(), "", parentId,
               c.oversize(), language));

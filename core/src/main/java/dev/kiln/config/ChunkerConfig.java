@@ -1,5 +1,7 @@
 package dev.kiln.config;
 
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import dev.kiln.model.ContentKey;
 import dev.kiln.model.ContentType;
 import java.io.Serializable;
@@ -12,6 +14,11 @@ import java.util.Set;
  * <p>Under {@code strategy: auto} each content type gets its own strategy: Markdown and HTML their
  * structure-aware chunker, plain text and JSON lines the recursive one. {@code window} or
  * {@code recursive} force one strategy for every document.
+ *
+ * <p>{@code size} and {@code overlap} default to {@code auto}: the embedding model's recommended
+ * chunk size ({@code chunk-size} / {@code chunk-overlap} of its descriptor), else
+ * {@link #DEFAULT_SIZE} / {@link #DEFAULT_OVERLAP}. The build resolves them once it knows the model
+ * ({@link #resolveAuto}), before anything is chunked, logged or fingerprinted; an explicit size wins.
  */
 public class ChunkerConfig implements Serializable {
   private static final long serialVersionUID = 2L;
@@ -30,10 +37,22 @@ public class ChunkerConfig implements Serializable {
   public String markdownStrategy = MARKDOWN;
   /** Strategy for HTML under {@code auto}: {@code html}, {@code recursive} or {@code window}. */
   public String htmlStrategy = HTML;
-  /** Maximum tokens per chunk. */
-  public int size = 200;
-  /** Tokens shared by consecutive chunks (at most this many for recursive and structure chunks). */
-  public int overlap = 32;
+  /** Chunk size when neither the config nor the model names one. */
+  public static final int DEFAULT_SIZE = 200;
+  /** Overlap when neither the config nor the model names one, or when the size is set explicitly. */
+  public static final int DEFAULT_OVERLAP = 32;
+
+  /** Maximum tokens per chunk, or {@code auto} ({@link AutoTokens#AUTO}): the model's recommendation. */
+  @JsonSerialize(using = AutoTokens.Writer.class)
+  @JsonDeserialize(using = AutoTokens.Reader.class)
+  public int size = AutoTokens.AUTO;
+  /**
+   * Tokens shared by consecutive chunks (at most this many for recursive and structure chunks), or
+   * {@code auto}: the model's recommended overlap when the size is auto too, else {@link #DEFAULT_OVERLAP}.
+   */
+  @JsonSerialize(using = AutoTokens.Writer.class)
+  @JsonDeserialize(using = AutoTokens.Reader.class)
+  public int overlap = AutoTokens.AUTO;
   /**
    * Indivisible blocks (fenced code, tables) up to this many tokens stay whole even when larger than
    * {@link #size} (such chunks are flagged oversize); larger ones are split, tables with their header
@@ -84,23 +103,67 @@ public class ChunkerConfig implements Serializable {
     check("chunker.text-strategy", textStrategy, Set.of(WINDOW, RECURSIVE));
     check("chunker.markdown-strategy", markdownStrategy, Set.of(MARKDOWN, WINDOW, RECURSIVE));
     check("chunker.html-strategy", htmlStrategy, Set.of(HTML, WINDOW, RECURSIVE));
-    if (size < 8) {
-      throw new ConfigException("chunker.size must be at least 8 tokens, was " + size);
+    checkSizes("");
+  }
+
+  /**
+   * Replaces {@code auto} sizes with the model's recommendation ({@code null}: it has none) and checks
+   * the result. An explicit size always wins; an auto overlap follows the model only together with an
+   * auto size, since a recommended overlap fits the recommended size, not any size.
+   *
+   * @param model names the model in error messages
+   */
+  public void resolveAuto(Integer recommendedSize, Integer recommendedOverlap, String model) {
+    boolean autoSize = size == AutoTokens.AUTO;
+    if (autoSize) {
+      size = recommendedSize != null ? recommendedSize : DEFAULT_SIZE;
     }
-    if (overlap < 0 || overlap >= size) {
-      throw new ConfigException(
-          "chunker.overlap must be >= 0 and < chunker.size (" + size + "), was " + overlap);
+    if (overlap == AutoTokens.AUTO) {
+      overlap = autoSize && recommendedOverlap != null ? recommendedOverlap : DEFAULT_OVERLAP;
     }
-    if (hardCap < size) {
+    checkSizes(autoSize ? "auto = " + size + ", the chunk size for model " + model : "");
+  }
+
+  /** Whether {@code size} or {@code overlap} is still {@code auto}. */
+  public boolean unresolved() {
+    return size == AutoTokens.AUTO || overlap == AutoTokens.AUTO;
+  }
+
+  /** The size a chunker cuts at: {@code auto} not resolved against a model is {@link #DEFAULT_SIZE}. */
+  public int effectiveSize() {
+    return size == AutoTokens.AUTO ? DEFAULT_SIZE : size;
+  }
+
+  /** The overlap a chunker uses: {@code auto} not resolved against a model is {@link #DEFAULT_OVERLAP}. */
+  public int effectiveOverlap() {
+    return overlap == AutoTokens.AUTO ? DEFAULT_OVERLAP : overlap;
+  }
+
+  /**
+   * Range checks; an unresolved {@code auto} value is checked once it is resolved. {@code auto}
+   * describes a size that came from the model, for the messages; empty for an explicit size.
+   */
+  private void checkSizes(String auto) {
+    String sized = "(" + (auto.isEmpty() ? Integer.toString(size) : auto) + ")";
+    if (size != AutoTokens.AUTO && size < 8) {
+      throw new ConfigException("chunker.size must be at least 8 tokens or auto, was " + size);
+    }
+    if (overlap != AutoTokens.AUTO && overlap < 0) {
+      throw new ConfigException("chunker.overlap must be >= 0 or auto, was " + overlap);
+    }
+    if (size != AutoTokens.AUTO && overlap != AutoTokens.AUTO && overlap >= size) {
+      throw new ConfigException("chunker.overlap must be >= 0 and < chunker.size " + sized + ", was " + overlap);
+    }
+    if (size != AutoTokens.AUTO && hardCap < size) {
       throw new ConfigException(
-          "chunker.hard-cap must be >= chunker.size (" + size + "), was " + hardCap);
+          "chunker.hard-cap must be >= chunker.size " + sized + ", was " + hardCap);
     }
     if (parents == null) {
       parents = new ParentConfig();
     }
-    if (parents.enabled && parents.size <= size) {
-      throw new ConfigException("chunker.parents.size must be larger than chunker.size (" + size
-          + "), was " + parents.size);
+    if (parents.enabled && size != AutoTokens.AUTO && parents.size <= size) {
+      throw new ConfigException("chunker.parents.size must be larger than chunker.size " + sized + ", was "
+          + parents.size);
     }
   }
 

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.annotation.JsonDeserialize;
 import com.fasterxml.jackson.databind.introspect.BeanPropertyDefinition;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -147,7 +148,13 @@ public final class ConfigOverrides<T> {
       }
       if (isScalar(value)) {
         requireLast(a, key, last, "a value");
-        node.set(name, convert(a, key, value));
+        // A token count that may be 'auto' (chunker.size) takes the word as written; the field reads it.
+        boolean auto = a.typed() == null && takesAuto(property);
+        if (auto && !AutoTokens.isAuto(a.text()) && !WHOLE.matcher(a.text().strip()).matches()) {
+          throw bad(a, key, a.text(), "a whole number of tokens or " + AutoTokens.WORD);
+        }
+        node.set(name, auto && AutoTokens.isAuto(a.text()) ? JsonNodeFactory.instance.textNode(AutoTokens.WORD)
+            : convert(a, key, value));
         return;
       }
       if (last) {
@@ -158,6 +165,11 @@ public final class ConfigOverrides<T> {
       at = value;
       section = key;
     }
+  }
+
+  private static boolean takesAuto(BeanPropertyDefinition property) {
+    JsonDeserialize reader = property.getField().getAnnotation(JsonDeserialize.class);
+    return reader != null && reader.using() == AutoTokens.Reader.class;
   }
 
   private static void requireLast(Assignment a, String key, boolean last, String what) {

@@ -26,7 +26,7 @@ class BuildConfigTest {
     assertEquals(List.of("a", "b"), c.corpus);
     assertEquals(3, c.shards);
     assertEquals(100, c.chunker.size);
-    assertEquals(32, c.chunker.overlap);
+    assertEquals(AutoTokens.AUTO, c.chunker.overlap, "the overlap keeps its default, auto");
     assertEquals(32, c.index.hnswM);
     assertEquals(100, c.index.hnswBeamWidth);
     c.validate();
@@ -41,6 +41,13 @@ class BuildConfigTest {
   @Test
   void validationNamesTheSettingToFix() {
     BuildConfig c = new BuildConfig();
+    c.chunker.overlap = 500;
+    // Against an auto size the overlap is checked once the model has named the size.
+    ChunkerConfig auto = c.validate().chunker;
+    assertTrue(assertThrows(ConfigException.class, () -> auto.resolveAuto(null, null, "m")).getMessage()
+        .contains("chunker.overlap"));
+    c = new BuildConfig();
+    c.chunker.size = 200;
     c.chunker.overlap = 500;
     assertTrue(assertThrows(ConfigException.class, c::validate).getMessage().contains("chunker.overlap"));
     c = new BuildConfig();
@@ -60,7 +67,7 @@ class BuildConfigTest {
   void describeListsEveryEffectiveSetting() {
     List<String> lines = new BuildConfig().describe();
     assertTrue(lines.contains("+ shards: 2"), lines.toString());
-    assertTrue(lines.contains("+ chunker.size: 200"), lines.toString());
+    assertTrue(lines.contains("+ chunker.size: auto"), lines.toString());
     assertTrue(lines.contains("+ embed.model: all-minilm-l6-v2-q"), lines.toString());
   }
 

@@ -43,7 +43,7 @@ public final class ModelDescriptor {
 
   /** The keys an embedding model's {@code model.yaml} takes. */
   public static final Set<String> EMBEDDING_KEYS = Set.of("name", "dimension", "pooling", "normalize", "max-tokens",
-      "query-prefix", "passage-prefix", "model-file", "engine", "tokenizer", "inputs", "precision");
+      "query-prefix", "passage-prefix", "model-file", "engine", "tokenizer", "inputs", "precision", "chunk-size", "chunk-overlap");
   /** The keys a cross-encoder's {@code model.yaml} takes. */
   public static final Set<String> CROSS_ENCODER_KEYS = Set.of("name", "max-tokens", "model-file", "engine",
       "tokenizer", "inputs", "batch-size", "activation");
@@ -79,6 +79,10 @@ public final class ModelDescriptor {
   public List<String> inputs;
   /** {@code fp32}, {@code fp16} or {@code int8}: the precision of the file (embedders). */
   public String precision;
+  /** Tokens per chunk under {@code chunker.size: auto} (embedders; default: Kiln's generic 200). */
+  public Integer chunkSize;
+  /** Overlap that goes with {@code chunk-size} (embedders; requires it). */
+  public Integer chunkOverlap;
   /** Pairs per inference call (cross-encoders). */
   public Integer batchSize;
   /** {@code none} or {@code sigmoid}, applied to the relevance logit (cross-encoders). */
@@ -123,6 +127,10 @@ public final class ModelDescriptor {
     } catch (UnrecognizedPropertyException e) {
       throw new ConfigException("unknown key '" + e.getPropertyName() + "' in " + yaml + "; known keys: "
           + new java.util.TreeSet<>(union()));
+    } catch (com.fasterxml.jackson.databind.exc.MismatchedInputException e) {
+      // A value of the wrong type ("chunk-size: many"): name the key, as the other errors do.
+      String key = e.getPath().isEmpty() ? "?" : e.getPath().get(e.getPath().size() - 1).getFieldName();
+      throw new ConfigException(yaml + ": '" + key + "': " + e.getOriginalMessage(), e);
     } catch (JsonProcessingException e) {
       throw new ConfigException(yaml + ": " + e.getOriginalMessage(), e);
     }

@@ -24,6 +24,8 @@ import java.util.Locale;
  * tokenizer: tokenizer.json  # optional
  * inputs: [input_ids, attention_mask, token_type_ids]   # optional: positional inputs of a TorchScript model
  * precision: fp32            # optional: fp32 | fp16 | int8, the precision of the file
+ * chunk-size: 480            # optional: what chunker.size auto takes for this model (default 200)
+ * chunk-overlap: 64          # optional, with chunk-size: what chunker.overlap auto takes (default 32)
  * </pre>
  */
 public final class ModelDirectory {
@@ -72,9 +74,26 @@ public final class ModelDirectory {
     if (!List.of("fp32", "fp16", "int8").contains(precision)) {
       throw new ConfigException(yaml + ": 'precision' must be fp32, fp16 or int8, was '" + precision + "'");
     }
+    checkChunking(d, yaml);
     String name = d.name != null && !d.name.isBlank() ? d.name : dirAbs.getFileName().toString();
     return new ModelSpec(name, modelFile, tokenizer, d.dimension, pooling, d.normalize == null || d.normalize,
         d.maxTokens, d.queryPrefix == null ? "" : d.queryPrefix, d.passagePrefix == null ? "" : d.passagePrefix,
-        engine, dirAbs.toString(), d.inputs == null ? null : List.copyOf(d.inputs), precision);
+        engine, dirAbs.toString(), d.inputs == null ? null : List.copyOf(d.inputs), precision, d.chunkSize,
+        d.chunkOverlap);
+  }
+
+  /** A recommended chunk must fit the model's input: a longer one would be embedded truncated. */
+  private static void checkChunking(ModelDescriptor d, Path yaml) {
+    if (d.chunkSize != null && (d.chunkSize < 8 || d.chunkSize > d.maxTokens)) {
+      throw new ConfigException(yaml + ": 'chunk-size' must be at least 8 and at most max-tokens (" + d.maxTokens
+          + "), was " + d.chunkSize);
+    }
+    if (d.chunkOverlap != null && d.chunkSize == null) {
+      throw new ConfigException(yaml + ": 'chunk-overlap' needs 'chunk-size' (the overlap that goes with it)");
+    }
+    if (d.chunkOverlap != null && (d.chunkOverlap < 0 || d.chunkOverlap >= d.chunkSize)) {
+      throw new ConfigException(yaml + ": 'chunk-overlap' must be >= 0 and < chunk-size (" + d.chunkSize
+          + "), was " + d.chunkOverlap);
+    }
   }
 }

@@ -23,6 +23,9 @@ import java.util.List;
  * @param precision {@code fp32}, {@code int8} (quantized) or {@code fp16}: the precision of the model
  *     file; DJL cannot cast a loaded TorchScript module or ONNX graph, so half precision means a
  *     half-precision file, which needs a GPU
+ * @param chunkSize the chunk size (tokens) that {@code chunker.size: auto} takes for this model, or
+ *     {@code null}: none recommended, the generic default applies
+ * @param chunkOverlap the overlap that goes with {@code chunkSize}, or {@code null}: the generic default
  */
 public record ModelSpec(
     String name,
@@ -37,14 +40,30 @@ public record ModelSpec(
     ModelEngine engine,
     String directory,
     List<String> inputs,
-    String precision)
+    String precision,
+    Integer chunkSize,
+    Integer chunkOverlap)
     implements Serializable {
+
+  /** A model without a chunk size recommendation. */
+  public ModelSpec(String name, String modelResource, String tokenizerResource, int dimension, Pooling pooling,
+      boolean normalize, int maxTokens, String queryPrefix, String passagePrefix, ModelEngine engine,
+      String directory, List<String> inputs, String precision) {
+    this(name, modelResource, tokenizerResource, dimension, pooling, normalize, maxTokens, queryPrefix,
+        passagePrefix, engine, directory, inputs, precision, null, null);
+  }
 
   /** A bundled ONNX model carried by a jar. */
   public ModelSpec(String name, String modelResource, String tokenizerResource, int dimension,
       Pooling pooling, boolean normalize, int maxTokens, String queryPrefix, String passagePrefix) {
     this(name, modelResource, tokenizerResource, dimension, pooling, normalize, maxTokens, queryPrefix,
         passagePrefix, ModelEngine.ONNX, null, null, name.endsWith("-q") ? "int8" : "fp32");
+  }
+
+  /** This model with a recommended chunk size and overlap (measured: docs/QUALITY.md). */
+  public ModelSpec withChunking(int size, int overlap) {
+    return new ModelSpec(name, modelResource, tokenizerResource, dimension, pooling, normalize, maxTokens,
+        queryPrefix, passagePrefix, engine, directory, inputs, precision, size, overlap);
   }
 
   /** Whether the model's files come from a directory rather than the classpath. */

@@ -73,6 +73,49 @@ class ModelDirectoryTest {
   }
 
   @Test
+  void chunkSizeAndOverlapAreReadAndOptional(@TempDir Path tmp) throws IOException {
+    Path d = dir(tmp, "dimension: 8\nmax-tokens: 512\nchunk-size: 480\nchunk-overlap: 64\n", "a.onnx", "tokenizer.json");
+    ModelSpec s = ModelRegistry.resolve(d.toString());
+    assertEquals(480, s.chunkSize());
+    assertEquals(64, s.chunkOverlap());
+    Files.writeString(d.resolve("model.yaml"), "dimension: 8\nmax-tokens: 512\nchunk-size: 300\n");
+    s = ModelRegistry.resolve(d.toString());
+    assertEquals(300, s.chunkSize());
+    assertNull(s.chunkOverlap(), "no overlap: the generic one applies");
+    Files.writeString(d.resolve("model.yaml"), "dimension: 8\nmax-tokens: 512\n");
+    s = ModelRegistry.resolve(d.toString());
+    assertNull(s.chunkSize(), "no recommendation: chunker.size auto takes the generic default");
+    assertNull(s.chunkOverlap());
+  }
+
+  @Test
+  void badChunkRecommendationsNameTheKey(@TempDir Path tmp) throws IOException {
+    Path d = dir(tmp, "dimension: 8\nmax-tokens: 256\nchunk-size: 480\n", "a.onnx", "tokenizer.json");
+    ConfigException e = assertThrows(ConfigException.class, () -> ModelRegistry.resolve(d.toString()));
+    assertTrue(e.getMessage().contains("'chunk-size' must be at least 8 and at most max-tokens (256)"), e.getMessage());
+    Files.writeString(d.resolve("model.yaml"), "dimension: 8\nmax-tokens: 256\nchunk-overlap: 16\n");
+    e = assertThrows(ConfigException.class, () -> ModelRegistry.resolve(d.toString()));
+    assertTrue(e.getMessage().contains("'chunk-overlap' needs 'chunk-size'"), e.getMessage());
+    Files.writeString(d.resolve("model.yaml"), "dimension: 8\nmax-tokens: 256\nchunk-size: 100\nchunk-overlap: 100\n");
+    e = assertThrows(ConfigException.class, () -> ModelRegistry.resolve(d.toString()));
+    assertTrue(e.getMessage().contains("'chunk-overlap' must be >= 0 and < chunk-size (100)"), e.getMessage());
+    Files.writeString(d.resolve("model.yaml"), "dimension: 8\nmax-tokens: 256\nchunk-size: many\n");
+    e = assertThrows(ConfigException.class, () -> ModelRegistry.resolve(d.toString()));
+    assertTrue(e.getMessage().contains("'chunk-size'"), e.getMessage());
+  }
+
+  @Test
+  void bundledModelsRecommendOnlyMeasuredChunkSizes() {
+    ModelSpec bge = ModelRegistry.resolve("bge-small-en-v15-q");
+    assertEquals(480, bge.chunkSize());
+    assertEquals(64, bge.chunkOverlap());
+    assertTrue(bge.chunkSize() <= bge.maxTokens(), "a recommended chunk fits the model's input");
+    for (String other : java.util.List.of("all-minilm-l6-v2-q", "all-minilm-l6-v2", "e5-small-v2-q", "bge-small-zh-v15-q")) {
+      assertNull(ModelRegistry.resolve(other).chunkSize(), other + " keeps the generic default");
+    }
+  }
+
+  @Test
   void unknownNamesListTheBundledModels() {
     ConfigException e = assertThrows(ConfigException.class, () -> ModelRegistry.resolve("no-such-model"));
     assertTrue(e.getMessage().contains("all-minilm-l6-v2-q") && e.getMessage().contains("model.yaml"), e.getMessage());

@@ -3,7 +3,6 @@ package dev.kiln.jobs;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.config.ConfigException;
 import dev.kiln.embed.ModelFiles;
-import dev.kiln.embed.ModelRegistry;
 import dev.kiln.embed.ModelSpec;
 import dev.kiln.ingest.CorpusFileEnumerator;
 import dev.kiln.ingest.CorpusFileFormat;
@@ -81,7 +80,7 @@ public final class BuildJob {
 
   public BuildJob(BuildConfig config) {
     this.config = config.validate();
-    this.model = ModelRegistry.resolve(config.embed.model);
+    this.model = ModelChunking.resolve(config);
     this.remote = FlinkFileSystems.isRemote(config.snapshots);
     // A remote root is verified and described from a local mirror; the job uploads to the remote root.
     this.layout = new SnapshotLayout(remote ? RemoteRoots.localMirror(config.snapshots) : Path.of(config.snapshots));

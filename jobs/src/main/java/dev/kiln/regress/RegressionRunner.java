@@ -68,6 +68,8 @@ public final class RegressionRunner {
     }
     BuildConfig config = spec.buildConfig(copy(defaults));
     config.corpus = List.of(corpus.toString());
+    // Auto chunk sizes resolved first, so that the snapshot's fingerprint names the size it is cut at.
+    dev.kiln.jobs.ModelChunking.resolve(config.validate());
     Path snapshots = workDir.resolve(spec.dataset() + "-" + fingerprint(config, corpus));
     config.snapshots = snapshots.toString();
     config.publish = true;

@@ -25,7 +25,7 @@ class RegressionSpecTest {
     BuildConfig c = spec.buildConfig(new BuildConfig());
     assertEquals(3, c.shards);
     assertEquals(64, c.chunker.size);
-    assertEquals(32, c.chunker.overlap, "keys not overridden keep the default");
+    assertEquals(dev.kiln.config.AutoTokens.AUTO, c.chunker.overlap, "keys not overridden keep the default");
     assertEquals(0.5, spec.runs().get(0).expected().get("ndcg@10"));
   }
 
