@@ -48,6 +48,8 @@ public final class SnapshotLayout {
       (int) Math.min(Integer.MAX_VALUE - 16, Long.getLong("kiln.manifest.max-bytes", 64L << 20));
   /** Directory of a snapshot's parents docstore (parent-child chunking only). */
   public static final String PARENTS = "parents";
+  /** Quarantined records, by default {@code <root>/quarantine/<snapshot id>/}: outside any snapshot, so a failed build keeps them. */
+  public static final String QUARANTINE = "quarantine";
   /** Directory under the root that holds one directory per snapshot. */
   public static final String SNAPSHOTS_DIR = SNAPSHOTS;
   private static final Pattern ID = Pattern.compile("[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}");

@@ -15,9 +15,7 @@ import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
-import dev.kiln.snapshot.io.RemoteStorages;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -58,8 +56,7 @@ final class BuildCommitter {
   }
 
   SnapshotStore store() {
-    return plan.remote ? RemoteStorages.store(plan.snapshotsRoot, plan.filesystem)
-        : new SnapshotStore(Path.of(plan.snapshotsRoot));
+    return plan.target.store();
   }
 
   CommitResult commit(List<StageReport> reports) throws IOException {

@@ -37,14 +37,9 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import dev.kiln.route.ShardPartitioner;
 import dev.kiln.route.DocShardKey;
 import dev.kiln.snapshot.SnapshotLayout;
-import dev.kiln.operators.fs.FlinkFileSystems;
-import dev.kiln.snapshot.io.RemoteRoots;
-import dev.kiln.snapshot.io.RemoteStorages;
 import dev.kiln.snapshot.io.SnapshotMirror;
-import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.vectors.VectorFiles;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.JobExecutionResult;
@@ -73,17 +68,17 @@ public final class BuildJob {
 
   private final BuildConfig config;
   private final ModelSpec model;
+  private final SnapshotsTarget target;
   private final SnapshotLayout layout;
-  private final boolean remote;
   private final String fingerprint;
   private transient EmbeddingReuse.Plan reuse;
 
   public BuildJob(BuildConfig config) {
     this.config = config.validate();
     this.model = ModelChunking.resolve(config);
-    this.remote = FlinkFileSystems.isRemote(config.snapshots);
-    // A remote root is verified and described from a local mirror; the job uploads to the remote root.
-    this.layout = new SnapshotLayout(remote ? RemoteRoots.localMirror(config.snapshots) : Path.of(config.snapshots));
+    // Resolved once: a remote root is verified and described from a local mirror, the job uploads to it.
+    this.target = SnapshotsTarget.of(config.snapshots, config.filesystem);
+    this.layout = target.localLayout();
     this.fingerprint = ModelFiles.fingerprint(model);
   }
 
@@ -136,9 +131,14 @@ public final class BuildJob {
     return layout;
   }
 
+  /** The snapshots root, resolved once: local or remote, its store, where the job writes. */
+  public SnapshotsTarget target() {
+    return target;
+  }
+
   /** Whether the snapshots root is remote (published through {@code RemoteStorages}, verified from the mirror). */
   public boolean remote() {
-    return remote;
+    return target.remote();
   }
 
   public SnapshotMirror mirror() {
@@ -245,10 +245,7 @@ public final class BuildJob {
         config.embed.device, model.name(), fingerprint, reuse.reason());
     String keySettings = keySettings();
     // With a remote root each embed subtask uploads its own part file there, like the shard writers.
-    String vectorsDir = remote
-        ? new org.apache.flink.core.fs.Path(config.snapshots, SnapshotLayout.snapshotKey(snapshotId) + VectorFiles.DIRECTORY)
-            .toString()
-        : layout.snapshotDir(snapshotId).resolve(VectorFiles.DIRECTORY).toString();
+    String vectorsDir = target.dir(SnapshotLayout.snapshotKey(snapshotId) + VectorFiles.DIRECTORY);
     // By content key, so each subtask needs only its own partition of the stored vectors.
     DataStream<Chunk> byKey = chunks.partitionCustom(new JobKeys.ContentKeyPartitioner(), new JobKeys.ContentKeySelector(keySettings));
     SingleOutputStreamOperator<EmbeddedChunk> embedded = EmbedOperator.embed(byKey,
@@ -261,14 +258,14 @@ public final class BuildJob {
     int shards = config.shards;
     // Writers write into the root (a remote one through Flink's file systems); each runs wrapped so that a
     // failure fails its task, not its TaskManager (TaskThreadFailures).
-    String writeRoot = remote ? config.snapshots : layout.root().toString();
+    String writeRoot = target.writeRoot();
     DataStream<StageReport> written = changes != null
         ? embedded.map(new ChangelogStages.Fresh()).name("fresh-chunks")
             .union(changes.removals())
             .partitionCustom(new ShardPartitioner(), new DocShardKey<ShardChange>(shards, ShardChange::docId))
             .fullWindowPartition()
             .mapPartition(TaskThreadFailures.of(new ChangelogShardWriterFunction(writeRoot, snapshotId, changelog.base(),
-                changelog.remoteBaseFiles(config.snapshots, remote), shards,
+                changelog.remoteBaseFiles(target), shards,
                 model.dimension(), config.index)))
             .returns(StageReport.class)
             .name("write-shards")
@@ -291,7 +288,7 @@ public final class BuildJob {
           .partitionCustom(new ShardPartitioner(), new DocShardKey<ParentChange>(shards, ParentChange::docId))
           .fullWindowPartition()
           .mapPartition(TaskThreadFailures.of(new ChangelogParentWriterFunction(writeRoot, snapshotId, changelog.base(),
-              changelog.remoteBaseFiles(config.snapshots, remote), shards)))
+              changelog.remoteBaseFiles(target), shards)))
           .returns(StageReport.class)
           .name("write-parents")
           .setParallelism(writers));
@@ -330,10 +327,9 @@ public final class BuildJob {
    */
   EmbeddingReuse.Plan reusePlan() {
     if (reuse == null) {
-      reuse = remote
-          ? EmbeddingReuse.plan(config.embed, RemoteStorages.store(config.snapshots, config.filesystem), fingerprint,
-              model.dimension(), config.snapshots)
-          : EmbeddingReuse.plan(config.embed, new SnapshotStore(layout.root()), fingerprint, model.dimension());
+      reuse = target.remote()
+          ? EmbeddingReuse.plan(config.embed, target.store(), fingerprint, model.dimension(), target.root())
+          : EmbeddingReuse.plan(config.embed, target.store(), fingerprint, model.dimension());
     }
     return reuse;
   }
@@ -345,8 +341,7 @@ public final class BuildJob {
   public String quarantineDir(String snapshotId) {
     String base = config.ingest.quarantineDir;
     if (base == null || base.isBlank()) {
-      base = remote ? new org.apache.flink.core.fs.Path(config.snapshots, "quarantine").toString()
-          : layout.root().resolve("quarantine").toAbsolutePath().toUri().toString();
+      base = target.uri(SnapshotLayout.QUARANTINE);
     }
     return new org.apache.flink.core.fs.Path(base, snapshotId).toString();
   }

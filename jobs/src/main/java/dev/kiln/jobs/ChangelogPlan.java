@@ -122,8 +122,8 @@ public record ChangelogPlan(String topic, String bootstrap, String base, Manifes
   }
 
   /** What the changelog writers of a remote root download of the base, or null (local root, or no base). */
-  RemoteBaseFiles remoteBaseFiles(String root, boolean remote) {
-    return remote && baseManifest != null ? RemoteBaseFiles.of(root, baseManifest) : null;
+  RemoteBaseFiles remoteBaseFiles(SnapshotsTarget target) {
+    return target.remote() && baseManifest != null ? RemoteBaseFiles.of(target.root(), baseManifest) : null;
   }
 
   private static String baseId(ChangelogConfig c, SnapshotStore store, String root) {

@@ -20,11 +20,8 @@ final class CommitPlan implements Serializable {
   final String base;
   final boolean publish;
   final boolean force;
-  /** The snapshots root as the user gave it (a local path, or a remote URI). */
-  final String snapshotsRoot;
-  final boolean remote;
-  /** File system settings ({@code filesystem:}) for a remote root's storage. */
-  final HashMap<String, String> filesystem;
+  /** The snapshots root, resolved once by the client (local or remote, with its file system settings). */
+  final SnapshotsTarget target;
   final int shards;
   final boolean parents;
   final double maxBadFraction;
@@ -48,16 +45,13 @@ final class CommitPlan implements Serializable {
   }
 
   @SuppressWarnings("ParameterNumber") // a value object: one parameter per decision
-  CommitPlan(String snapshotId, String base, boolean publish, boolean force, String snapshotsRoot, boolean remote,
-      Map<String, String> filesystem, int shards, boolean parents, double maxBadFraction, String quarantineDir,
+  CommitPlan(String snapshotId, String base, boolean publish, boolean force, SnapshotsTarget target, int shards, boolean parents, double maxBadFraction, String quarantineDir,
       IndexConfig index, String manifestDraft, String reusedFrom, List<String> resumedFrom, ChangelogCommit changelog) {
     this.snapshotId = snapshotId;
     this.base = base;
     this.publish = publish;
     this.force = force;
-    this.snapshotsRoot = snapshotsRoot;
-    this.remote = remote;
-    this.filesystem = new HashMap<>(filesystem);
+    this.target = target;
     this.shards = shards;
     this.parents = parents;
     this.maxBadFraction = maxBadFraction;

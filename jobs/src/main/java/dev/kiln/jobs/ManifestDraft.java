@@ -46,7 +46,7 @@ final class ManifestDraft {
     CommitPlan.ChangelogCommit log = changelog == null ? null : new CommitPlan.ChangelogCommit(changelog.topic(),
         changelog.base(), changelog.baseChunks(), changelog.startOffsets(), changelog.endOffsets());
     return new CommitPlan(id, base, config.publish, force,
-        job.remote() ? config.snapshots : job.layout().root().toString(), job.remote(), config.filesystem,
+        job.target(),
         config.shards, config.chunker.parents.enabled, config.ingest.maxBadFraction, job.quarantineDir(id),
         config.index, json, reuse.source().isEmpty() ? null : reuse.source().snapshotId(),
         reuse.source().resumedFrom(), log);

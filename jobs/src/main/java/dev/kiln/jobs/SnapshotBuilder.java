@@ -12,7 +12,6 @@ import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.operators.fs.FlinkFileSystems;
-import dev.kiln.snapshot.io.RemoteStorages;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.List;
@@ -58,11 +57,9 @@ public final class SnapshotBuilder {
     out.println("Kiln build: effective configuration");
     config.describe().forEach(out::println);
 
-    SnapshotLayout layout = job.layout();
     // A remote root (s3://...) is published through its own storage (conditional PUT on S3), with the
     // same protocol as a local one.
-    SnapshotStore store = job.remote() ? RemoteStorages.store(config.snapshots, config.filesystem)
-        : new SnapshotStore(layout.root());
+    SnapshotStore store = job.target().store();
     SnapshotPublisher publisher = new SnapshotPublisher(store);
     // The base of the compare-and-set: this build publishes only over the snapshot it started from.
     String base = store.current().orElse(null);
