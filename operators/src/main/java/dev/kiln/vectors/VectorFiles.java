@@ -1,5 +1,6 @@
 package dev.kiln.vectors;
 
+import dev.kiln.snapshot.SnapshotLayout;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -31,7 +32,7 @@ import org.apache.parquet.io.LocalOutputFile;
  * fingerprint and dimension, so a file is never read as another model's vectors. Format version 1.
  */
 public final class VectorFiles {
-  public static final String DIRECTORY = "embeddings";
+  public static final String DIRECTORY = SnapshotLayout.EMBEDDINGS;
   public static final String META_FORMAT = "kiln.vectors.format";
   public static final String META_FINGERPRINT = "kiln.model.fingerprint";
   public static final String META_DIMENSION = "kiln.model.dimension";

@@ -45,7 +45,7 @@ public final class KilnBuildStep {
       out.put("embeddings", r.manifest().embeddings());
       Path dir = Path.of(args[3]).resolve("snapshots").resolve(r.snapshotId());
       out.put("snapshot_bytes", bytes(dir));
-      out.put("shard_bytes", bytes(dir) - bytes(dir.resolve("embeddings")));
+      out.put("shard_bytes", bytes(dir) - bytes(dir.resolve(dev.kiln.snapshot.SnapshotLayout.EMBEDDINGS)));
       out.put("counters", r.counters().asMap());
       out.putAll(memory.report());
       ChildRun.write(args[0], out);
