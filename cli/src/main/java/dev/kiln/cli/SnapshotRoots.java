@@ -37,8 +37,7 @@ final class SnapshotRoots {
     }
     prepare(root, settings);
     try {
-      return new SnapshotMirror(RemoteStorages.open(root, settings), root, RemoteRoots.localMirror(root))
-          .localize(id);
+      return SnapshotMirror.of(root, settings).localize(id);
     } catch (IOException | RuntimeException e) {
       throw failure(root, e);
     }

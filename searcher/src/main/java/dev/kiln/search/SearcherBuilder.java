@@ -8,7 +8,6 @@ import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.io.RemoteRoots;
-import dev.kiln.snapshot.io.RemoteStorages;
 import dev.kiln.snapshot.io.SnapshotMirror;
 import java.io.IOException;
 import java.net.URI;
@@ -188,8 +187,7 @@ public final class SearcherBuilder {
     }
     if (RemoteRoots.isRemote(root)) {
       try {
-        return new SnapshotMirror(RemoteStorages.open(root, fileSystem), root, RemoteRoots.localMirror(root))
-            .localize(snapshotId);
+        return SnapshotMirror.of(root, fileSystem).localize(snapshotId);
       } catch (IOException | IllegalArgumentException e) {
         throw new SnapshotException("cannot read the snapshots root " + root + ": " + e.getMessage(), e);
       }

@@ -38,6 +38,15 @@ public final class SnapshotMirror {
   private final SnapshotLayout local;
   private SnapshotStorage storage;
 
+  /**
+   * The shared local mirror of a remote root ({@link RemoteRoots#localMirror}), reached through the
+   * root's own storage ({@link RemoteStorages#open}) with {@code settings}: what a one-off search or
+   * the searcher library downloads into.
+   */
+  public static SnapshotMirror of(String remoteRoot, Map<String, String> settings) {
+    return new SnapshotMirror(RemoteStorages.open(remoteRoot, settings), remoteRoot, RemoteRoots.localMirror(remoteRoot));
+  }
+
   /** A mirror whose storage takes its S3 settings from the environment (see {@link S3Settings}). */
   public SnapshotMirror(String remoteRoot, java.nio.file.Path localRoot) {
     this(null, remoteRoot, localRoot);
