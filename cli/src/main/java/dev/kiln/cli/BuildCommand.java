@@ -74,6 +74,10 @@ public final class BuildCommand implements Callable<Integer> {
   @Option(names = "--reuse-from", paramLabel = "ID", description = "reuse stored vectors of this snapshot (default: CURRENT)")
   String reuseFrom;
 
+  @Option(names = "--incremental", paramLabel = "auto|off",
+      description = "auto (default): over a compatible CURRENT, rewrite only changed documents; off: a full build")
+  String incremental;
+
   @Option(names = "--changelog-topic", paramLabel = "TOPIC",
       description = "changelog build: base snapshot + this Kafka topic's records since the base's offsets")
   String changelogTopic;
@@ -136,6 +140,7 @@ public final class BuildCommand implements Callable<Integer> {
         .set("index.vector-encoding", vectorEncoding, "--vector-encoding")
         .set("embed.reuse", noReuse ? false : null, "--no-reuse")
         .set("embed.reuse-from", reuseFrom, "--reuse-from")
+        .set("incremental", incremental, "--incremental")
         .set("publish", noPublish ? false : null, "--no-publish")
         .set("restart-attempts", restartAttempts, "--restart-attempts")
         .set("changelog.topic", changelogTopic, "--changelog-topic")

@@ -43,6 +43,19 @@ public class BuildConfig implements Serializable {
   public int restartAttempts = 3;
   /** Wait before each restart, in milliseconds: time for a lost TaskManager to be replaced. */
   public long restartDelayMs = 5_000;
+  /**
+   * {@code auto}: a corpus build over a compatible published snapshot ({@code CURRENT}) keeps that
+   * snapshot's segments and rewrites only the documents whose {@code DocumentFingerprint} changed (and
+   * removes those gone from the corpus); any incompatibility builds in full, with the reason logged.
+   * {@code off}: every build writes every shard from scratch.
+   */
+  public String incremental = "auto";
+  /**
+   * How the job's stages exchange data: {@code hybrid} (Flink's hybrid shuffle: a stage starts
+   * consuming while the one before still produces, everything spilled for restarts) or
+   * {@code blocking} (Flink's batch default: each stage waits for the whole output of the one before).
+   */
+  public String shuffle = "hybrid";
 
   /**
    * Flink file system settings for {@code s3://} and {@code hdfs://} corpora and snapshots roots, as
@@ -107,6 +120,12 @@ public class BuildConfig implements Serializable {
     chunker.validate();
     if (restartAttempts < 0) {
       throw new ConfigException("restart-attempts must be >= 0, was " + restartAttempts);
+    }
+    if (!"hybrid".equals(shuffle) && !"blocking".equals(shuffle)) {
+      throw new ConfigException("shuffle must be 'hybrid' or 'blocking', was '" + shuffle + "'");
+    }
+    if (!"auto".equals(incremental) && !"off".equals(incremental)) {
+      throw new ConfigException("incremental must be 'auto' or 'off', was '" + incremental + "'");
     }
     if (restartDelayMs < 0) {
       throw new ConfigException("restart-delay-ms must be >= 0, was " + restartDelayMs);

@@ -29,6 +29,8 @@ import java.util.Map;
  *     analyzer), else empty
  * @param vector the precomputed embedding its record carried (the embed stage passes it through
  *     instead of running the model), or {@code null}
+ * @param docFingerprint the owning document's {@link DocumentFingerprint} (hex), written with the chunk
+ *     so that the next build can tell an unchanged document from a changed one; empty when unknown
  */
 public record Chunk(
     String chunkId,
@@ -45,7 +47,16 @@ public record Chunk(
     String parentId,
     boolean oversize,
     String language,
-    float[] vector) {
+    float[] vector,
+    String docFingerprint) {
+
+  /** A chunk without its document's fingerprint (set later by {@link #withDocFingerprint}). */
+  public Chunk(String chunkId, String docId, int ordinal, String title, String text, int startChar,
+      int endChar, int tokens, Map<String, String> metadata, String breadcrumb, String contentKey,
+      String parentId, boolean oversize, String language, float[] vector) {
+    this(chunkId, docId, ordinal, title, text, startChar, endChar, tokens, metadata, breadcrumb, contentKey,
+        parentId, oversize, language, vector, "");
+  }
 
   /** A chunk without a precomputed vector. */
   public Chunk(String chunkId, String docId, int ordinal, String title, String text, int startChar,
@@ -66,6 +77,7 @@ public record Chunk(
     breadcrumb = breadcrumb == null ? "" : breadcrumb;
     contentKey = contentKey == null ? "" : contentKey;
     language = language == null ? "" : language;
+    docFingerprint = docFingerprint == null ? "" : docFingerprint;
   }
 
   public static String chunkId(String docId, int ordinal) {
@@ -76,12 +88,18 @@ public record Chunk(
   public Chunk with(int newOrdinal, String newBreadcrumb, String newContentKey, String newParentId,
       String newLanguage) {
     return new Chunk(chunkId(docId, newOrdinal), docId, newOrdinal, title, text, startChar, endChar,
-        tokens, metadata, newBreadcrumb, newContentKey, newParentId, oversize, newLanguage, vector);
+        tokens, metadata, newBreadcrumb, newContentKey, newParentId, oversize, newLanguage, vector, docFingerprint);
   }
 
   /** This chunk with a precomputed vector attached. */
   public Chunk withVector(float[] newVector) {
     return new Chunk(chunkId, docId, ordinal, title, text, startChar, endChar, tokens, metadata, breadcrumb,
-        contentKey, parentId, oversize, language, newVector);
+        contentKey, parentId, oversize, language, newVector, docFingerprint);
+  }
+
+  /** This chunk marked with its document's fingerprint. */
+  public Chunk withDocFingerprint(String fingerprint) {
+    return new Chunk(chunkId, docId, ordinal, title, text, startChar, endChar, tokens, metadata, breadcrumb,
+        contentKey, parentId, oversize, language, vector, fingerprint);
   }
 }

@@ -15,10 +15,19 @@ package dev.kiln.model;
  * @param modified the source file's modification time in epoch milliseconds, or 0 when unknown
  * @param key a Kafka record's key as UTF-8 text (changelog records), or {@code null}: none, not
  *     UTF-8, or not a Kafka record
+ * @param vector a Parquet row's vector column ({@code ingest.vector-field}) decoded straight into
+ *     floats, in which case the payload's JSON lacks that field: 384 floats rendered as text and parsed
+ *     back cost more than the rest of the row. {@code null} when the record has no such column, or it
+ *     is not a plain list of numbers (then it stays in the JSON, for the parser to judge)
  */
 public record RawRecord(
     String sourceUri, long offset, InputFormat format, String payload, String problem, long bytes,
-    long modified, String key) implements java.io.Serializable {
+    long modified, String key, float[] vector) implements java.io.Serializable {
+
+  public RawRecord(String sourceUri, long offset, InputFormat format, String payload, String problem, long bytes,
+      long modified, String key) {
+    this(sourceUri, offset, format, payload, problem, bytes, modified, key, null);
+  }
 
   public RawRecord(String sourceUri, long offset, InputFormat format, String payload, String problem, long bytes,
       long modified) {
@@ -39,7 +48,7 @@ public record RawRecord(
 
   /** This record with its size in the source and its file's modification time. */
   public RawRecord withSource(long bytes, long modified) {
-    return new RawRecord(sourceUri, offset, format, payload, problem, bytes, modified, key);
+    return new RawRecord(sourceUri, offset, format, payload, problem, bytes, modified, key, vector);
   }
 
   /**
@@ -56,6 +65,11 @@ public record RawRecord(
 
   /** This record with the key of the Kafka record it was read from. */
   public RawRecord withKey(String value) {
-    return new RawRecord(sourceUri, offset, format, payload, problem, bytes, modified, value);
+    return new RawRecord(sourceUri, offset, format, payload, problem, bytes, modified, value, vector);
+  }
+
+  /** This record with its vector column decoded apart from the payload. */
+  public RawRecord withVector(float[] values) {
+    return new RawRecord(sourceUri, offset, format, payload, problem, bytes, modified, key, values);
   }
 }

@@ -3,25 +3,43 @@ package dev.kiln.model;
 import java.io.Serializable;
 
 /**
- * Input of a changelog build's shard writer: a freshly embedded chunk to add, or a document id whose
- * base-snapshot chunks must go (deleted, or replaced by an upsert).
+ * Input of a shard writer that continues a base snapshot (changelog and incremental builds): a freshly
+ * embedded chunk to add, a document id whose base chunks must go (deleted, or replaced by an upsert),
+ * or a document id whose base chunks stay as they are (an incremental build's unchanged document).
  *
  * @param chunk the chunk to add, or {@code null}
- * @param removedDocId the document to remove from the base, or {@code null}
- * @param deleted whether {@code removedDocId} was deleted (as opposed to upserted): only deletes of
- *     ids unknown to the base are counted
+ * @param docId the document the change is about
+ * @param kind what to do
  */
-public record ShardChange(EmbeddedChunk chunk, String removedDocId, boolean deleted) implements Serializable {
+public record ShardChange(EmbeddedChunk chunk, String docId, Kind kind) implements Serializable {
+
+  public enum Kind {
+    /** Add {@link #chunk}; the document's base chunks go when its first fresh chunk arrives. */
+    ADD,
+    /** Remove the document's base chunks: it was upserted (its fresh chunks come separately). */
+    REPLACE,
+    /** Remove the document's base chunks: it was deleted (an id unknown to the base is counted). */
+    DELETE,
+    /** Keep the document's base chunks (an incremental build's unchanged document). */
+    KEEP
+  }
+
+  public ShardChange {
+    if ((chunk != null) != (kind == Kind.ADD)) {
+      throw new IllegalArgumentException(kind + " change " + (chunk == null ? "without" : "with") + " a chunk");
+    }
+  }
 
   public static ShardChange add(EmbeddedChunk chunk) {
-    return new ShardChange(chunk, null, false);
+    return new ShardChange(chunk, chunk.chunk().docId(), Kind.ADD);
   }
 
+  /** The document's base chunks go: {@code deleted}, or replaced by an upsert. */
   public static ShardChange remove(String docId, boolean deleted) {
-    return new ShardChange(null, docId, deleted);
+    return new ShardChange(null, docId, deleted ? Kind.DELETE : Kind.REPLACE);
   }
 
-  public String docId() {
-    return chunk != null ? chunk.chunk().docId() : removedDocId;
+  public static ShardChange keep(String docId) {
+    return new ShardChange(null, docId, Kind.KEEP);
   }
 }

@@ -3,6 +3,7 @@ package dev.kiln.index;
 import dev.kiln.config.IndexConfig;
 import dev.kiln.config.VectorEncoding;
 import dev.kiln.model.Chunk;
+import dev.kiln.model.DocumentFingerprint;
 import dev.kiln.model.EmbeddedChunk;
 import java.io.Closeable;
 import java.io.IOException;
@@ -14,6 +15,7 @@ import java.util.Set;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.codecs.KnnVectorsFormat;
 import org.apache.lucene.codecs.lucene104.Lucene104Codec;
+import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.KnnFloatVectorField;
@@ -48,23 +50,50 @@ public final class ShardIndexWriter implements Closeable {
   private final Set<String> documents = new HashSet<>();
   private final Analyzer chinese = Analyzers.forName(Analyzers.CHINESE);
   private final RangeValues ranges;
+  private final boolean forceMerge;
   private long chunks;
   private boolean counted;
 
   public ShardIndexWriter(Path directory, IndexConfig config, int dimension) throws IOException {
+    this(directory, null, config, dimension, true);
+  }
+
+  private ShardIndexWriter(Path directory, Path base, IndexConfig config, int dimension, boolean forceMerge)
+      throws IOException {
     WriterDirectories.requireEmpty(directory, "shard directory");
     this.directory = directory;
     this.config = config;
     this.dimension = dimension;
+    this.forceMerge = forceMerge;
     this.ranges = new RangeValues(config.rangeTypes());
     Files.createDirectories(directory);
+    if (base != null) {
+      BaseSegments.link(base, directory);
+    }
     this.dir = FSDirectory.open(directory);
     IndexWriterConfig iwc = new IndexWriterConfig(Analyzers.forName(config.analyzer));
-    iwc.setOpenMode(IndexWriterConfig.OpenMode.CREATE);
+    iwc.setOpenMode(base == null ? IndexWriterConfig.OpenMode.CREATE : IndexWriterConfig.OpenMode.APPEND);
     iwc.setSimilarity(new BM25Similarity(config.bm25K1, config.bm25B));
     iwc.setRAMBufferSizeMB(config.ramBufferMb);
     iwc.setCodec(codec(config));
     this.writer = new IndexWriter(dir, iwc);
+    this.counted = base != null;
+  }
+
+  /**
+   * A shard that continues {@code baseShard} (a changelog or incremental build): the base's committed
+   * segments are hard-linked into {@code directory} ({@link BaseSegments}; copied where links are not
+   * possible) and the writer appends to them, so untouched chunks keep their segments, HNSW graph and
+   * all, without being read or rewritten. Lucene never changes a file it wrote, so the base snapshot's
+   * files stay as they were verified.
+   *
+   * @param forceMerge merge down to {@code index.max-segments} on close, as a full build does (a
+   *     changelog build); {@code false} keeps the base's segments and lets Lucene's merge policy merge
+   *     what it would (an incremental build: forcing one segment would rebuild every HNSW graph)
+   */
+  public static ShardIndexWriter continuing(Path directory, Path baseShard, IndexConfig config, int dimension,
+      boolean forceMerge) throws IOException {
+    return new ShardIndexWriter(directory, baseShard, config, dimension, forceMerge);
   }
 
   /**
@@ -132,23 +161,12 @@ public final class ShardIndexWriter implements Closeable {
     if (c.oversize()) {
       doc.add(new StoredField(ShardSchema.OVERSIZE, 1));
     }
+    if (!c.docFingerprint().isEmpty()) {
+      doc.add(new BinaryDocValuesField(ShardSchema.DOC_FP, new BytesRef(DocumentFingerprint.bytes(c.docFingerprint()))));
+    }
     writer.addDocument(doc);
     documents.add(c.docId());
     chunks++;
-  }
-
-  /**
-   * Starts this shard from a base snapshot's shard (a changelog build): its segments are copied as
-   * they are, so untouched chunks keep their ids, text and vectors. Call before anything else.
-   */
-  public void addBase(Path baseShard) throws IOException {
-    if (chunks > 0 || counted) {
-      throw new IllegalStateException("the base must be added to an empty shard writer");
-    }
-    try (FSDirectory base = FSDirectory.open(baseShard)) {
-      writer.addIndexes(base);
-    }
-    counted = true;
   }
 
   /**
@@ -183,17 +201,20 @@ public final class ShardIndexWriter implements Closeable {
   }
 
   /**
-   * Merges down to the configured segment count, commits and closes. A shard started from a base or
+   * Merges down to the configured segment count (unless a continuing writer was told not to), commits
+   * and closes. A shard started from a base or
    * with deletes counts its chunks and documents from the committed index: the writer cannot know
    * them otherwise.
    */
   @Override
   public void close() throws IOException {
     try {
-      if (counted) {
-        writer.forceMergeDeletes();
+      if (forceMerge) {
+        if (counted) {
+          writer.forceMergeDeletes();
+        }
+        writer.forceMerge(config.maxSegments);
       }
-      writer.forceMerge(config.maxSegments);
       writer.commit();
     } finally {
       writer.close();

@@ -23,6 +23,12 @@ public final class ShardSchema {
   public static final String CONTENT_KEY = "content_key";
   /** {@code zh} for chunks of Chinese documents (their text is analysed with smartcn): keyword, stored. */
   public static final String LANGUAGE = "language";
+  /**
+   * The owning document's 16-byte {@code DocumentFingerprint}: binary doc values on every chunk, read
+   * back by the next incremental build ({@link DocFingerprints}) to find unchanged documents. Absent in
+   * shards written before it existed (such a base is rebuilt in full).
+   */
+  public static final String DOC_FP = "doc_fp";
   /** 1 for an indivisible block kept whole over the chunk size: stored. */
   public static final String OVERSIZE = "oversize";
   /** Metadata key of a chunk's heading breadcrumb ({@code meta.breadcrumb}). */

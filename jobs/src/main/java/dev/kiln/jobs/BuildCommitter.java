@@ -48,6 +48,8 @@ final class BuildCommitter {
   private static final List<String> CHANGELOG_COUNTERS = List.of(JobCounters.CHANGELOG_UPSERTS,
       JobCounters.CHANGELOG_DELETES, JobCounters.CHANGELOG_DELETE_UNKNOWN, JobCounters.CHANGELOG_SUPERSEDED,
       JobCounters.CHANGELOG_CHUNKS_REMOVED);
+  private static final List<String> INCREMENTAL_COUNTERS = List.of(JobCounters.INCREMENTAL_UNCHANGED,
+      JobCounters.INCREMENTAL_KEPT, JobCounters.INCREMENTAL_REMOVED, JobCounters.CHANGELOG_CHUNKS_REMOVED);
 
   private final CommitPlan plan;
 
@@ -91,11 +93,12 @@ final class BuildCommitter {
         throw new SnapshotException("no documents were read (" + count(totals, JobCounters.RECORDS_READ)
             + " records, " + count(totals, JobCounters.QUARANTINED) + " quarantined): nothing to publish");
       }
-      // A changelog build's shards hold the base's chunks minus those removed plus the fresh ones.
+      // A changelog or incremental build's shards hold the base's chunks minus those removed plus the fresh ones.
+      long base = plan.changelog != null ? plan.changelog.baseChunks() : Math.max(0, plan.incrementalBaseChunks);
       long expected = count(totals, JobCounters.CHUNKS_EMBEDDED) + count(totals, JobCounters.CHUNKS_REUSED)
           + count(totals, JobCounters.CHUNKS_SUPPLIED) + count(totals, JobCounters.CHUNKS_DEDUPLICATED)
-          + (plan.changelog == null ? 0
-          : plan.changelog.baseChunks() - count(totals, JobCounters.CHANGELOG_CHUNKS_REMOVED));
+          + (plan.changelog == null && plan.incrementalBaseChunks < 0 ? 0
+          : base - count(totals, JobCounters.CHANGELOG_CHUNKS_REMOVED));
       List<ShardResult> shards;
       try {
         shards = ShardVerifier.verifyReported(id, plan.shards, shardResults, expected);
@@ -207,6 +210,9 @@ final class BuildCommitter {
         draft.model(), draft.chunker(), draft.index(), counters, entries,
         new Manifest.QuarantineInfo(quarantined, bad.byReason(), quarantined > 0 ? plan.quarantineDir : null),
         embeddings, docstore).withRangeFields(draft.rangeFields());
+    if (plan.incrementalBaseChunks >= 0) {
+      INCREMENTAL_COUNTERS.forEach(name -> m.counters().put(name, count(totals, name)));
+    }
     if (plan.changelog != null) {
       CHANGELOG_COUNTERS.forEach(name -> m.counters().put(name, count(totals, name)));
       CommitPlan.ChangelogCommit c = plan.changelog;

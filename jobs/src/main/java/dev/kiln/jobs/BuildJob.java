@@ -17,7 +17,8 @@ import dev.kiln.model.ParentChunk;
 import dev.kiln.model.RawRecord;
 import dev.kiln.model.ShardChange;
 import dev.kiln.operators.ChangelogParentWriterFunction;
-import dev.kiln.operators.ChangelogShardWriterFunction;
+import dev.kiln.operators.ContinuingShardWriterFunction;
+import dev.kiln.operators.BaseDocuments;
 import dev.kiln.operators.ChunkFunction;
 import dev.kiln.operators.EmbedFunction;
 import dev.kiln.operators.DeduplicateFunction;
@@ -39,8 +40,12 @@ import dev.kiln.route.DocShardKey;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.io.SnapshotMirror;
 import dev.kiln.vectors.VectorFiles;
+import dev.kiln.operators.fs.RemoteBaseFiles;
 import java.io.IOException;
+import dev.kiln.snapshot.Manifest;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.List;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
@@ -90,6 +95,14 @@ public final class BuildJob {
   /** What goes into every content key besides the chunk: the chunker settings and tokenizer. */
   public String keySettings() {
     return ContentKey.settingsFingerprint(config.chunker, model.source());
+  }
+
+  /**
+   * What every document fingerprint starts with: the settings that shape a document's chunks, vectors
+   * and index fields, so that no document built under other settings ever counts as unchanged.
+   */
+  public String documentSettings() {
+    return String.join("|", keySettings(), fingerprint, config.index.analyzer, config.index.rangeTypes().toString());
   }
 
   /** Entry point for {@code flink run}: the cluster provides the execution environment. */
@@ -172,11 +185,12 @@ public final class BuildJob {
    * Adds the build pipeline, committer included, to {@code env} and runs it.
    *
    * @param changelog a changelog build's range, or null for a corpus build
+   * @param incremental whether a corpus build continues CURRENT (null: decide nothing, a full build)
    * @return the job's accumulators and the commit's result
    * @throws DetachedSubmission when the environment submitted the job detached (it commits itself)
    */
   public JobOutcome execute(StreamExecutionEnvironment env, String snapshotId, ChangelogPlan changelog,
-      CommitPlan plan) throws Exception {
+      IncrementalPlan incremental, CommitPlan plan) throws Exception {
     env.setRuntimeMode(RuntimeExecutionMode.BATCH);
     env.setParallelism(config.parallelism);
     env.configure(JobSettings.restartStrategy(config));
@@ -184,34 +198,62 @@ public final class BuildJob {
     DataStream<dev.kiln.operators.QuarantinedRecord> quarantined;
     DataStream<StageReport> reports;
     ChangelogStages.Streams changes = null;
+    Continued continued = null;
     if (changelog != null) {
       changes = ChangelogStages.read(env, changelog, config, snapshotId);
       documents = changes.upserts();
       quarantined = changes.quarantine();
       reports = changes.reports();
+      continued = new Continued(changelog.base(), changelog.remoteBaseFiles(target), changes.removals(), false,
+          shardFiles(changelog.baseManifest()));
     } else {
-      CorpusStreams corpus = readCorpus(env);
+      BaseDocuments base = incremental != null && incremental.incremental() ? incremental.documents() : null;
+      CorpusStreams corpus = readCorpus(env, base);
       documents = corpus.documents();
       quarantined = corpus.quarantine();
       reports = corpus.reports();
+      if (base != null) {
+        continued = new Continued(incremental.base(), null,
+            corpus.kept().map(new ChangelogStages.Keep()).name("unchanged-documents"), true,
+            shardFiles(incremental.baseManifest()));
+      }
     }
     reports = reports.union(quarantined
         .fullWindowPartition()
         .mapPartition(TaskThreadFailures.of(new QuarantineWriterFunction(quarantineDir(snapshotId))))
         .returns(StageReport.class)
         .name("write-quarantine"));
-    return run(env, snapshotId, documents, changelog, changes, reports, plan);
+    return run(env, snapshotId, documents, continued, changes, reports, plan);
+  }
+
+  /**
+   * A build whose shard writers continue a base snapshot: a changelog build, or an incremental corpus
+   * build ({@code prune}: the base documents not kept are removed, the base segments are not merged).
+   *
+   * @param remoteBase the base's files on a remote root, else {@code null}
+   * @param changes what happens to base documents besides fresh chunks: removals or keeps
+   */
+  private record Continued(String base, RemoteBaseFiles remoteBase, DataStream<ShardChange> changes, boolean prune,
+      Map<Integer, List<Manifest.FileEntry>> baseFiles) {}
+
+  /** Each shard's files as a base manifest lists them (none without a base). */
+  private static Map<Integer, List<Manifest.FileEntry>> shardFiles(Manifest base) {
+    Map<Integer, List<Manifest.FileEntry>> out = new HashMap<>();
+    if (base != null) {
+      base.shards().forEach(s -> out.put(s.shard(), new ArrayList<>(s.files())));
+    }
+    return out;
   }
 
   /** A corpus build's documents and the records its parse and deduplicate stages set aside. */
-  private record CorpusStreams(DataStream<Document> documents,
+  private record CorpusStreams(DataStream<Document> documents, DataStream<String> kept,
       DataStream<dev.kiln.operators.QuarantinedRecord> quarantine, DataStream<StageReport> reports) {}
 
-  /** Corpus → parse → deduplicate. */
-  private CorpusStreams readCorpus(StreamExecutionEnvironment env) {
+  /** Corpus → parse → deduplicate; with {@code base}, unchanged documents leave as ids ({@code kept}). */
+  private CorpusStreams readCorpus(StreamExecutionEnvironment env, BaseDocuments base) {
     List<org.apache.flink.core.fs.Path> roots = corpusPaths();
     CorpusFileFormat format = new CorpusFileFormat(config.inputFormat(), config.ingest.maxRecordBytes,
-        config.ingest.maxSpoolBytes);
+        config.ingest.maxSpoolBytes, config.ingest.vectorField);
     long splitBytes = config.ingest.splitBytes;
     FileSource<RawRecord> source = FileSource
         .forBulkFileFormat(format, roots.toArray(new org.apache.flink.core.fs.Path[0]))
@@ -222,20 +264,22 @@ public final class BuildJob {
     List<String> rootNames = roots.stream().map(org.apache.flink.core.fs.Path::toString).toList();
     SingleOutputStreamOperator<SourcedDocument> parsed = ReportingStages.process(raw, "parse",
         new ParseFunction(new RecordParser(rootNames, config.ingest,
-            new SuppliedVectors(model.dimension(), model.normalize(), config.ingest.vectorUnitTolerance))),
+            new SuppliedVectors(model.dimension(), model.normalize(), config.ingest.vectorUnitTolerance)), base),
         SourcedDocument.class, JobCounters.PARSE_STAGE);
     SingleOutputStreamOperator<Document> documents = ReportingStages.process(parsed.keyBy(new JobKeys.DocumentId()),
         "deduplicate", new DeduplicateFunction(), Document.class, JobCounters.DEDUPLICATE_STAGE);
-    return new CorpusStreams(documents, parsed.getSideOutput(ParseFunction.QUARANTINE)
+    return new CorpusStreams(documents, documents.getSideOutput(DeduplicateFunction.KEPT),
+        parsed.getSideOutput(ParseFunction.QUARANTINE)
         .union(documents.getSideOutput(ParseFunction.QUARANTINE)),
         parsed.getSideOutput(StageReports.TAG).union(documents.getSideOutput(StageReports.TAG)));
   }
 
   private JobOutcome run(StreamExecutionEnvironment env, String snapshotId, DataStream<Document> documents,
-      ChangelogPlan changelog, ChangelogStages.Streams changes, DataStream<StageReport> stageReports,
+      Continued continued, ChangelogStages.Streams changes, DataStream<StageReport> stageReports,
       CommitPlan plan) throws Exception {
     SingleOutputStreamOperator<Chunk> chunks = ReportingStages.process(documents, "chunk",
-        new ChunkFunction(config.chunker, config.embed.model), Chunk.class, JobCounters.CHUNK_STAGE);
+        new ChunkFunction(config.chunker, config.embed.model, documentSettings()), Chunk.class,
+        JobCounters.CHUNK_STAGE);
     DataStream<StageReport> reports = stageReports.union(chunks.getSideOutput(StageReports.TAG));
 
     int threads = JobSettings.embedThreads(config.embed.threads, Runtime.getRuntime().availableProcessors(), config.parallelism);
@@ -259,14 +303,14 @@ public final class BuildJob {
     // Writers write into the root (a remote one through Flink's file systems); each runs wrapped so that a
     // failure fails its task, not its TaskManager (TaskThreadFailures).
     String writeRoot = target.writeRoot();
-    DataStream<StageReport> written = changes != null
+    DataStream<StageReport> written = continued != null
         ? embedded.map(new ChangelogStages.Fresh()).name("fresh-chunks")
-            .union(changes.removals())
+            .union(continued.changes())
             .partitionCustom(new ShardPartitioner(), new DocShardKey<ShardChange>(shards, ShardChange::docId))
             .fullWindowPartition()
-            .mapPartition(TaskThreadFailures.of(new ChangelogShardWriterFunction(writeRoot, snapshotId, changelog.base(),
-                changelog.remoteBaseFiles(target), shards,
-                model.dimension(), config.index)))
+            .mapPartition(TaskThreadFailures.of(new ContinuingShardWriterFunction(writeRoot, snapshotId,
+                continued.base(), continued.remoteBase(), shards, model.dimension(), config.index, continued.prune(),
+                continued.baseFiles())))
             .returns(StageReport.class)
             .name("write-shards")
             .setParallelism(writers)
@@ -287,8 +331,8 @@ public final class BuildJob {
           .union(changes.parentRemovals())
           .partitionCustom(new ShardPartitioner(), new DocShardKey<ParentChange>(shards, ParentChange::docId))
           .fullWindowPartition()
-          .mapPartition(TaskThreadFailures.of(new ChangelogParentWriterFunction(writeRoot, snapshotId, changelog.base(),
-              changelog.remoteBaseFiles(target), shards)))
+          .mapPartition(TaskThreadFailures.of(new ChangelogParentWriterFunction(writeRoot, snapshotId,
+              continued.base(), continued.remoteBase(), shards)))
           .returns(StageReport.class)
           .name("write-parents")
           .setParallelism(writers));

@@ -34,6 +34,8 @@ final class CommitPlan implements Serializable {
   final java.util.ArrayList<String> resumedFrom;
   /** A changelog build's range and base, or null for a corpus build. */
   final ChangelogCommit changelog;
+  /** An incremental corpus build's base chunk count (the expected count starts there), or -1. */
+  final long incrementalBaseChunks;
 
   /** A changelog build's facts for the manifest and the expected chunk count. */
   record ChangelogCommit(String topic, String base, long baseChunks, Map<String, Long> startOffsets,
@@ -46,7 +48,8 @@ final class CommitPlan implements Serializable {
 
   @SuppressWarnings("ParameterNumber") // a value object: one parameter per decision
   CommitPlan(String snapshotId, String base, boolean publish, boolean force, SnapshotsTarget target, int shards, boolean parents, double maxBadFraction, String quarantineDir,
-      IndexConfig index, String manifestDraft, String reusedFrom, List<String> resumedFrom, ChangelogCommit changelog) {
+      IndexConfig index, String manifestDraft, String reusedFrom, List<String> resumedFrom, ChangelogCommit changelog,
+      long incrementalBaseChunks) {
     this.snapshotId = snapshotId;
     this.base = base;
     this.publish = publish;
@@ -61,5 +64,6 @@ final class CommitPlan implements Serializable {
     this.reusedFrom = reusedFrom;
     this.resumedFrom = new java.util.ArrayList<>(resumedFrom);
     this.changelog = changelog;
+    this.incrementalBaseChunks = incrementalBaseChunks;
   }
 }

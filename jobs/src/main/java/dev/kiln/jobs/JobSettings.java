@@ -1,5 +1,8 @@
 package dev.kiln.jobs;
 
+import org.apache.flink.api.common.BatchShuffleMode;
+import org.apache.flink.configuration.ExecutionOptions;
+
 import dev.kiln.config.BuildConfig;
 import java.time.Duration;
 import org.apache.flink.configuration.Configuration;
@@ -23,7 +26,20 @@ final class JobSettings {
     } else {
       job.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
     }
+    job.set(ExecutionOptions.BATCH_SHUFFLE_MODE, shuffleMode(config));
     return job;
+  }
+
+  /**
+   * {@code shuffle: hybrid} (Flink's hybrid shuffle, full spilling): a stage may start consuming while
+   * the one before it still produces, so the shard writers start with the first routed chunk instead
+   * of after every chunk was parsed, chunked and embedded; everything is still spilled, so a failed
+   * region restarts from its inputs as with {@code blocking}, Flink's batch default. Measured:
+   * {@code docs/results/scale.md}.
+   */
+  static BatchShuffleMode shuffleMode(BuildConfig config) {
+    return "blocking".equals(config.shuffle) ? BatchShuffleMode.ALL_EXCHANGES_BLOCKING
+        : BatchShuffleMode.ALL_EXCHANGES_HYBRID_FULL;
   }
 
   /**

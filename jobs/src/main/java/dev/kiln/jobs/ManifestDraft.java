@@ -24,7 +24,7 @@ final class ManifestDraft {
   private ManifestDraft() {}
 
   static CommitPlan plan(BuildConfig config, BuildJob job, String id, String base, ChangelogPlan changelog,
-      boolean force) {
+      IncrementalPlan incremental, boolean force) {
     ModelSpec model = job.model();
     Manifest draft = new Manifest(Manifest.FORMAT_VERSION, id, null, base,
         new Manifest.ModelInfo(model.name(), model.dimension(), model.pooling().name().toLowerCase(Locale.ROOT),
@@ -49,7 +49,8 @@ final class ManifestDraft {
         job.target(),
         config.shards, config.chunker.parents.enabled, config.ingest.maxBadFraction, job.quarantineDir(id),
         config.index, json, reuse.source().isEmpty() ? null : reuse.source().snapshotId(),
-        reuse.source().resumedFrom(), log);
+        reuse.source().resumedFrom(), log,
+        incremental != null && incremental.incremental() ? incremental.baseManifest().totalChunks() : -1);
   }
 
   private static Manifest.ChunkerInfo chunkerInfo(ChunkerConfig c, ModelSpec model) {

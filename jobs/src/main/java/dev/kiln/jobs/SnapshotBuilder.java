@@ -71,13 +71,17 @@ public final class SnapshotBuilder {
           : changelog.base()) + ", offsets " + changelog.startOffsets() + " -> " + changelog.endOffsets() + " ("
           + changelog.records() + " records)");
     }
-    CommitPlan plan = ManifestDraft.plan(config, job, id, base, changelog, force);
+    IncrementalPlan incremental = changelog != null ? null : IncrementalPlan.plan(config, store, job, base);
+    if (incremental != null) {
+      out.println("+ incremental: " + (incremental.incremental() ? "yes, " : "no, a full build: ") + incremental.reason());
+    }
+    CommitPlan plan = ManifestDraft.plan(config, job, id, base, changelog, incremental, force);
     // The marker's heartbeat tells gc on any host that this build is alive, however long it runs.
     StagingHeartbeat heartbeat = StagingHeartbeat.start(store.storage(), id, publisher.begin(id, base),
         StagingHeartbeat.DEFAULT_INTERVAL);
     BuildJob.JobOutcome outcome;
     try {
-      outcome = job.execute(env, id, changelog, plan);
+      outcome = job.execute(env, id, changelog, incremental, plan);
     } catch (DetachedSubmission e) {
       heartbeat.close();
       // The job verifies and publishes by itself: leave it to it.
@@ -99,7 +103,7 @@ public final class SnapshotBuilder {
     heartbeat.close();
     CommitResult commit = outcome.commit();
     long tEnd = System.currentTimeMillis();
-    Counters c = counters(outcome, commit, id, changelog);
+    Counters c = counters(outcome, commit, id, changelog, incremental);
     c.putSeconds("flink job wall (commit included)", tEnd - t0 - commit.commitMillis())
         .putSeconds("verify + manifest + publish (in the job)", commit.commitMillis())
         .putSeconds("total wall", tEnd - t0);
@@ -127,7 +131,8 @@ public final class SnapshotBuilder {
     }
   }
 
-  private Counters counters(BuildJob.JobOutcome outcome, CommitResult commit, String id, ChangelogPlan changelog) {
+  private Counters counters(BuildJob.JobOutcome outcome, CommitResult commit, String id, ChangelogPlan changelog,
+      IncrementalPlan incremental) {
     Counters c = new Counters()
         .put("snapshot", id + (config.publish ? " (published)" : " (not published)"))
         .put("records read", outcome.counter(JobCounters.RECORDS_READ))
@@ -141,6 +146,14 @@ public final class SnapshotBuilder {
           .put("changelog_delete_unknown", outcome.counter(JobCounters.CHANGELOG_DELETE_UNKNOWN))
           .put("changelog ops superseded", outcome.counter(JobCounters.CHANGELOG_SUPERSEDED))
           .put("base chunks removed", outcome.counter(JobCounters.CHANGELOG_CHUNKS_REMOVED));
+    }
+    if (incremental != null) {
+      c.put("incremental", incremental.incremental() ? incremental.reason() : "no: " + incremental.reason());
+      if (incremental.incremental()) {
+        c.put("documents unchanged (base chunks kept)", outcome.counter(JobCounters.INCREMENTAL_KEPT))
+            .put("documents removed (gone from the corpus)", outcome.counter(JobCounters.INCREMENTAL_REMOVED))
+            .put("base chunks removed", outcome.counter(JobCounters.CHANGELOG_CHUNKS_REMOVED));
+      }
     }
     c.put("chunks", outcome.counter(JobCounters.CHUNKS))
         .put("chunks embedded", outcome.counter(JobCounters.CHUNKS_EMBEDDED))

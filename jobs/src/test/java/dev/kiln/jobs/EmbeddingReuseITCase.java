@@ -69,6 +69,7 @@ class EmbeddingReuseITCase {
     config.ingest.maxBadFraction = 0.5; // the fixture quarantines 2 of its 9 lines on purpose
     config.chunker.size = 48;
     config.chunker.overlap = 8;
+    config.incremental = "off"; // reuse of stored vectors is under test: every document goes to the embed stage
     return new SnapshotBuilder(config, new PrintStream(out, true, StandardCharsets.UTF_8))
         .build(BuildJob.localEnvironment(2)).manifest();
   }

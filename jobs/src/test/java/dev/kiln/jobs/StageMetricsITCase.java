@@ -75,6 +75,7 @@ class StageMetricsITCase {
     config.shards = 2;
     config.parallelism = 2;
     config.embed.device = "auto";
+    config.incremental = "off"; // reuse of stored vectors is under test: every document goes to the embed stage
     return new SnapshotBuilder(config, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))
         .build(BuildJob.localEnvironment(2, CapturingReporter.configure(new Configuration()))).manifest();
   }

@@ -33,6 +33,7 @@ public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceS
   private final InputFormat format;
   private final int maxRecordBytes;
   private final long maxSpoolBytes;
+  private final String vectorField;
 
   public CorpusFileFormat(InputFormat format) {
     this(format, 16 << 20);
@@ -49,9 +50,18 @@ public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceS
    * @param maxSpoolBytes the largest local copy made of a PDF or Office file that is compressed or remote
    */
   public CorpusFileFormat(InputFormat format, long maxRecordBytes, long maxSpoolBytes) {
+    this(format, maxRecordBytes, maxSpoolBytes, null);
+  }
+
+  /**
+   * @param vectorField the column Parquet readers decode straight into floats ({@code ingest.vector-field})
+   *     instead of rendering it into the row's JSON, or {@code null}
+   */
+  public CorpusFileFormat(InputFormat format, long maxRecordBytes, long maxSpoolBytes, String vectorField) {
     this.format = format;
     this.maxRecordBytes = (int) Math.min(Integer.MAX_VALUE - 16, maxRecordBytes);
     this.maxSpoolBytes = maxSpoolBytes;
+    this.vectorField = vectorField;
   }
 
   /** The format a file is read as, or {@code null} to skip it. */
@@ -123,7 +133,7 @@ public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceS
           QuarantineReason.UNREADABLE_FILE).withSource(split.fileSize(), modified);
       return start == 0 ? new SingleRecordReader(bad) : new RecordBatches.Empty();
     }
-    return new ParquetRowReader(uri, reader, start, end, modified);
+    return new ParquetRowReader(uri, reader, start, end, modified, vectorField);
   }
 
   @Override

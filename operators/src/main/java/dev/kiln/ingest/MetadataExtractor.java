@@ -21,8 +21,8 @@ import java.util.regex.Pattern;
 final class MetadataExtractor implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  static final String SOURCE_URI = "source_uri";
-  static final String MODIFIED = "modified";
+  static final String SOURCE_URI = dev.kiln.model.DocumentFingerprint.SOURCE_URI;
+  static final String MODIFIED = dev.kiln.model.DocumentFingerprint.MODIFIED;
 
   private final IngestConfig config;
   private transient List<Pattern> patterns;

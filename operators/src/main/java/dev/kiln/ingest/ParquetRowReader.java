@@ -28,7 +28,10 @@ import org.apache.parquet.schema.Type;
  * Rows of a Parquet file, streamed one row group at a time, each rendered as a JSON object with the
  * file's own column names (the parser maps them to id, title, text and metadata). The split owns the
  * row groups that start inside it. A row group that cannot be read becomes one {@code
- * unreadable_row_group} record at the group's offset and reading goes on with the next group.
+ * unreadable_row_group} record at the group's offset and reading goes on with the next group. The
+ * vector column ({@code ingest.vector-field}), when it is a plain list of numbers without nulls, is
+ * decoded straight into floats beside the JSON ({@link RawRecord#vector}) instead of into it: at 384
+ * dimensions, rendering the floats as text and parsing them back was most of the parse stage's time.
  */
 final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -39,14 +42,16 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
   private final MessageType schema;
   private final List<Integer> groups = new ArrayList<>();
   private final long modified;
+  private final String vectorField;
   private int nextGroup;
   private RecordReader<Group> rows;
   private long rowsLeft;
   private long groupOffset;
   private long bytesPerRow;
 
-  ParquetRowReader(String uri, ParquetFileReader reader, long start, long end, long modified) {
+  ParquetRowReader(String uri, ParquetFileReader reader, long start, long end, long modified, String vectorField) {
     this.uri = uri;
+    this.vectorField = vectorField;
     this.reader = reader;
     this.schema = reader.getFooter().getFileMetaData().getSchema();
     this.modified = modified;
@@ -72,8 +77,10 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
       try {
         Group row = rows.read();
         rowsLeft--;
-        batch.add(RawRecord.of(uri, groupOffset, InputFormat.PARQUET, JSON.writeValueAsString(toJson(row)))
-            .withSource(bytesPerRow, modified));
+        float[][] vector = new float[1][];
+        String json = JSON.writeValueAsString(toJson(row, vectorField, vector));
+        batch.add(RawRecord.of(uri, groupOffset, InputFormat.PARQUET, json).withSource(bytesPerRow, modified)
+            .withVector(vector[0]));
       } catch (RuntimeException e) {
         batch.add(unreadable(rowsLeft + " rows left: " + e));
         rowsLeft = 0;
@@ -107,6 +114,14 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
   }
 
   static ObjectNode toJson(Group g) {
+    return toJson(g, null, new float[1][]);
+  }
+
+  /**
+   * The row as a JSON object; with {@code vectorField}, that column goes into {@code vector[0]} instead
+   * when it is a plain list of numbers ({@link #floats}), else it stays in the JSON.
+   */
+  static ObjectNode toJson(Group g, String vectorField, float[][] vector) {
     ObjectNode o = NODES.objectNode();
     GroupType type = g.getType();
     for (int i = 0; i < type.getFieldCount(); i++) {
@@ -114,6 +129,13 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
       int n = g.getFieldRepetitionCount(i);
       if (n == 0) {
         continue;
+      }
+      if (vectorField != null && f.getName().equals(vectorField)) {
+        float[] v = floats(g, i);
+        if (v != null) {
+          vector[0] = v;
+          continue;
+        }
       }
       if (f.isRepetition(Type.Repetition.REPEATED)) {
         ArrayNode a = o.putArray(f.getName());
@@ -163,6 +185,69 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
       return a;
     }
     return toJson(sub);
+  }
+
+  /**
+   * Field {@code field} of {@code g} as floats when it is a list of FLOAT or DOUBLE values without nulls:
+   * a LIST-annotated group (three-level {@code list.element} or two-level {@code repeated float}) or a
+   * bare repeated number; anything else is {@code null}. A double beyond float range becomes an
+   * infinity, which the vector check then refuses.
+   */
+  static float[] floats(Group g, int field) {
+    Type f = g.getType().getType(field);
+    if (f.isPrimitive()) {
+      if (!f.isRepetition(Type.Repetition.REPEATED) || !isNumber(f)) {
+        return null;
+      }
+      int n = g.getFieldRepetitionCount(field);
+      float[] v = new float[n];
+      for (int k = 0; k < n; k++) {
+        v[k] = number(g, field, k, f);
+      }
+      return v;
+    }
+    if (!(f.getLogicalTypeAnnotation() instanceof LogicalTypeAnnotation.ListLogicalTypeAnnotation)
+        || g.getFieldRepetitionCount(field) != 1) {
+      return null;
+    }
+    Group list = g.getGroup(field, 0);
+    if (list.getType().getFieldCount() != 1) {
+      return null;
+    }
+    Type repeated = list.getType().getType(0);
+    int n = list.getFieldRepetitionCount(0);
+    float[] v = new float[n];
+    if (repeated.isPrimitive()) {
+      if (!isNumber(repeated)) {
+        return null;
+      }
+      for (int k = 0; k < n; k++) {
+        v[k] = number(list, 0, k, repeated);
+      }
+      return v;
+    }
+    GroupType entry = repeated.asGroupType();
+    if (entry.getFieldCount() != 1 || !entry.getType(0).isPrimitive() || !isNumber(entry.getType(0))) {
+      return null;
+    }
+    for (int k = 0; k < n; k++) {
+      Group e = list.getGroup(0, k);
+      if (e.getFieldRepetitionCount(0) != 1) {
+        return null; // a null element: left to the parser, which names it
+      }
+      v[k] = number(e, 0, 0, entry.getType(0));
+    }
+    return v;
+  }
+
+  private static boolean isNumber(Type t) {
+    PrimitiveType.PrimitiveTypeName p = t.asPrimitiveType().getPrimitiveTypeName();
+    return p == PrimitiveType.PrimitiveTypeName.FLOAT || p == PrimitiveType.PrimitiveTypeName.DOUBLE;
+  }
+
+  private static float number(Group g, int field, int index, Type t) {
+    return t.asPrimitiveType().getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.FLOAT
+        ? g.getFloat(field, index) : (float) g.getDouble(field, index);
   }
 
   @Override

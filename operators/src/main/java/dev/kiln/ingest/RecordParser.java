@@ -142,13 +142,19 @@ public final class RecordParser implements Serializable {
     Map<String, String> meta = new LinkedHashMap<>();
     metadata.addSource(raw, relativeId(raw.sourceUri()), meta);
     metadata.addRecord(node, meta);
-    return new Document(id, title, text, meta, raw.sourceUri(), ContentType.TEXT, vectorOf(node));
+    return new Document(id, title, text, meta, raw.sourceUri(), ContentType.TEXT, vectorOf(raw, node));
   }
 
-  /** The record's precomputed vector, checked; {@code null} when it has none (JSON null counts as none). */
-  private float[] vectorOf(JsonNode node) throws MalformedRecordException {
+  /**
+   * The record's precomputed vector, checked; {@code null} when it has none (JSON null counts as none).
+   * A Parquet reader may have decoded it already ({@link RawRecord#vector}).
+   */
+  private float[] vectorOf(RawRecord raw, JsonNode node) throws MalformedRecordException {
     if (vectors == null) {
       return null;
+    }
+    if (raw.vector() != null) {
+      return vectors.check(raw.vector().clone());
     }
     JsonNode v = node.get(config.vectorField);
     return v == null || v.isNull() ? null : vectors.parse(v);

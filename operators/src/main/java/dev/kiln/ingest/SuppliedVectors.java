@@ -68,6 +68,26 @@ public final class SuppliedVectors implements Serializable {
     return check(v, norm2);
   }
 
+  /**
+   * A vector its reader already decoded into floats (a Parquet list column), checked like a parsed
+   * one: dimension, finite components, not zero, unit length when the model normalises.
+   */
+  public float[] check(float[] v) throws MalformedRecordException {
+    if (v.length != dimension) {
+      throw new MalformedRecordException(QuarantineReason.VECTOR_DIMENSION,
+          "vector has " + v.length + " dimensions; the model's have " + dimension);
+    }
+    double norm2 = 0;
+    for (int i = 0; i < v.length; i++) {
+      if (!Float.isFinite(v[i])) {
+        throw new MalformedRecordException(QuarantineReason.VECTOR_NOT_FINITE,
+            "vector component " + i + " is " + v[i] + " (not a finite float)");
+      }
+      norm2 += (double) v[i] * v[i];
+    }
+    return check(v, norm2);
+  }
+
   private float[] check(float[] v, double norm2) throws MalformedRecordException {
     if (norm2 == 0) {
       throw new MalformedRecordException(QuarantineReason.VECTOR_ZERO, "vector has length zero");

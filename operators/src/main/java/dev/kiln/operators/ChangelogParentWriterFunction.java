@@ -22,7 +22,7 @@ import org.apache.flink.util.Collector;
 
 /**
  * Parents docstore write stage of a changelog build, the docstore's counterpart of
- * {@link ChangelogShardWriterFunction}: each part starts as a copy of the base's part, loses the
+ * {@link ContinuingShardWriterFunction}: each part starts as a copy of the base's part, loses the
  * parents of removed documents (an upsert's when its first fresh parent arrives) and gains the fresh
  * parents. Emits the live parents of its parts, also summed in {@link JobCounters#CHANGELOG_PARENTS}.
  * On a remote snapshots root the base parts are downloaded and verified into a temporary directory when
@@ -42,7 +42,7 @@ public final class ChangelogParentWriterFunction extends RichMapPartitionFunctio
   /** Where this subtask writes: the root itself, or a remote root's local working directory. */
   private transient volatile WriterStaging staging;
 
-  /** As {@link ChangelogShardWriterFunction#ChangelogShardWriterFunction}'s arguments of the same names. */
+  /** As {@link ContinuingShardWriterFunction#ContinuingShardWriterFunction}'s arguments of the same names. */
   public ChangelogParentWriterFunction(String snapshotsRoot, String snapshotId, String baseId,
       RemoteBaseFiles remoteBase, int shards) {
     if (baseId != null && FlinkFileSystems.isRemote(snapshotsRoot)

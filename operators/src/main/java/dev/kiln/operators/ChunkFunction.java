@@ -5,6 +5,7 @@ import dev.kiln.config.ChunkerConfig;
 import dev.kiln.embed.ModelRegistry;
 import dev.kiln.embed.ModelTokenizer;
 import dev.kiln.model.Chunk;
+import dev.kiln.model.DocumentFingerprint;
 import dev.kiln.model.Document;
 import dev.kiln.model.ParentChunk;
 import org.apache.flink.api.common.accumulators.LongCounter;
@@ -24,6 +25,7 @@ public final class ChunkFunction extends ProcessFunction<Document, Chunk> {
 
   private final ChunkerConfig config;
   private final String model;
+  private final String fingerprintSettings;
   private transient ModelTokenizer tokenizer;
   private transient DocumentChunker chunker;
   private transient LongCounter chunks;
@@ -32,8 +34,17 @@ public final class ChunkFunction extends ProcessFunction<Document, Chunk> {
   private transient StageTimer timer;
 
   public ChunkFunction(ChunkerConfig config, String model) {
+    this(config, model, null);
+  }
+
+  /**
+   * @param fingerprintSettings the build-settings fingerprint of every {@link DocumentFingerprint} the
+   *     chunks carry into the shard (what lets the next build be incremental), or {@code null}: none
+   */
+  public ChunkFunction(ChunkerConfig config, String model, String fingerprintSettings) {
     this.config = config;
     this.model = model;
+    this.fingerprintSettings = fingerprintSettings;
   }
 
   @Override
@@ -50,6 +61,7 @@ public final class ChunkFunction extends ProcessFunction<Document, Chunk> {
   public void processElement(Document doc, Context ctx, Collector<Chunk> out) {
     long start = System.nanoTime();
     DocumentChunker.Result cut = chunker.cut(doc);
+    String fingerprint = fingerprintSettings == null ? "" : DocumentFingerprint.hex(doc, fingerprintSettings);
     timer.add(start);
     chunks.add(cut.chunks().size());
     parents.add(cut.parents().size());
@@ -57,7 +69,7 @@ public final class ChunkFunction extends ProcessFunction<Document, Chunk> {
       if (c.oversize()) {
         oversize.add(1);
       }
-      out.collect(c);
+      out.collect(fingerprint.isEmpty() ? c : c.withDocFingerprint(fingerprint));
     }
     cut.parents().forEach(p -> ctx.output(PARENTS, p));
   }

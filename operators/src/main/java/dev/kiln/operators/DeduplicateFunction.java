@@ -8,6 +8,7 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
 
 /**
  * Keeps one document per id, keyed by document id. <b>Rule:</b> the record that comes first in
@@ -15,11 +16,16 @@ import org.apache.flink.util.Collector;
  * {@code duplicate_id}, naming the winner. The rule depends only on where records are, never on which
  * reader ran first, so a rebuild of the same corpus keeps the same documents.
  *
+ * <p>In an incremental build a winner found unchanged since the base snapshot goes to {@link #KEPT}
+ * as its id alone: the shard writer keeps its base chunks.
+ *
  * <p>In batch execution keyed input arrives sorted by key and the end-of-key timer fires once all
  * records of a key were seen, so only one document per key is held at a time.
  */
 public final class DeduplicateFunction extends KeyedProcessFunction<String, SourcedDocument, Document> {
   private static final long serialVersionUID = 1L;
+  /** Ids of unchanged documents whose base chunks stay (incremental builds). */
+  public static final OutputTag<String> KEPT = new OutputTag<>("kept") {};
 
   private transient ValueState<SourcedDocument> kept;
   private transient LongCounter documents;
@@ -51,7 +57,8 @@ public final class DeduplicateFunction extends KeyedProcessFunction<String, Sour
     Document d = loser.document();
     ctx.output(ParseFunction.QUARANTINE, QuarantinedRecord.of(d.sourceUri(), loser.offset(),
         QuarantineReason.DUPLICATE_ID, "duplicate id '" + d.id() + "': kept the record at "
-            + winner.document().sourceUri() + " @ " + winner.offset(),
+            + winner.document().sourceUri() + " @ " + winner.offset()
+            + (loser.unchanged() ? " (this copy is unchanged since the base snapshot: its text is not repeated here)" : ""),
         d.title().isEmpty() ? d.text() : d.title() + " " + d.text()));
   }
 
@@ -59,7 +66,11 @@ public final class DeduplicateFunction extends KeyedProcessFunction<String, Sour
   public void onTimer(long timestamp, OnTimerContext ctx, Collector<Document> out) throws Exception {
     SourcedDocument doc = kept.value();
     if (doc != null) {
-      out.collect(doc.document());
+      if (doc.unchanged()) {
+        ctx.output(KEPT, doc.document().id());
+      } else {
+        out.collect(doc.document());
+      }
       kept.clear();
     }
   }

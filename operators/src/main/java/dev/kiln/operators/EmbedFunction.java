@@ -126,7 +126,6 @@ public final class EmbedFunction extends AbstractRichFunction {
   public void open(OpenContext ctx) {
     spec = ModelRegistry.resolve(config.model);
     subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-    int subtasks = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
     localSlot = SlotPlacement.claim();
     gpuIndexes = SlotPlacement.gpuIndexes(getRuntimeContext().getExternalResourceInfos(SlotPlacement.GPU_RESOURCE));
     embedded = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_EMBEDDED);
@@ -142,12 +141,24 @@ public final class EmbedFunction extends AbstractRichFunction {
     long start = System.nanoTime();
     progressStart = start;
     progressLogged = start;
-    known = reuse.isEmpty() ? StoredVectorIndex.empty(spec.dimension()) : loadReusable(subtasks);
-    if (!reuse.isEmpty()) {
-      LOG.info("embed subtask {}/{}: {} stored vectors of key partition {} from snapshot {} (resumed from {})"
-          + " loaded in {} ms", subtask, subtasks, known.size(), subtask, reuse.snapshotId(), reuse.resumedFrom(),
-          (System.nanoTime() - start) / 1_000_000);
+  }
+
+  /**
+   * The stored vectors of this subtask's key partition, indexed on the first chunk that needs the
+   * model: a build whose records all carry their vectors never reads them.
+   */
+  private StoredVectorIndex known() {
+    if (known == null) {
+      int subtasks = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+      long start = System.nanoTime();
+      known = reuse.isEmpty() ? StoredVectorIndex.empty(spec.dimension()) : loadReusable(subtasks);
+      if (!reuse.isEmpty()) {
+        LOG.info("embed subtask {}/{}: {} stored vectors of key partition {} from snapshot {} (resumed from {})"
+            + " loaded in {} ms", subtask, subtasks, known.size(), subtask, reuse.snapshotId(), reuse.resumedFrom(),
+            (System.nanoTime() - start) / 1_000_000);
+      }
     }
+    return known;
   }
 
   /** Streams the part files once, keeping the rows of this subtask's key partition. */
@@ -233,7 +244,7 @@ public final class EmbedFunction extends AbstractRichFunction {
       out.collect(new EmbeddedChunk(c.withVector(null), v)); // do not ship the vector twice
       return;
     }
-    float[] v = known.get(key);
+    float[] v = known().get(key);
     if (v != null) {
       reused.add(1);
       metrics.reused();

@@ -47,19 +47,27 @@ public final class JobCounters {
   /** Parents in a changelog build's docstore: the base's kept ones plus the fresh ones. */
   public static final String CHANGELOG_PARENTS = "changelog.parents";
 
+  /** Incremental builds: documents found unchanged at parse (their base chunks are kept, unread). */
+  public static final String INCREMENTAL_UNCHANGED = "incremental.unchanged";
+  /** Incremental builds: base documents kept by the shard writers (unchanged winners of deduplication). */
+  public static final String INCREMENTAL_KEPT = "incremental.kept";
+  /** Incremental builds: base documents removed because the corpus no longer holds them. */
+  public static final String INCREMENTAL_REMOVED = "incremental.removed";
+
   public static final String TIME_PARSE = "time.parse.ns";
   public static final String TIME_CHUNK = "time.chunk.ns";
   public static final String TIME_EMBED = "time.embed.ns";
   public static final String TIME_WRITE = "time.write.ns";
 
   /** What each stage owns and reports to the committer (no name twice within one chain of operators). */
-  public static final List<String> PARSE_STAGE = List.of(RECORDS_READ, DOCUMENTS, QUARANTINED, TIME_PARSE);
+  public static final List<String> PARSE_STAGE = List.of(RECORDS_READ, DOCUMENTS, QUARANTINED, INCREMENTAL_UNCHANGED,
+      TIME_PARSE);
   public static final List<String> DEDUPLICATE_STAGE = List.of(DOCUMENTS, QUARANTINED);
   public static final List<String> CHUNK_STAGE = List.of(CHUNKS, CHUNKS_OVERSIZE, PARENTS, TIME_CHUNK);
   public static final List<String> EMBED_STAGE = List.of(CHUNKS_EMBEDDED, CHUNKS_REUSED, CHUNKS_SUPPLIED,
       CHUNKS_DEDUPLICATED, CHUNKS_TRUNCATED, MODEL_LOADS, TIME_EMBED);
   public static final List<String> WRITE_STAGE = List.of(CHUNKS_WRITTEN, TIME_WRITE, CHANGELOG_CHUNKS_REMOVED,
-      CHANGELOG_DELETE_UNKNOWN, RANGE_VALUES_UNPARSED);
+      CHANGELOG_DELETE_UNKNOWN, RANGE_VALUES_UNPARSED, INCREMENTAL_KEPT, INCREMENTAL_REMOVED);
   public static final List<String> PARENTS_STAGE = List.of(PARENTS_WRITTEN, CHANGELOG_PARENTS);
   public static final List<String> CHANGELOG_PARSE_STAGE = List.of(RECORDS_READ, QUARANTINED, TIME_PARSE);
   public static final List<String> CHANGELOG_RESOLVE_STAGE = List.of(DOCUMENTS, CHANGELOG_UPSERTS, CHANGELOG_DELETES,

@@ -20,6 +20,8 @@ import org.slf4j.LoggerFactory;
  * Parse stage: raw records to documents. A record that cannot be parsed goes to the
  * {@link #QUARANTINE} side output with its reason and is counted; it never fails the job (the build
  * fails afterwards only if the bad fraction exceeds {@code ingest.max-bad-fraction}). Reports Flink
+ * In an incremental build ({@link BaseDocuments}) a document unchanged since the base snapshot goes on
+ * as a light stand-in ({@link SourcedDocument#unchanged}) and is counted. Reports Flink
  * metrics per corpus root under the group {@code source=<root>}: {@code recordsRead},
  * {@code recordsParsed}, {@code recordsQuarantined}, {@code bytesRead}.
  */
@@ -31,6 +33,8 @@ public final class ParseFunction extends ProcessFunction<RawRecord, SourcedDocum
       new OutputTag<>("quarantine") {};
 
   private final RecordParser parser;
+  private final BaseDocuments base;
+  private transient LongCounter unchanged;
   private transient LongCounter read;
   private transient LongCounter parsed;
   private transient LongCounter quarantined;
@@ -38,7 +42,13 @@ public final class ParseFunction extends ProcessFunction<RawRecord, SourcedDocum
   private transient Map<String, SourceMetrics> sources;
 
   public ParseFunction(RecordParser parser) {
+    this(parser, null);
+  }
+
+  /** @param base an incremental build's base documents, or {@code null} for a full build */
+  public ParseFunction(RecordParser parser, BaseDocuments base) {
     this.parser = parser;
+    this.base = base;
   }
 
   /** Per-source Flink metrics and accumulators (records read per root, for the bad-fraction report). */
@@ -51,6 +61,10 @@ public final class ParseFunction extends ProcessFunction<RawRecord, SourcedDocum
     parsed = getRuntimeContext().getLongCounter(JobCounters.DOCUMENTS);
     quarantined = getRuntimeContext().getLongCounter(JobCounters.QUARANTINED);
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_PARSE);
+    unchanged = getRuntimeContext().getLongCounter(JobCounters.INCREMENTAL_UNCHANGED);
+    if (base != null) {
+      base.open();
+    }
     sources = new HashMap<>();
     for (String root : parser.roots()) {
       MetricGroup g = getRuntimeContext().getMetricGroup().addGroup("source", root);
@@ -75,6 +89,12 @@ public final class ParseFunction extends ProcessFunction<RawRecord, SourcedDocum
       parsed.add(1);
       if (source != null) {
         source.parsed().inc();
+      }
+      if (base != null && base.unchanged(doc)) {
+        unchanged.add(1);
+        timer.add(start);
+        out.collect(SourcedDocument.unchanged(doc, raw.offset()));
+        return;
       }
       timer.add(start);
       out.collect(new SourcedDocument(doc, raw.offset()));

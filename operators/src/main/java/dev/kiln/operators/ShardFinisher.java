@@ -6,7 +6,10 @@ import dev.kiln.model.ShardResult;
 import dev.kiln.publish.ManifestFiles;
 import dev.kiln.publish.RecallFloor;
 import dev.kiln.publish.ShardMerger;
+import dev.kiln.snapshot.Manifest;
 import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
 
 /**
  * What a shard writer does with a closed shard before reporting it, on the disk where it was written:
@@ -19,9 +22,22 @@ final class ShardFinisher {
   private ShardFinisher() {}
 
   static ShardResult finish(int shard, ShardIndexWriter w, int subtask, IndexConfig config) throws IOException {
-    ShardMerger.MergeResult merged = ShardMerger.merge(shard, w.directory(), config);
+    return finish(shard, w, subtask, config, true, null, List.of());
+  }
+
+  /**
+   * @param merge merge down to {@code index.max-segments}; an incremental build's shard keeps its
+   *     base segments instead (only the segment counts are reported)
+   * @param baseDir the base shard a continuing writer started from, or {@code null}
+   * @param baseFiles that shard's files as the base manifest lists them: files still shared with it
+   *     keep their recorded checksums instead of being hashed again ({@link ManifestFiles#describe})
+   */
+  static ShardResult finish(int shard, ShardIndexWriter w, int subtask, IndexConfig config, boolean merge,
+      Path baseDir, List<Manifest.FileEntry> baseFiles) throws IOException {
+    ShardMerger.MergeResult merged = merge ? ShardMerger.merge(shard, w.directory(), config)
+        : ShardMerger.count(shard, w.directory());
     double recall = config.recallProbeSamples > 0 ? RecallFloor.probe(w.directory(), shard, config) : Double.NaN;
     return new ShardResult(shard, w.directory().toString(), w.chunks(), w.documents(), subtask,
-        ManifestFiles.describe(w.directory()), recall, merged.segmentsBefore(), merged.segmentsAfter());
+        ManifestFiles.describe(w.directory(), baseDir, baseFiles), recall, merged.segmentsBefore(), merged.segmentsAfter());
   }
 }

@@ -11,8 +11,17 @@ import java.security.NoSuchAlgorithmException;
  * they are; any other string is hashed with SHA-256 first. Two different keys share 128 bits with
  * probability about n² / 2¹²⁹ — nil for any corpus.
  */
-final class KeyBits {
+public final class KeyBits {
   private KeyBits() {}
+
+  /** Both halves at once: one hash for a non-hex key instead of two. */
+  public static long[] of(String key) {
+    if (isHex(key)) {
+      return new long[] {Long.parseUnsignedLong(key, 0, 16, 16), Long.parseUnsignedLong(key, 16, 32, 16)};
+    }
+    ByteBuffer b = hashed(key);
+    return new long[] {b.getLong(0), b.getLong(8)};
+  }
 
   static long hi(String key) {
     return isHex(key) ? Long.parseUnsignedLong(key, 0, 16, 16) : hashed(key).getLong(0);

@@ -3,7 +3,8 @@ package dev.kiln.vectors;
 /**
  * A set of content keys kept as their 128 bits ({@link KeyBits}) in open addressing (at most half full): under 40 bytes a
  * key, where a {@code HashSet<String>} of SHA-256 hex keys takes about 150. The embed stage
- * uses it to write each key once into its part file.
+ * uses it to write each key once into its part file; the shard writers of an incremental build use it
+ * for the document ids they keep or replace (any string: non-hex ones are hashed first).
  */
 public final class KeySet {
   private long[] hi = new long[1024];
@@ -13,10 +14,12 @@ public final class KeySet {
 
   /** Adds {@code key}; false when it was already there. */
   public boolean add(String key) {
-    return add(KeyBits.hi(key), KeyBits.lo(key));
+    long[] k = KeyBits.of(key);
+    return add(k[0], k[1]);
   }
 
-  private boolean add(long h, long l) {
+  /** Adds a key given as its {@link KeyBits}; false when it was already there. */
+  public boolean add(long h, long l) {
     if ((size + 1) * 2 > used.length) {
       grow();
     }
@@ -33,6 +36,25 @@ public final class KeySet {
     lo[i] = l;
     size++;
     return true;
+  }
+
+  /** Whether {@code key} was added. */
+  public boolean contains(String key) {
+    long[] k = KeyBits.of(key);
+    return contains(k[0], k[1]);
+  }
+
+  /** Whether a key given as its {@link KeyBits} was added. */
+  public boolean contains(long h, long l) {
+    int mask = used.length - 1;
+    int i = (int) (h ^ (h >>> 32)) & mask;
+    while (used[i]) {
+      if (hi[i] == h && lo[i] == l) {
+        return true;
+      }
+      i = (i + 1) & mask;
+    }
+    return false;
   }
 
   private void grow() {

@@ -17,7 +17,10 @@ final class CorpusFiles {
   private CorpusFiles() {}
 
   static List<RawRecord> read(InputFormat format, long splitBytes, java.nio.file.Path... roots) throws IOException {
-    CorpusFileFormat f = new CorpusFileFormat(format, 1 << 20);
+    return read(new CorpusFileFormat(format, 1 << 20), splitBytes, roots);
+  }
+
+  static List<RawRecord> read(CorpusFileFormat f, long splitBytes, java.nio.file.Path... roots) throws IOException {
     Path[] paths = new Path[roots.length];
     for (int i = 0; i < roots.length; i++) {
       paths[i] = Path.fromLocalFile(roots[i].toFile());

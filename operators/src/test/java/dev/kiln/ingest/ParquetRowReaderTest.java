@@ -62,6 +62,73 @@ class ParquetRowReaderTest {
     return new RecordParser(List.of(org.apache.flink.core.fs.Path.fromLocalFile(root.toFile()).toString()), c);
   }
 
+  static final Schema VECTORS = SchemaBuilder.record("Vec").fields()
+      .requiredString("_id").requiredString("text")
+      .name("embedding").type().optional().array().items().floatType()
+      .name("doubles").type().optional().array().items().doubleType()
+      .endRecord();
+
+  /** Rows with a float list and a double list, in parquet-avro's two-level or three-level list layout. */
+  static Path writeVectors(Path file, boolean threeLevel) throws Exception {
+    org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration(false);
+    conf.setBoolean("parquet.avro.write-old-list-structure", !threeLevel);
+    try (ParquetWriter<GenericRecord> w = AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(file))
+        .withSchema(VECTORS).withConf(conf).build()) {
+      for (int i = 0; i < 3; i++) {
+        GenericRecord r = new GenericData.Record(VECTORS);
+        r.put("_id", "v" + i);
+        r.put("text", "row " + i);
+        r.put("embedding", i == 2 ? null : List.of(0.6f, 0.8f * i, 1e-3f));
+        r.put("doubles", List.of(0.25, 1e300));
+        w.write(r);
+      }
+    }
+    return file;
+  }
+
+  @Test
+  void theVectorColumnIsDecodedIntoFloatsBesideTheJsonInBothListLayouts() throws Exception {
+    for (boolean threeLevel : new boolean[] {false, true}) {
+      Path sub = Files.createDirectories(dir.resolve(threeLevel ? "three" : "two"));
+      writeVectors(sub.resolve("v.parquet"), threeLevel);
+      List<RawRecord> read = CorpusFiles.read(new CorpusFileFormat(InputFormat.AUTO, 1 << 20, 1 << 20, "embedding"),
+          1 << 20, sub);
+      assertEquals(3, read.size());
+      RawRecord v1 = read.stream().filter(r -> r.payload().contains("\"v1\"")).findFirst().orElseThrow();
+      assertTrue(java.util.Arrays.equals(new float[] {0.6f, 0.8f, 1e-3f}, v1.vector()), threeLevel + " layout");
+      assertTrue(!v1.payload().contains("embedding"), "the decoded column is not also in the JSON: " + v1.payload());
+      assertTrue(v1.payload().contains("doubles"), "other list columns stay in the JSON: " + v1.payload());
+      RawRecord v2 = read.stream().filter(r -> r.payload().contains("\"v2\"")).findFirst().orElseThrow();
+      assertNull(v2.vector(), "a row without the column has no vector");
+      // The same file read with the doubles as the vector column: a double beyond float range is an infinity.
+      List<RawRecord> doubles = CorpusFiles.read(new CorpusFileFormat(InputFormat.AUTO, 1 << 20, 1 << 20, "doubles"),
+          1 << 20, sub);
+      float[] d = doubles.get(0).vector();
+      assertEquals(0.25f, d[0]);
+      assertEquals(Float.POSITIVE_INFINITY, d[1]);
+    }
+  }
+
+  @Test
+  void aDecodedVectorIsCheckedLikeAParsedOne() throws Exception {
+    IngestConfig c = new IngestConfig();
+    c.vectorField = "embedding";
+    String root = org.apache.flink.core.fs.Path.fromLocalFile(dir.toFile()).toString();
+    RecordParser parser = new RecordParser(List.of(root), c, new SuppliedVectors(2, true, 1e-3));
+    RawRecord ok = RawRecord.of(root + "/a.parquet", 4, InputFormat.PARQUET, "{\"_id\": \"a\", \"text\": \"t\"}")
+        .withVector(new float[] {0.6f, 0.8f});
+    assertTrue(java.util.Arrays.equals(new float[] {0.6f, 0.8f}, parser.parse(ok).vector()));
+    Map<float[], String> bad = Map.of(new float[] {0.6f, 0.8f, 0f}, QuarantineReason.VECTOR_DIMENSION,
+        new float[] {Float.NaN, 0.8f}, QuarantineReason.VECTOR_NOT_FINITE,
+        new float[] {0f, 0f}, QuarantineReason.VECTOR_ZERO,
+        new float[] {0.6f, 0.9f}, QuarantineReason.VECTOR_NOT_UNIT);
+    for (Map.Entry<float[], String> e : bad.entrySet()) {
+      MalformedRecordException ex = org.junit.jupiter.api.Assertions.assertThrows(MalformedRecordException.class,
+          () -> parser.parse(ok.withVector(e.getKey())));
+      assertEquals(e.getValue(), ex.reason());
+    }
+  }
+
   @Test
   void rowsBecomeDocumentsWithConfiguredColumnsAndMetadataAcrossSplits() throws Exception {
     Path file = write(dir.resolve("docs.parquet"), 12);

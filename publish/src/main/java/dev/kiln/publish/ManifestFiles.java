@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /** Lists a shard directory's files with their sizes and SHA-256 for the manifest. */
@@ -17,6 +19,22 @@ public final class ManifestFiles {
   private ManifestFiles() {}
 
   public static List<Manifest.FileEntry> describe(Path shardDir) throws IOException {
+    return describe(shardDir, null, List.of());
+  }
+
+  /**
+   * As {@link #describe(Path)} for a shard that continues {@code baseDir}: a file that is the very
+   * file of the base (a hard link: the same inode, {@link Files#isSameFile}) with the size the base's
+   * manifest lists takes the base's recorded SHA-256 instead of being hashed again. That checksum is
+   * the one the base was verified against when it was published, so the new manifest still records
+   * what the bytes must be; only the new files are read.
+   */
+  public static List<Manifest.FileEntry> describe(Path shardDir, Path baseDir, List<Manifest.FileEntry> baseFiles)
+      throws IOException {
+    Map<String, Manifest.FileEntry> known = new HashMap<>();
+    for (Manifest.FileEntry f : baseFiles) {
+      known.put(f.name(), f);
+    }
     List<Manifest.FileEntry> files = new ArrayList<>();
     try (Stream<Path> list = Files.list(shardDir)) {
       for (Path p : list.sorted().toList()) {
@@ -24,7 +42,14 @@ public final class ManifestFiles {
         if (name.equals(WRITE_LOCK) || !Files.isRegularFile(p)) {
           continue;
         }
-        files.add(new Manifest.FileEntry(name, Files.size(p), Checksums.sha256(p)));
+        long size = Files.size(p);
+        Manifest.FileEntry base = known.get(name);
+        if (base != null && base.size() == size && baseDir != null && Files.exists(baseDir.resolve(name))
+            && Files.isSameFile(p, baseDir.resolve(name))) {
+          files.add(base);
+        } else {
+          files.add(new Manifest.FileEntry(name, size, Checksums.sha256(p)));
+        }
       }
     }
     return files;

@@ -45,6 +45,14 @@ public final class ShardMerger {
     }
   }
 
+  /** The shard's segments, unmerged. */
+  public static MergeResult count(int shard, Path shardDir) throws IOException {
+    try (FSDirectory dir = FSDirectory.open(shardDir)) {
+      int n = segments(dir);
+      return new MergeResult(shard, n, n);
+    }
+  }
+
   static int segments(FSDirectory dir) throws IOException {
     try (DirectoryReader r = DirectoryReader.open(dir)) {
       return r.leaves().size();

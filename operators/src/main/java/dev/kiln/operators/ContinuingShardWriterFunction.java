@@ -13,9 +13,9 @@ import dev.kiln.operators.fs.RemoteBaseFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import dev.kiln.snapshot.Manifest;
 import java.util.TreeMap;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -25,17 +25,28 @@ import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.Term;
+import org.apache.lucene.index.Terms;
+import org.apache.lucene.index.TermsEnum;
+import org.apache.lucene.util.BytesRef;
+import dev.kiln.vectors.KeyBits;
+import dev.kiln.vectors.KeySet;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.Bits;
 
 /**
- * Shard write stage of a changelog build. Routing is the base snapshot's (same shard count, same
- * hash of the doc id), so each shard starts as a copy of the base shard's segments; then every
- * document deleted or upserted in the range loses its base chunks and upserted documents get their
- * fresh chunks. The input arrives in no particular order, so an upsert's base chunks are removed when
- * its first fresh chunk arrives (a Lucene delete affects only documents added before it), and a
- * removal that comes after fresh chunks of the same id is skipped.
+ * Shard write stage of a build that continues a base snapshot: a changelog build, or an incremental
+ * corpus build. Routing is the base snapshot's (same shard count, same hash of the doc id), so each
+ * shard starts as the base shard's segments (hard-linked, {@link ShardIndexWriter#continuing}); then
+ * every document deleted or upserted loses its base chunks and upserted documents get their fresh
+ * chunks. The input arrives in no particular order, so an upsert's base chunks are removed when its
+ * first fresh chunk arrives (a Lucene delete affects only documents added before it), and a removal
+ * that comes after fresh chunks of the same id is skipped.
+ *
+ * <p>An incremental build ({@code prune}) says which base documents stay ({@link ShardChange.Kind#KEEP})
+ * instead of which go: once the input ends, every base document neither kept nor re-added is removed
+ * (it left the corpus, or no longer parses), and the shard keeps its base segments instead of being
+ * merged down to {@code index.max-segments}, which would rebuild every HNSW graph.
  *
  * <p>On a remote snapshots root ({@code s3://}, {@code hdfs://}) Lucene still works on a local disk:
  * each base shard this subtask continues is downloaded into a temporary directory and verified against
@@ -43,7 +54,7 @@ import org.apache.lucene.util.Bits;
  * uploaded to the root as {@link ShardWriterFunction} uploads its shards; the temporary directory goes
  * when the function closes.
  */
-public final class ChangelogShardWriterFunction extends RichMapPartitionFunction<ShardChange, StageReport> {
+public final class ContinuingShardWriterFunction extends RichMapPartitionFunction<ShardChange, StageReport> {
   private static final long serialVersionUID = 1L;
 
   private final String snapshotsRoot;
@@ -53,7 +64,11 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
   private final int shards;
   private final int dimension;
   private final IndexConfig config;
+  private final boolean prune;
+  private final Map<Integer, List<Manifest.FileEntry>> baseFiles;
   private transient LongCounter written;
+  private transient LongCounter kept;
+  private transient LongCounter pruned;
   private transient LongCounter unknownDeletes;
   private transient LongCounter removedChunks;
   private transient StageTimer timer;
@@ -64,9 +79,14 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
    * @param snapshotsRoot a local directory, or a remote root's URI
    * @param baseId the base snapshot under the same root, or {@code null} to start from empty shards
    * @param remoteBase the base's files, on a remote root with a base (else {@code null})
+   * @param prune an incremental build: base documents not kept or re-added are removed, and the base's
+   *     segments are not merged down
+   * @param baseFiles the base manifest's files per shard (empty without a base): files the new shard
+   *     still shares with its base keep their verified checksums instead of being hashed again
    */
-  public ChangelogShardWriterFunction(String snapshotsRoot, String snapshotId, String baseId,
-      RemoteBaseFiles remoteBase, int shards, int dimension, IndexConfig config) {
+  public ContinuingShardWriterFunction(String snapshotsRoot, String snapshotId, String baseId,
+      RemoteBaseFiles remoteBase, int shards, int dimension, IndexConfig config, boolean prune,
+      Map<Integer, List<Manifest.FileEntry>> baseFiles) {
     if (baseId != null && FlinkFileSystems.isRemote(snapshotsRoot)
         && (remoteBase == null || !baseId.equals(remoteBase.baseId()))) {
       throw new IllegalArgumentException("a changelog build on remote root " + snapshotsRoot
@@ -79,6 +99,9 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
     this.shards = shards;
     this.dimension = dimension;
     this.config = config;
+    this.prune = prune;
+    this.baseFiles = new java.util.HashMap<>();
+    baseFiles.forEach((k, v) -> this.baseFiles.put(k, new java.util.ArrayList<>(v)));
   }
 
   @Override
@@ -86,6 +109,8 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
     written = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_WRITTEN);
     unknownDeletes = getRuntimeContext().getLongCounter(JobCounters.CHANGELOG_DELETE_UNKNOWN);
     removedChunks = getRuntimeContext().getLongCounter(JobCounters.CHANGELOG_CHUNKS_REMOVED);
+    kept = getRuntimeContext().getLongCounter(JobCounters.INCREMENTAL_KEPT);
+    pruned = getRuntimeContext().getLongCounter(JobCounters.INCREMENTAL_REMOVED);
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_WRITE);
     int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
@@ -115,21 +140,24 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
   private final class ShardState {
     final ShardIndexWriter writer;
     final DirectoryReader base;
-    final Set<String> fresh = new HashSet<>();
-    final Set<String> removed = new HashSet<>();
+    // 128 bits a document id (KeySet), not Strings: an incremental build keeps nearly every document.
+    final KeySet fresh = new KeySet();
+    final KeySet removed = new KeySet();
+    final KeySet keptIds = new KeySet();
 
     ShardState(SnapshotLayout layout, int shard) throws IOException {
-      writer = new ShardIndexWriter(layout.shardDir(snapshotId, shard), config, dimension);
+      Path dir = layout.shardDir(snapshotId, shard);
       if (baseId == null) {
+        writer = new ShardIndexWriter(dir, config, dimension);
         base = null;
         return;
       }
+      Path baseDir = layout.shardDir(baseId, shard); // on a remote root: fetched into staging by open
+      if (!Files.isDirectory(baseDir)) {
+        throw new IOException("shard " + shard + " of base snapshot " + baseId + " is missing: " + baseDir);
+      }
+      writer = ShardIndexWriter.continuing(dir, baseDir, config, dimension, !prune);
       try {
-        Path baseDir = layout.shardDir(baseId, shard); // on a remote root: fetched into staging by open
-        if (!Files.isDirectory(baseDir)) {
-          throw new IOException("shard " + shard + " of base snapshot " + baseId + " is missing: " + baseDir);
-        }
-        writer.addBase(baseDir);
         base = DirectoryReader.open(FSDirectory.open(baseDir));
       } catch (IOException | RuntimeException e) {
         try {
@@ -138,6 +166,32 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
           e.addSuppressed(suppressed);
         }
         throw e;
+      }
+    }
+
+    /** An incremental build's end of input: removes every base document neither kept nor re-added. */
+    void pruneBase() throws IOException {
+      if (base == null) {
+        return;
+      }
+      for (LeafReaderContext leaf : base.leaves()) {
+        Terms terms = leaf.reader().terms(ShardSchema.DOC_ID);
+        if (terms == null) {
+          continue;
+        }
+        TermsEnum te = terms.iterator();
+        for (BytesRef term = te.next(); term != null; term = te.next()) {
+          String docId = term.utf8ToString();
+          long[] k = KeyBits.of(docId);
+          if (!keptIds.contains(k[0], k[1]) && !fresh.contains(k[0], k[1]) && removed.add(k[0], k[1])) {
+            long n = liveChunks(base, docId);
+            if (n > 0) {
+              writer.deleteDocument(docId);
+              removedChunks.add(n);
+              pruned.add(1);
+            }
+          }
+        }
       }
     }
 
@@ -183,7 +237,8 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
         ShardIndexWriter w = e.getValue().writer;
         long start = System.nanoTime();
         // Merged, probed and described on the local disk, before a remote root gets the upload.
-        ShardResult r = ShardFinisher.finish(e.getKey(), w, subtask, config);
+        ShardResult r = ShardFinisher.finish(e.getKey(), w, subtask, config, !prune,
+            baseId == null ? null : layout.shardDir(baseId, e.getKey()), baseFiles.getOrDefault(e.getKey(), List.of()));
         if (staging.remote()) {
           r = r.at(staging.publish(w.directory(), SnapshotLayout.shardKey(snapshotId, e.getKey())));
         }
@@ -214,14 +269,24 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
           s = new ShardState(layout, shard);
           states.put(shard, s);
         }
-        if (change.chunk() != null) {
-          if (s.fresh.add(docId)) {
-            s.removeFromBase(docId, false);
+        switch (change.kind()) {
+          case ADD -> {
+            if (s.fresh.add(docId)) {
+              s.removeFromBase(docId, false);
+            }
+            s.writer.add(change.chunk());
+            written.add(1);
           }
-          s.writer.add(change.chunk());
-          written.add(1);
-        } else if (!s.fresh.contains(docId)) {
-          s.removeFromBase(docId, change.deleted());
+          case KEEP -> {
+            if (s.keptIds.add(docId)) {
+              kept.add(1);
+            }
+          }
+          case REPLACE, DELETE -> {
+            if (!s.fresh.contains(docId)) {
+              s.removeFromBase(docId, change.kind() == ShardChange.Kind.DELETE);
+            }
+          }
         }
         timer.add(start);
       }
@@ -232,6 +297,9 @@ public final class ChangelogShardWriterFunction extends RichMapPartitionFunction
       }
       for (ShardState s : states.values()) {
         long start = System.nanoTime();
+        if (prune) {
+          s.pruneBase();
+        }
         s.close();
         timer.add(start);
       }

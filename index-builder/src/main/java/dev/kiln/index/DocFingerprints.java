@@ -1,0 +1,170 @@
+package dev.kiln.index;
+
+import dev.kiln.model.DocumentFingerprint;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.lucene.index.BinaryDocValues;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.Bits;
+import org.apache.lucene.util.BytesRef;
+import org.apache.lucene.util.IntroSorter;
+
+/**
+ * The fingerprints of every live document of a snapshot's shards ({@link ShardSchema#DOC_FP}), as a
+ * sorted array of 128-bit values: 16 bytes a document (16 MB a million), looked up by binary search.
+ * An incremental build's parse subtasks each hold one, to drop unchanged documents before anything is
+ * shuffled. Read from the doc values alone: no stored field is decompressed.
+ */
+public final class DocFingerprints {
+  private final long[] hi;
+  private final long[] lo;
+  private final int size;
+
+  private DocFingerprints(long[] hi, long[] lo, int size) {
+    this.hi = hi;
+    this.lo = lo;
+    this.size = size;
+  }
+
+  /** An empty set: nothing is unchanged. */
+  public static DocFingerprints empty() {
+    return new DocFingerprints(new long[0], new long[0], 0);
+  }
+
+  /**
+   * Reads the fingerprints of every live chunk of {@code shardDirs}.
+   *
+   * @throws IOException also when a segment with live chunks has no fingerprints (a shard written
+   *     before they existed): such a base cannot be continued
+   */
+  public static DocFingerprints read(List<Path> shardDirs) throws IOException {
+    long[] h = new long[1024];
+    long[] l = new long[1024];
+    int n = 0;
+    for (Path shard : shardDirs) {
+      try (FSDirectory dir = FSDirectory.open(shard); DirectoryReader reader = DirectoryReader.open(dir)) {
+        for (LeafReaderContext leaf : reader.leaves()) {
+          BinaryDocValues values = leaf.reader().getBinaryDocValues(ShardSchema.DOC_FP);
+          if (values == null) {
+            if (leaf.reader().numDocs() > 0) {
+              throw new IOException("shard " + shard + " has chunks without document fingerprints ("
+                  + ShardSchema.DOC_FP + "): written before incremental builds");
+            }
+            continue;
+          }
+          Bits live = leaf.reader().getLiveDocs();
+          for (int d = values.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = values.nextDoc()) {
+            if (live != null && !live.get(d)) {
+              continue;
+            }
+            BytesRef b = values.binaryValue();
+            if (b.length != DocumentFingerprint.BYTES) {
+              throw new IOException("shard " + shard + ": a " + b.length + "-byte document fingerprint");
+            }
+            if (n == h.length) {
+              h = Arrays.copyOf(h, n * 2);
+              l = Arrays.copyOf(l, n * 2);
+            }
+            ByteBuffer bb = ByteBuffer.wrap(b.bytes, b.offset, b.length);
+            h[n] = bb.getLong();
+            l[n] = bb.getLong();
+            n++;
+          }
+        }
+      }
+    }
+    return sortedUnique(h, l, n);
+  }
+
+  /** Whether every segment with live chunks in {@code shardDir} carries fingerprints. */
+  public static boolean present(Path shardDir) throws IOException {
+    try (FSDirectory dir = FSDirectory.open(shardDir); DirectoryReader reader = DirectoryReader.open(dir)) {
+      for (LeafReaderContext leaf : reader.leaves()) {
+        if (leaf.reader().numDocs() > 0 && leaf.reader().getFieldInfos().fieldInfo(ShardSchema.DOC_FP) == null) {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
+  static DocFingerprints sortedUnique(long[] h, long[] l, int n) {
+    new IntroSorter() {
+      private long ph;
+      private long pl;
+
+      @Override
+      protected void setPivot(int i) {
+        ph = h[i];
+        pl = l[i];
+      }
+
+      @Override
+      protected int comparePivot(int j) {
+        int c = Long.compare(ph, h[j]);
+        return c != 0 ? c : Long.compare(pl, l[j]);
+      }
+
+      @Override
+      protected int compare(int i, int j) {
+        int c = Long.compare(h[i], h[j]);
+        return c != 0 ? c : Long.compare(l[i], l[j]);
+      }
+
+      @Override
+      protected void swap(int i, int j) {
+        long t = h[i];
+        h[i] = h[j];
+        h[j] = t;
+        t = l[i];
+        l[i] = l[j];
+        l[j] = t;
+      }
+    }.sort(0, n);
+    int u = 0;
+    for (int i = 0; i < n; i++) {
+      if (u == 0 || h[i] != h[u - 1] || l[i] != l[u - 1]) {
+        h[u] = h[i];
+        l[u] = l[i];
+        u++;
+      }
+    }
+    return new DocFingerprints(Arrays.copyOf(h, u), Arrays.copyOf(l, u), u);
+  }
+
+  /** Whether a live document of the shards has this fingerprint. */
+  public boolean contains(byte[] fingerprint) {
+    ByteBuffer bb = ByteBuffer.wrap(fingerprint);
+    long th = bb.getLong();
+    long tl = bb.getLong();
+    int a = 0;
+    int b = size - 1;
+    while (a <= b) {
+      int m = (a + b) >>> 1;
+      int c = Long.compare(hi[m], th);
+      if (c == 0) {
+        c = Long.compare(lo[m], tl);
+      }
+      if (c == 0) {
+        return true;
+      }
+      if (c < 0) {
+        a = m + 1;
+      } else {
+        b = m - 1;
+      }
+    }
+    return false;
+  }
+
+  /** Distinct fingerprints (documents). */
+  public int size() {
+    return size;
+  }
+}
