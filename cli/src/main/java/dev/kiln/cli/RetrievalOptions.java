@@ -32,8 +32,9 @@ final class RetrievalOptions {
   @Option(names = "--bm25-depth", paramLabel = "N", description = "BM25 candidates (default: --depth)")
   Integer bm25Depth;
 
-  @Option(names = "--ef", paramLabel = "N", defaultValue = "" + KnnSearch.DEFAULT_EF,
-      description = "candidates each HNSW search collects before its best k are kept (at least k; default: ${DEFAULT-VALUE})")
+  @Option(names = "--ef", paramLabel = "N", defaultValue = "" + KnnSearch.AUTO_EF,
+      description = "candidates each HNSW search collects before its best k are kept (at least k); default 0:"
+          + " 100 up to 50k vectors a segment, growing with the square root of the largest segment's size")
   int ef;
 
   @Option(names = "--query-embedders", paramLabel = "N",

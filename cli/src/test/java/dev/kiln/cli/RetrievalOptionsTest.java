@@ -29,7 +29,7 @@ class RetrievalOptionsTest {
     assertEquals("hybrid-blend+prf", EvalCommand.variant(SearchMode.HYBRID, o));
     assertEquals("hybrid-blend", EvalCommand.variant(SearchMode.HYBRID, SearchOptions.defaults()));
     assertEquals("hybrid-rrf", EvalCommand.variant(SearchMode.HYBRID, SearchOptions.defaults().withFusion(FusionMethod.RRF)));
-    assertEquals(dev.kiln.index.KnnSearch.DEFAULT_EF, o.ef());
+    assertEquals(dev.kiln.index.KnnSearch.AUTO_EF, o.ef());
     assertEquals(SearchOptions.defaultQueryEmbedders(), o.queryEmbedders());
 
     EvalCommand wide = new EvalCommand();

@@ -37,7 +37,7 @@ public final class RecallFloor {
 
   /** The probe on one shard as the gate runs it (seeded by the shard number, so reruns agree). */
   public static double probe(java.nio.file.Path shardDir, int shard, IndexConfig index) throws IOException {
-    return RecallProbe.recall(shardDir, index.recallProbeSamples, index.recallProbeK, KnnSearch.DEFAULT_EF,
+    return RecallProbe.recall(shardDir, index.recallProbeSamples, index.recallProbeK, KnnSearch.AUTO_EF,
         VectorEncoding.parse(index.vectorEncoding).quantized(), 17L * shard + 1);
   }
 
@@ -61,7 +61,7 @@ public final class RecallFloor {
       throw new GateFailedException(HeldRecord.RECALL_FLOOR, "snapshot " + id
           + " will not be published: the recall probe is below index.recall-floor " + index.recallFloor + " ("
           + String.join(", ", low) + "); raise index.hnsw-beam-width / index.hnsw-m or lower the floor (the probe"
-          + " searches as queries do, with " + KnnSearch.DEFAULT_EF + " candidates)", null);
+          + " searches as queries do, at the searcher's default depth)", null);
     }
     return min;
   }

@@ -28,15 +28,16 @@ public final class RecallProbe {
 
   /**
    * Mean recall@k over the sampled queries at the searcher's default candidate depth ({@link
-   * KnnSearch#DEFAULT_EF}) on float32 vectors; 1.0 for an empty shard.
+   * KnnSearch#efFor(org.apache.lucene.index.IndexReader)}) on float32 vectors; 1.0 for an empty shard.
    */
   public static double recall(Path shardDir, int samples, int k, long seed) throws IOException {
-    return recall(shardDir, samples, k, KnnSearch.DEFAULT_EF, false, seed);
+    return recall(shardDir, samples, k, KnnSearch.AUTO_EF, false, seed);
   }
 
   /**
    * Mean recall@k over the sampled queries, each searched as the searcher does ({@link KnnSearch}):
-   * {@code ef} candidates, rescored with float32 vectors when {@code rescore} (quantised encodings).
+   * {@code ef} candidates ({@link KnnSearch#AUTO_EF}: the searcher's default for this shard), rescored
+   * with float32 vectors when {@code rescore} (quantised encodings).
    * Probing at ef = k would measure a narrower walk than any query gets: on 2,000 short, similar
    * records that read 0.85 and discarded a build whose searches reach the floor.
    */
@@ -57,6 +58,7 @@ public final class RecallProbe {
       int[] docs = new int[count];
       streamScores(reader, null, docs, null);
       IndexSearcher searcher = new IndexSearcher(reader);
+      int depth = KnnSearch.resolve(ef, reader);
       Random random = new Random(seed);
       int n = Math.min(samples, count);
       float[] exact = new float[count];
@@ -68,7 +70,7 @@ public final class RecallProbe {
         float[] sorted = exact.clone();
         Arrays.sort(sorted);
         float kth = sorted[sorted.length - kk];
-        TopDocs ann = KnnSearch.search(searcher, ShardSchema.VECTOR, query, kk, ef, null, rescore);
+        TopDocs ann = KnnSearch.search(searcher, ShardSchema.VECTOR, query, kk, depth, null, rescore);
         int hits = 0;
         for (ScoreDoc sd : ann.scoreDocs) {
           int i = Arrays.binarySearch(docs, sd.doc);

@@ -1,5 +1,6 @@
 package dev.kiln.search;
 
+import dev.kiln.index.KnnSearch;
 import dev.kiln.index.ShardSchema;
 import dev.kiln.search.filter.FilteredVectorSearch;
 import dev.kiln.search.filter.MetadataFilter;
@@ -33,17 +34,25 @@ final class Retrieval {
   private final Bm25QueryBuilder bm25Queries;
   private final SearchOptions options;
   private final boolean rescore;
+  /** {@code options.ef()}, or the default for this snapshot's largest segment (decided once, at open). */
+  private final int ef;
 
   Retrieval(IndexSearcher searcher, Bm25QueryBuilder bm25Queries, SearchOptions options, boolean rescore) {
     this.searcher = searcher;
     this.bm25Queries = bm25Queries;
     this.options = options;
     this.rescore = rescore;
+    this.ef = KnnSearch.resolve(options.ef(), searcher.getIndexReader());
   }
 
-  /** Dense top {@code k}: {@code options.ef()} candidates per graph walk, cut to k. */
+  /** The candidates each graph walk collects. */
+  int ef() {
+    return ef;
+  }
+
+  /** Dense top {@code k}: {@link #ef()} candidates per graph walk, cut to k. */
   TopDocs dense(float[] vector, int k, MetadataFilter filter) throws IOException {
-    return FilteredVectorSearch.search(searcher, ShardSchema.VECTOR, vector, k, options.ef(),
+    return FilteredVectorSearch.search(searcher, ShardSchema.VECTOR, vector, k, ef,
         filter.toQuery(), options.exactFilterRatio(), rescore);
   }
 

@@ -36,7 +36,8 @@ import java.nio.file.Path;
  * @param lexicalFeedback RM3 on hybrid search's BM25 side, fed by the first fused list ({@code
  *     --hybrid-prf-docs}, {@code --hybrid-prf-orig-weight})
  * @param ef candidates each HNSW search collects before its best k are kept (at least k; {@code
- *     --ef}); on quantised snapshots they are rescored with the float32 vectors
+ *     --ef}); {@link KnnSearch#AUTO_EF} (the default): the snapshot's own, from its largest segment
+ *     ({@link KnnSearch#efFor(long)}); on quantised snapshots they are rescored with the float32 vectors
  * @param queryEmbedders model instances that embed queries concurrently, each loaded on first need
  *     ({@code --query-embedders})
  */
@@ -98,8 +99,8 @@ public record SearchOptions(
     if (rerankDepth < 1) {
       throw new ConfigException("--rerank-depth must be >= 1, was " + rerankDepth);
     }
-    if (ef < 1) {
-      throw new ConfigException("--ef must be >= 1, was " + ef);
+    if (ef < 0) {
+      throw new ConfigException("--ef must be >= 1, or 0 for the snapshot's default, was " + ef);
     }
     if (queryEmbedders < 1) {
       throw new ConfigException("--query-embedders must be >= 1, was " + queryEmbedders);
@@ -197,7 +198,7 @@ public record SearchOptions(
   /** One line for the start-up log, so a run explains itself. */
   public String describe() {
     return "fusion=" + fusion.label() + " rrf-k=" + rrfK + " alpha=" + alpha + " dense-depth="
-        + denseDepth + " bm25-depth=" + bm25Depth + " ef=" + ef + " query-embedders=" + queryEmbedders
+        + denseDepth + " bm25-depth=" + bm25Depth + " ef=" + (ef == KnnSearch.AUTO_EF ? "auto" : Integer.toString(ef)) + " query-embedders=" + queryEmbedders
         + " exact-filter-ratio=" + exactFilterRatio
         + " min-score=" + (Double.isNaN(minScore) ? "off" : minScore)
         + " max-drop=" + (Double.isNaN(maxDrop) ? "off" : maxDrop)
@@ -225,7 +226,7 @@ public record SearchOptions(
     private boolean prf;
     private DenseFeedback denseFeedback = DenseFeedback.DEFAULT;
     private LexicalFeedback lexicalFeedback = LexicalFeedback.DEFAULT;
-    private int ef = KnnSearch.DEFAULT_EF;
+    private int ef = KnnSearch.AUTO_EF;
     private int queryEmbedders = defaultQueryEmbedders();
 
     private Builder() {}

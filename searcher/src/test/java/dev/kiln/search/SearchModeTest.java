@@ -45,11 +45,12 @@ class SearchModeTest {
     assertTrue(defaults.withDenseFeedback(DenseFeedback.OFF).describe().contains("dense-prf=off"));
     assertTrue(defaults.describe().endsWith("hybrid-prf=rm3 from the fused top 10 (10 terms, original weight 0.7)"),
         defaults.describe());
-    assertEquals(dev.kiln.index.KnnSearch.DEFAULT_EF, defaults.ef());
+    assertEquals(dev.kiln.index.KnnSearch.AUTO_EF, defaults.ef());
+    assertTrue(defaults.describe().contains(" ef=auto "), defaults.describe());
     assertTrue(defaults.queryEmbedders() >= 1 && defaults.queryEmbedders() <= 4, defaults.describe());
     assertTrue(defaults.withEf(250).withQueryEmbedders(3).describe().contains(" ef=250 query-embedders=3 "));
-    assertEquals("--ef must be >= 1, was 0",
-        assertThrows(ConfigException.class, () -> defaults.withEf(0)).getMessage());
+    assertEquals("--ef must be >= 1, or 0 for the snapshot's default, was -1",
+        assertThrows(ConfigException.class, () -> defaults.withEf(-1)).getMessage());
     assertEquals("--query-embedders must be >= 1, was 0",
         assertThrows(ConfigException.class, () -> defaults.withQueryEmbedders(0)).getMessage());
     assertThrows(ConfigException.class, () -> defaults.withCandidateDepth(0));

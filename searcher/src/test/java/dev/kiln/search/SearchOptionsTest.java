@@ -31,7 +31,7 @@ class SearchOptionsTest {
     assertEquals(false, d.prf());
     assertEquals(new DenseFeedback(3, 0.25), d.denseFeedback());
     assertEquals(new LexicalFeedback(10, 10, 0.7), d.lexicalFeedback());
-    assertEquals(KnnSearch.DEFAULT_EF, d.ef());
+    assertEquals(KnnSearch.AUTO_EF, d.ef());
     assertEquals(SearchOptions.defaultQueryEmbedders(), d.queryEmbedders());
     assertEquals(d, SearchOptions.defaults());
   }
@@ -61,7 +61,7 @@ class SearchOptionsTest {
     assertRejected("--exact-filter-ratio", b -> b.exactFilterRatio(-0.1));
     assertRejected("--max-drop", b -> b.maxDrop(-1));
     assertRejected("--rerank-depth", b -> b.rerankDepth(0));
-    assertRejected("--ef", b -> b.ef(0));
+    assertRejected("--ef", b -> b.ef(-1));
     assertRejected("--query-embedders", b -> b.queryEmbedders(0));
   }
 
