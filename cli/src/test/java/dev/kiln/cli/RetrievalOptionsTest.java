@@ -53,7 +53,7 @@ class RetrievalOptionsTest {
   @Test
   void aBadEfQueryEmbeddersOrVectorEncodingIsAUsageError(@TempDir Path empty) {
     String root = empty.toString();
-    assertEquals(Kiln.USAGE, Kiln.execute("search", "--snapshots", root, "--ef", "0", "q"));
+    assertEquals(Kiln.USAGE, Kiln.execute("search", "--snapshots", root, "--ef", "-1", "q"));
     assertEquals(Kiln.USAGE, Kiln.execute("search", "--snapshots", root, "--query-embedders", "0", "q"));
     assertEquals(Kiln.USAGE, Kiln.execute("build", "--snapshots", root, "--corpus", root, "--vector-encoding", "int3"));
   }
