@@ -32,7 +32,7 @@ class SetOptionTest {
   /** For each text key of build.yaml, another value that {@code validate()} accepts. */
   static final Map<String, String> OTHER_TEXT = Map.ofEntries(
       Map.entry("format", "jsonl"),
-      Map.entry("shuffle", "blocking"),
+      Map.entry("shuffle", "hybrid"),
       Map.entry("incremental", "off"),
       Map.entry("snapshots", "elsewhere/snapshots"),
       Map.entry("ingest.quarantine-dir", "/tmp/kiln-quarantine"),

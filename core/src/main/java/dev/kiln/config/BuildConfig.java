@@ -52,10 +52,12 @@ public class BuildConfig implements Serializable {
   public String incremental = "auto";
   /**
    * How the job's stages exchange data: {@code hybrid} (Flink's hybrid shuffle: a stage starts
-   * consuming while the one before still produces, everything spilled for restarts) or
-   * {@code blocking} (Flink's batch default: each stage waits for the whole output of the one before).
+   * consuming while the one before still produces, everything spilled for restarts; the TaskManagers
+   * must be configured for it), {@code blocking} (Flink's batch default: each stage waits for the whole
+   * output of the one before), or {@code auto}: hybrid on the embedded mini-cluster, blocking on a
+   * cluster.
    */
-  public String shuffle = "hybrid";
+  public String shuffle = "auto";
 
   /**
    * Flink file system settings for {@code s3://} and {@code hdfs://} corpora and snapshots roots, as
@@ -121,8 +123,8 @@ public class BuildConfig implements Serializable {
     if (restartAttempts < 0) {
       throw new ConfigException("restart-attempts must be >= 0, was " + restartAttempts);
     }
-    if (!"hybrid".equals(shuffle) && !"blocking".equals(shuffle)) {
-      throw new ConfigException("shuffle must be 'hybrid' or 'blocking', was '" + shuffle + "'");
+    if (!"auto".equals(shuffle) && !"hybrid".equals(shuffle) && !"blocking".equals(shuffle)) {
+      throw new ConfigException("shuffle must be 'auto', 'hybrid' or 'blocking', was '" + shuffle + "'");
     }
     if (!"auto".equals(incremental) && !"off".equals(incremental)) {
       throw new ConfigException("incremental must be 'auto' or 'off', was '" + incremental + "'");

@@ -58,6 +58,7 @@ import org.apache.flink.connector.file.src.FileSource;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.slf4j.Logger;
@@ -193,7 +194,7 @@ public final class BuildJob {
       IncrementalPlan incremental, CommitPlan plan) throws Exception {
     env.setRuntimeMode(RuntimeExecutionMode.BATCH);
     env.setParallelism(config.parallelism);
-    env.configure(JobSettings.restartStrategy(config));
+    env.configure(JobSettings.jobSettings(config, env instanceof LocalStreamEnvironment));
     DataStream<Document> documents;
     DataStream<dev.kiln.operators.QuarantinedRecord> quarantined;
     DataStream<StageReport> reports;

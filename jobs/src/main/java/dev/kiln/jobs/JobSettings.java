@@ -18,6 +18,16 @@ final class JobSettings {
    * (bad input, a gate, a lost compare-and-set) suppress restarts: they would fail the same way again.
    */
   static Configuration restartStrategy(BuildConfig config) {
+    return jobSettings(config, false);
+  }
+
+  /**
+   * The restart strategy and the shuffle mode ({@link #shuffleMode}).
+   *
+   * @param embedded the job runs on a mini-cluster this process starts (its TaskManagers take the
+   *     job's settings), not on a cluster whose TaskManagers were configured by someone else
+   */
+  static Configuration jobSettings(BuildConfig config, boolean embedded) {
     Configuration job = new Configuration();
     if (config.restartAttempts > 0) {
       job.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
@@ -26,20 +36,24 @@ final class JobSettings {
     } else {
       job.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
     }
-    job.set(ExecutionOptions.BATCH_SHUFFLE_MODE, shuffleMode(config));
+    job.set(ExecutionOptions.BATCH_SHUFFLE_MODE, shuffleMode(config, embedded));
     return job;
   }
 
   /**
-   * {@code shuffle: hybrid} (Flink's hybrid shuffle, full spilling): a stage may start consuming while
-   * the one before it still produces, so the shard writers start with the first routed chunk instead
-   * of after every chunk was parsed, chunked and embedded; everything is still spilled, so a failed
-   * region restarts from its inputs as with {@code blocking}, Flink's batch default. Measured:
+   * Hybrid shuffle (full spilling): a stage may start consuming while the one before it still
+   * produces, so the shard writers start with the first routed chunk instead of after every chunk was
+   * parsed, chunked and embedded; everything is still spilled, so a failed region restarts from its
+   * inputs as with blocking, Flink's batch default. A TaskManager serves hybrid partitions only when
+   * its own configuration asks for them (one that was not fails the task with a NullPointerException
+   * in {@code ResultPartitionFactory}), so {@code shuffle: auto} uses it only on the embedded
+   * mini-cluster, whose TaskManagers this process configures; {@code hybrid} asks for it anywhere (a
+   * cluster started with {@code execution.batch-shuffle-mode: ALL_EXCHANGES_HYBRID_FULL}). Measured:
    * {@code docs/results/scale.md}.
    */
-  static BatchShuffleMode shuffleMode(BuildConfig config) {
-    return "blocking".equals(config.shuffle) ? BatchShuffleMode.ALL_EXCHANGES_BLOCKING
-        : BatchShuffleMode.ALL_EXCHANGES_HYBRID_FULL;
+  static BatchShuffleMode shuffleMode(BuildConfig config, boolean embedded) {
+    boolean hybrid = "hybrid".equals(config.shuffle) || ("auto".equals(config.shuffle) && embedded);
+    return hybrid ? BatchShuffleMode.ALL_EXCHANGES_HYBRID_FULL : BatchShuffleMode.ALL_EXCHANGES_BLOCKING;
   }
 
   /**
