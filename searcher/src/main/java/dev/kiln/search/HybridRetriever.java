@@ -20,9 +20,11 @@ import org.apache.lucene.search.IndexSearcher;
  * Retrievers}); the legs are a list so that another leg (a second field, another model's vectors)
  * is configuration, not code.
  *
- * <p>Fusion joins the legs' candidates on chunk ids, the only stored field read for them; where two
- * docs hold one chunk id (a chunk indexed twice), the doc the earliest leg returned stands for it.
- * Ties are broken by chunk id in fusion.
+ * <p>Fusion joins the legs' candidates on their Lucene doc ids (zero-padded, so that ties break in
+ * index order): within one snapshot a chunk is one doc — a document lives in one shard, and
+ * deduplication keeps one record per id — so doc ids join the legs as chunk ids would, without
+ * decompressing a stored-fields block per candidate (up to 200 reads a query; at 1M chunks they were
+ * a large part of hybrid's latency).
  *
  * <p>With lexical feedback on, the first fused list only picks the chunks whose text expands the
  * query's terms; the legs that read terms then run again with the expanded terms, and the final
@@ -72,13 +74,13 @@ final class HybridRetriever implements Retriever {
 
   @Override
   public List<Candidate> retrieve(RetrieverQuery query, int k, MetadataFilter filter) throws IOException {
-    HitReader reader = new HitReader(searcher);
     List<List<Candidate>> lists = new ArrayList<>(legs.size());
     for (Leg leg : legs) {
       lists.add(leg.retriever().retrieve(query, Math.max(k, leg.depth()), filter));
     }
     if (feedback.enabled()) {
-      Fused first = fuse(lists, feedback.docs(), reader);
+      Fused first = fuse(lists, feedback.docs());
+      HitReader reader = new HitReader(searcher);
       List<String> texts = new ArrayList<>(first.ids().size());
       for (ScoredId f : first.ids()) {
         texts.add(reader.text(first.docOf(f)));
@@ -92,7 +94,7 @@ final class HybridRetriever implements Retriever {
         }
       }
     }
-    Fused fused = fuse(lists, k, reader);
+    Fused fused = fuse(lists, k);
     List<Candidate> out = new ArrayList<>(fused.ids().size());
     for (ScoredId f : fused.ids()) {
       out.add(new Candidate(fused.docOf(f), f.score()));
@@ -107,24 +109,29 @@ final class HybridRetriever implements Retriever {
     }
   }
 
-  private Fused fuse(List<List<Candidate>> lists, int k, HitReader reader) throws IOException {
+  private Fused fuse(List<List<Candidate>> lists, int k) {
     Map<String, Integer> docs = new HashMap<>();
     List<List<ScoredId>> rankings = new ArrayList<>(lists.size());
     for (List<Candidate> list : lists) {
-      rankings.add(ranking(list, reader, docs));
+      rankings.add(ranking(list, docs));
     }
     return new Fused(fusion.fuse(rankings, k), docs);
   }
 
-  /** A ranking keyed by chunk id; the first doc seen for an id (earlier legs first) stands for it. */
-  private static List<ScoredId> ranking(List<Candidate> list, HitReader reader, Map<String, Integer> docs)
-      throws IOException {
+  /** A ranking keyed by doc id ({@link #key}). */
+  private static List<ScoredId> ranking(List<Candidate> list, Map<String, Integer> docs) {
     List<ScoredId> ids = new ArrayList<>(list.size());
     for (Candidate c : list) {
-      String id = reader.chunkId(c.doc());
+      String id = key(c.doc());
       docs.putIfAbsent(id, c.doc());
       ids.add(new ScoredId(id, c.score()));
     }
     return ids;
+  }
+
+  /** A doc id as a fusion key: ten digits, so that the keys' order (fusion's tie-break) is index order. */
+  static String key(int doc) {
+    String digits = Integer.toString(doc);
+    return "0".repeat(Math.max(0, 10 - digits.length())) + digits;
   }
 }
