@@ -180,9 +180,19 @@ class SearcherTest {
           "the", "sourdough loaf bread starter")) {
         for (SearchMode mode : SearchMode.values()) {
           for (int k : new int[] {1, 3, 8}) {
-            // Whole hits: ids, scores, texts and metadata, in order.
-            assertEquals(sequential.search(q, mode, k).results(), parallel.search(q, mode, k).results(),
-                mode + " k=" + k + " " + q);
+            // Whole hits: ids, texts and metadata, in order, and scores to float precision: a dense
+            // score can differ in its last bit when the threads change the order in which the graph
+            // walk scores vectors (seen once in a clean-clone run: 0.73895001 against 0.73895007).
+            List<SearchHit> a = sequential.search(q, mode, k).results();
+            List<SearchHit> b = parallel.search(q, mode, k).results();
+            String where = mode + " k=" + k + " " + q;
+            assertEquals(a.size(), b.size(), where);
+            for (int i = 0; i < a.size(); i++) {
+              assertEquals(a.get(i).chunkId(), b.get(i).chunkId(), where);
+              assertEquals(a.get(i).text(), b.get(i).text(), where);
+              assertEquals(a.get(i).metadata(), b.get(i).metadata(), where);
+              assertEquals(a.get(i).score(), b.get(i).score(), 1e-6 * Math.max(1, Math.abs(a.get(i).score())), where);
+            }
           }
         }
       }
