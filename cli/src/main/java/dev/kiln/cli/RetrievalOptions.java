@@ -4,6 +4,7 @@ import dev.kiln.index.KnnSearch;
 import dev.kiln.search.SearchOptions;
 import dev.kiln.search.fusion.FusionMethod;
 import dev.kiln.search.rewrite.DenseFeedback;
+import dev.kiln.search.rewrite.FeedbackScope;
 import dev.kiln.search.rewrite.LexicalFeedback;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
@@ -79,6 +80,10 @@ final class RetrievalOptions {
       description = "weight the original query terms keep in that expansion, 0..1; 1 = off (default: ${DEFAULT-VALUE})")
   double hybridPrfOrigWeight;
 
+  @Option(names = "--prf-scope", paramLabel = "candidates|index", defaultValue = "candidates",
+      description = "hybrid feedback passes re-score the first pass's candidates, or search the whole snapshot again (default: ${DEFAULT-VALUE})")
+  String prfScope;
+
   SearchOptions toOptions() {
     SearchOptions.Builder options = SearchOptions.builder()
         .fusion(FusionMethod.parse(fusion))
@@ -92,7 +97,8 @@ final class RetrievalOptions {
         .rerankDepth(rerankDepth)
         .prf(prf)
         .denseFeedback(new DenseFeedback(densePrfDocs, densePrfWeight))
-        .lexicalFeedback(new LexicalFeedback(hybridPrfDocs, LexicalFeedback.DEFAULT_TERMS, hybridPrfOrigWeight));
+        .lexicalFeedback(new LexicalFeedback(hybridPrfDocs, LexicalFeedback.DEFAULT_TERMS, hybridPrfOrigWeight))
+        .feedbackScope(FeedbackScope.parse(prfScope));
     if (queryEmbedders != null) {
       options.queryEmbedders(queryEmbedders);
     }

@@ -36,6 +36,11 @@ class RetrievalOptionsTest {
     new CommandLine(wide).parseArgs("--queries", "q", "--qrels", "r", "--ef", "250", "--query-embedders", "3");
     assertEquals(250, wide.retrieval.toOptions().ef());
     assertEquals(3, wide.retrieval.toOptions().queryEmbedders());
+    assertEquals(dev.kiln.search.rewrite.FeedbackScope.CANDIDATES, o.feedbackScope());
+
+    EvalCommand index = new EvalCommand();
+    new CommandLine(index).parseArgs("--queries", "q", "--qrels", "r", "--prf-scope", "index");
+    assertEquals(dev.kiln.search.rewrite.FeedbackScope.INDEX, index.retrieval.toOptions().feedbackScope());
   }
 
   @Test
@@ -55,6 +60,7 @@ class RetrievalOptionsTest {
     String root = empty.toString();
     assertEquals(Kiln.USAGE, Kiln.execute("search", "--snapshots", root, "--ef", "-1", "q"));
     assertEquals(Kiln.USAGE, Kiln.execute("search", "--snapshots", root, "--query-embedders", "0", "q"));
+    assertEquals(Kiln.USAGE, Kiln.execute("search", "--snapshots", root, "--prf-scope", "everything", "q"));
     assertEquals(Kiln.USAGE, Kiln.execute("build", "--snapshots", root, "--corpus", root, "--vector-encoding", "int3"));
   }
 

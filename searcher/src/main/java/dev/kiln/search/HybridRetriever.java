@@ -3,6 +3,7 @@ package dev.kiln.search;
 import dev.kiln.search.filter.MetadataFilter;
 import dev.kiln.search.fusion.Fusion;
 import dev.kiln.search.fusion.ScoredId;
+import dev.kiln.search.rewrite.FeedbackScope;
 import dev.kiln.search.rewrite.LexicalFeedback;
 import dev.kiln.search.rewrite.RewrittenQuery;
 import java.io.IOException;
@@ -27,8 +28,9 @@ import org.apache.lucene.search.IndexSearcher;
  * a large part of hybrid's latency).
  *
  * <p>With lexical feedback on, the first fused list only picks the chunks whose text expands the
- * query's terms; the legs that read terms then run again with the expanded terms, and the final
- * fusion uses their new rankings.
+ * query's terms; the legs that read terms then run again with the expanded terms — over the legs'
+ * first candidates only ({@link FeedbackScope#CANDIDATES}, the default) or the whole snapshot — and
+ * the final fusion uses their new rankings.
  */
 final class HybridRetriever implements Retriever {
   /** A retriever and the candidates it contributes at least (k when k is larger). */
@@ -42,11 +44,12 @@ final class HybridRetriever implements Retriever {
   private final List<Leg> legs;
   private final Fusion fusion;
   private final LexicalFeedback feedback;
+  private final FeedbackScope scope;
   private final Function<String, Map<String, Integer>> analyze;
 
   /** @param analyze the snapshot's BM25 analysis of a text (term → count), for lexical feedback */
   HybridRetriever(IndexSearcher searcher, List<Leg> legs, Fusion fusion, LexicalFeedback feedback,
-      Function<String, Map<String, Integer>> analyze) {
+      FeedbackScope scope, Function<String, Map<String, Integer>> analyze) {
     if (legs.isEmpty()) {
       throw new IllegalArgumentException("a hybrid retriever needs at least one leg");
     }
@@ -54,6 +57,7 @@ final class HybridRetriever implements Retriever {
     this.legs = List.copyOf(legs);
     this.fusion = Objects.requireNonNull(fusion, "fusion");
     this.feedback = Objects.requireNonNull(feedback, "feedback");
+    this.scope = Objects.requireNonNull(scope, "scope");
     this.analyze = analyze;
   }
 
@@ -86,7 +90,8 @@ final class HybridRetriever implements Retriever {
         texts.add(reader.text(first.docOf(f)));
       }
       RewrittenQuery expanded = feedback.expand(query.text(), texts, analyze);
-      RetrieverQuery again = new RetrieverQuery(query.text(), expanded, query.vector());
+      RetrieverQuery again = new RetrieverQuery(query.text(), expanded, query.vector(),
+          scope == FeedbackScope.CANDIDATES ? docsOf(lists) : null);
       for (int i = 0; i < legs.size(); i++) {
         Leg leg = legs.get(i);
         if (leg.retriever().usesTerms()) {
@@ -100,6 +105,11 @@ final class HybridRetriever implements Retriever {
       out.add(new Candidate(fused.docOf(f), f.score()));
     }
     return out;
+  }
+
+  /** Every doc the legs found, once each (the candidates a feedback pass may re-score). */
+  private static int[] docsOf(List<List<Candidate>> lists) {
+    return lists.stream().flatMap(List::stream).mapToInt(Candidate::doc).distinct().toArray();
   }
 
   /** A fused ranking and, for each of its chunk ids, the doc that holds it. */

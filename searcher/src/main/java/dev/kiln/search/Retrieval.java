@@ -5,16 +5,21 @@ import dev.kiln.index.ShardSchema;
 import dev.kiln.search.filter.FilteredVectorSearch;
 import dev.kiln.search.filter.MetadataFilter;
 import dev.kiln.search.rewrite.DenseFeedback;
+import dev.kiln.search.rewrite.FeedbackScope;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.KnnVectorValues;
+import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.ReaderUtil;
+import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.IndexSearcher;
@@ -62,9 +67,46 @@ final class Retrieval {
     DenseFeedback feedback = options.denseFeedback();
     if (feedback.enabled()) {
       HitReader reader = new HitReader(searcher);
-      top = dense(feedback.expand(vector, feedbackVectors(top, feedback.docs(), reader)), k, filter);
+      float[] expanded = feedback.expand(vector, feedbackVectors(top, feedback.docs(), reader));
+      top = options.feedbackScope() == FeedbackScope.CANDIDATES ? rescore(top, expanded)
+          : dense(expanded, k, filter);
     }
     return top;
+  }
+
+  /**
+   * The first pass's docs scored exactly against {@code vector} (their stored float32 vectors, the
+   * field's similarity, as the graph walk scores), best first, ties by doc id: the second pass of
+   * {@code --prf-scope candidates}. They passed the filter already.
+   */
+  TopDocs rescore(TopDocs top, float[] vector) throws IOException {
+    ScoreDoc[] docs = new ScoreDoc[top.scoreDocs.length];
+    for (int i = 0; i < docs.length; i++) {
+      docs[i] = new ScoreDoc(top.scoreDocs[i].doc, top.scoreDocs[i].score);
+    }
+    Arrays.sort(docs, Comparator.comparingInt(d -> d.doc)); // one forward pass per leaf
+    List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+    int leafIndex = -1;
+    FloatVectorValues values = null;
+    KnnVectorValues.DocIndexIterator it = null;
+    VectorSimilarityFunction similarity = null;
+    for (ScoreDoc sd : docs) {
+      int li = ReaderUtil.subIndex(sd.doc, leaves);
+      if (li != leafIndex) {
+        leafIndex = li;
+        LeafReader leaf = leaves.get(li).reader();
+        values = leaf.getFloatVectorValues(ShardSchema.VECTOR);
+        it = values == null ? null : values.iterator();
+        similarity = values == null ? null
+            : leaf.getFieldInfos().fieldInfo(ShardSchema.VECTOR).getVectorSimilarityFunction();
+      }
+      int local = sd.doc - leaves.get(li).docBase;
+      if (it != null && (it.docID() == local || (it.docID() < local && it.advance(local) == local))) {
+        sd.score = similarity.compare(vector, values.vectorValue(it.index()));
+      }
+    }
+    Arrays.sort(docs, (a, b) -> a.score != b.score ? Float.compare(b.score, a.score) : Integer.compare(a.doc, b.doc));
+    return new TopDocs(top.totalHits, docs);
   }
 
   /** BM25 top {@code k} for a built query (null: no terms, nothing found) under {@code filter}. */
@@ -78,6 +120,33 @@ final class Retrieval {
 
   TopDocs bm25(Map<String, Float> terms, int k, MetadataFilter filter) throws IOException {
     return bm25(bm25Queries.build(terms), k, filter);
+  }
+
+  /**
+   * BM25 top {@code k} among {@code docs} only (top-level doc ids of a first pass, which passed the
+   * filter already): the second pass of {@code --prf-scope candidates}.
+   */
+  TopDocs bm25Within(Map<String, Float> terms, int k, int[] docs) throws IOException {
+    Query query = bm25Queries.build(terms);
+    if (query == null || docs.length == 0) {
+      return new TopDocs(new TotalHits(0, TotalHits.Relation.EQUAL_TO), new ScoreDoc[0]);
+    }
+    // The term clauses sit beside the filter, optional, rather than under a MUST: Lucene then walks
+    // the few candidates and advances each term's postings to them, instead of scoring the terms'
+    // postings window by window and filtering afterwards (4 ms a query at 1M chunks, as much as the
+    // unrestricted query). A candidate that matches no term scores 0 and is dropped.
+    BooleanQuery.Builder within = new BooleanQuery.Builder();
+    for (BooleanClause clause : ((BooleanQuery) query).clauses()) {
+      within.add(clause);
+    }
+    within.add(new DocSetQuery(docs), BooleanClause.Occur.FILTER);
+    TopDocs top = searcher.search(within.build(), k);
+    int matched = 0;
+    while (matched < top.scoreDocs.length && top.scoreDocs[matched].score > 0) {
+      matched++;
+    }
+    return matched == top.scoreDocs.length ? top
+        : new TopDocs(top.totalHits, Arrays.copyOf(top.scoreDocs, matched));
   }
 
   /**

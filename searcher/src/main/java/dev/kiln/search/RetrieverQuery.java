@@ -11,11 +11,19 @@ import java.util.Objects;
  * @param text the user's query as given (lexical feedback expands this, not a rewritten form)
  * @param rewritten the query rewrite stage's output; {@link #unrewritten} when it did not run
  * @param vector the embedding of {@code rewritten.denseText()}, or null when the retriever needs none
+ * @param within top-level doc ids a retriever that reads terms may score, and no others (a feedback
+ *     pass re-scoring a first pass's candidates, {@code --prf-scope candidates}); null: the whole
+ *     snapshot
  */
-public record RetrieverQuery(String text, RewrittenQuery rewritten, float[] vector) {
+public record RetrieverQuery(String text, RewrittenQuery rewritten, float[] vector, int[] within) {
   public RetrieverQuery {
     Objects.requireNonNull(text, "text");
     Objects.requireNonNull(rewritten, "rewritten");
+  }
+
+  /** A query over the whole snapshot. */
+  public RetrieverQuery(String text, RewrittenQuery rewritten, float[] vector) {
+    this(text, rewritten, vector, null);
   }
 
   /** What a retriever that reads no terms gets: the text itself, no BM25 terms. */

@@ -23,7 +23,7 @@ final class Retrievers {
     byMode.put(SearchMode.HYBRID, new HybridRetriever(searcher,
         List.of(new HybridRetriever.Leg(new DenseRetriever(retrieval, true), options.denseDepth()),
             new HybridRetriever.Leg(lexical, options.bm25Depth())),
-        fusion(options), options.lexicalFeedback(), bm25Queries::terms));
+        fusion(options), options.lexicalFeedback(), options.feedbackScope(), bm25Queries::terms));
   }
 
   static Fusion fusion(SearchOptions options) {

@@ -4,6 +4,7 @@ import dev.kiln.config.ConfigException;
 import dev.kiln.index.KnnSearch;
 import dev.kiln.search.fusion.FusionMethod;
 import dev.kiln.search.rewrite.DenseFeedback;
+import dev.kiln.search.rewrite.FeedbackScope;
 import dev.kiln.search.rewrite.LexicalFeedback;
 import java.nio.file.Path;
 
@@ -40,6 +41,8 @@ import java.nio.file.Path;
  *     ({@link KnnSearch#efFor(long)}); on quantised snapshots they are rescored with the float32 vectors
  * @param queryEmbedders model instances that embed queries concurrently, each loaded on first need
  *     ({@code --query-embedders})
+ * @param feedbackScope whether the feedback passes re-score the first pass's candidates or search
+ *     the whole snapshot again ({@code --prf-scope}; null = {@link FeedbackScope#CANDIDATES})
  */
 public record SearchOptions(
     FusionMethod fusion,
@@ -56,7 +59,8 @@ public record SearchOptions(
     DenseFeedback denseFeedback,
     LexicalFeedback lexicalFeedback,
     int ef,
-    int queryEmbedders) {
+    int queryEmbedders,
+    FeedbackScope feedbackScope) {
   /** The constant from Cormack, Clarke and Büttcher (2009), which most fusion systems keep. */
   public static final int DEFAULT_RRF_K = 60;
   public static final int DEFAULT_CANDIDATE_DEPTH = 100;
@@ -104,6 +108,9 @@ public record SearchOptions(
     }
     if (queryEmbedders < 1) {
       throw new ConfigException("--query-embedders must be >= 1, was " + queryEmbedders);
+    }
+    if (feedbackScope == null) {
+      feedbackScope = FeedbackScope.CANDIDATES;
     }
   }
 
@@ -195,6 +202,10 @@ public record SearchOptions(
     return toBuilder().queryEmbedders(value).build();
   }
 
+  public SearchOptions withFeedbackScope(FeedbackScope value) {
+    return toBuilder().feedbackScope(value).build();
+  }
+
   /** One line for the start-up log, so a run explains itself. */
   public String describe() {
     return "fusion=" + fusion.label() + " rrf-k=" + rrfK + " alpha=" + alpha + " dense-depth="
@@ -204,7 +215,7 @@ public record SearchOptions(
         + " max-drop=" + (Double.isNaN(maxDrop) ? "off" : maxDrop)
         + " rerank=" + (reranker == null ? "off" : reranker + " (top " + rerankDepth + ")")
         + " prf=" + (prf ? "rm3" : "off") + " dense-prf=" + denseFeedback.describe()
-        + " hybrid-prf=" + lexicalFeedback.describe();
+        + " hybrid-prf=" + lexicalFeedback.describe() + " prf-scope=" + feedbackScope.label();
   }
 
   /**
@@ -228,6 +239,7 @@ public record SearchOptions(
     private LexicalFeedback lexicalFeedback = LexicalFeedback.DEFAULT;
     private int ef = KnnSearch.AUTO_EF;
     private int queryEmbedders = defaultQueryEmbedders();
+    private FeedbackScope feedbackScope = FeedbackScope.CANDIDATES;
 
     private Builder() {}
 
@@ -247,6 +259,7 @@ public record SearchOptions(
       lexicalFeedback = o.lexicalFeedback;
       ef = o.ef;
       queryEmbedders = o.queryEmbedders;
+      feedbackScope = o.feedbackScope;
     }
 
     /** {@code --fusion}: how hybrid search combines its two candidate lists. */
@@ -346,10 +359,16 @@ public record SearchOptions(
       return this;
     }
 
+    /** {@code --prf-scope}. */
+    public Builder feedbackScope(FeedbackScope value) {
+      feedbackScope = value;
+      return this;
+    }
+
     /** The options, every value checked; throws {@link ConfigException} naming the first option to fix. */
     public SearchOptions build() {
       return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore, maxDrop,
-          reranker, rerankDepth, prf, denseFeedback, lexicalFeedback, ef, queryEmbedders);
+          reranker, rerankDepth, prf, denseFeedback, lexicalFeedback, ef, queryEmbedders, feedbackScope);
     }
   }
 }

@@ -9,6 +9,7 @@ import dev.kiln.config.ConfigException;
 import dev.kiln.index.KnnSearch;
 import dev.kiln.search.fusion.FusionMethod;
 import dev.kiln.search.rewrite.DenseFeedback;
+import dev.kiln.search.rewrite.FeedbackScope;
 import dev.kiln.search.rewrite.LexicalFeedback;
 import java.nio.file.Path;
 import java.util.function.UnaryOperator;
@@ -33,6 +34,8 @@ class SearchOptionsTest {
     assertEquals(new LexicalFeedback(10, 10, 0.7), d.lexicalFeedback());
     assertEquals(KnnSearch.AUTO_EF, d.ef());
     assertEquals(SearchOptions.defaultQueryEmbedders(), d.queryEmbedders());
+    assertEquals(FeedbackScope.CANDIDATES, d.feedbackScope());
+    assertTrue(d.describe().endsWith(" prf-scope=candidates"), d.describe());
     assertEquals(d, SearchOptions.defaults());
   }
 
@@ -41,13 +44,24 @@ class SearchOptionsTest {
     SearchOptions o = SearchOptions.builder().fusion(FusionMethod.RRF).rrfK(20).alpha(0.3).denseDepth(40)
         .bm25Depth(70).exactFilterRatio(0.2).minScore(0.4).maxDrop(0.1).reranker(Path.of("ce")).rerankDepth(9)
         .prf(true).denseFeedback(DenseFeedback.OFF).lexicalFeedback(LexicalFeedback.OFF).ef(300).queryEmbedders(2)
-        .build();
+        .feedbackScope(FeedbackScope.INDEX).build();
     assertEquals(o, o.toBuilder().build());
     SearchOptions deeper = o.toBuilder().depth(500).build();
     assertEquals(500, deeper.denseDepth());
     assertEquals(500, deeper.bm25Depth());
     assertEquals(o, deeper.toBuilder().denseDepth(40).bm25Depth(70).build());
     assertEquals(o.withEf(12), o.toBuilder().ef(12).build());
+    assertEquals(FeedbackScope.INDEX, o.feedbackScope());
+    assertEquals(FeedbackScope.CANDIDATES, o.withFeedbackScope(null).feedbackScope());
+  }
+
+  @Test
+  void feedbackScopeParsesItsTwoNamesAndNamesTheOptionOtherwise() {
+    assertEquals(FeedbackScope.CANDIDATES, FeedbackScope.parse(" Candidates"));
+    assertEquals(FeedbackScope.INDEX, FeedbackScope.parse("index"));
+    ConfigException e = assertThrows(ConfigException.class, () -> FeedbackScope.parse("everything"));
+    assertTrue(e.getMessage().startsWith("unknown --prf-scope 'everything'"), e.getMessage());
+    assertThrows(ConfigException.class, () -> FeedbackScope.parse(null));
   }
 
   @Test

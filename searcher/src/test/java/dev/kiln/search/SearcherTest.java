@@ -20,6 +20,7 @@ import dev.kiln.search.fusion.FusionMethod;
 import dev.kiln.search.fusion.MinMaxBlend;
 import dev.kiln.search.fusion.ScoredId;
 import dev.kiln.search.rewrite.DenseFeedback;
+import dev.kiln.search.rewrite.FeedbackScope;
 import dev.kiln.search.rewrite.LexicalFeedback;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,6 +32,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Stream;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.TotalHits;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -338,21 +343,28 @@ class SearcherTest {
     }
   }
 
+  /** The query moved towards the best chunk of each of the first pass's top 3 documents. */
+  private static float[] movedByDenseFeedback(Searcher s, float[] q, int depth) {
+    List<float[]> feedback = new ArrayList<>();
+    Set<String> docs = new java.util.HashSet<>();
+    for (SearchHit h : s.dense(q, depth)) {
+      if (feedback.size() < DenseFeedback.DEFAULT_DOCS && docs.add(h.docId())) {
+        feedback.add(s.chunkVector(h.chunkId()).orElseThrow());
+      }
+    }
+    return DenseFeedback.DEFAULT.expand(q, feedback);
+  }
+
   @Test
   void hybridDenseSideIsTheFeedbackSecondPass() throws IOException {
     // The same chain rebuilt from public parts: first dense pass, the best chunk of each of its top
-    // 3 documents, the query moved towards their mean, second pass, blended with BM25.
+    // 3 documents, the query moved towards their mean, second pass, blended with BM25. At depth 100
+    // the first pass holds all eight chunks, so re-scoring them (the default scope) is the second
+    // pass over the whole snapshot.
     String query = "replaying commits onto another branch";
     int depth = SearchOptions.DEFAULT_CANDIDATE_DEPTH;
     float[] q = searcher.embedQuery(query);
-    List<float[]> feedback = new ArrayList<>();
-    Set<String> docs = new java.util.HashSet<>();
-    for (SearchHit h : searcher.dense(q, depth)) {
-      if (feedback.size() < DenseFeedback.DEFAULT_DOCS && docs.add(h.docId())) {
-        feedback.add(searcher.chunkVector(h.chunkId()).orElseThrow());
-      }
-    }
-    float[] moved = DenseFeedback.DEFAULT.expand(q, feedback);
+    float[] moved = movedByDenseFeedback(searcher, q, depth);
     List<SearchHit> second = searcher.dense(moved, depth);
     assertEquals(chunkIds(second), chunkIds(searcher.denseWithFeedback(q, depth, MetadataFilter.none())));
     // The query really moved: the second pass scores differ from the first.
@@ -403,6 +415,124 @@ class SearcherTest {
     for (int i = 0; i < fused.size(); i++) {
       assertEquals(fused.get(i).score(), hybrid.get(i).score(), 1e-9);
     }
+  }
+
+  @Test
+  void candidateScopedDenseFeedbackReScoresTheFirstPassAndIndexScopeSearchesAgain() throws IOException {
+    float[] q = searcher.embedQuery("replaying commits onto another branch");
+    int depth = 3; // fewer than the snapshot's eight chunks: the scopes can differ
+    float[] moved = movedByDenseFeedback(searcher, q, depth);
+    List<SearchHit> first = searcher.dense(q, depth);
+    List<SearchHit> rescored = searcher.denseWithFeedback(q, depth, MetadataFilter.none());
+    // The same three chunks, each scored exactly as the graph walk scores the moved query.
+    assertEquals(Set.copyOf(chunkIds(first)), Set.copyOf(chunkIds(rescored)));
+    for (int i = 0; i < rescored.size(); i++) {
+      float[] v = searcher.chunkVector(rescored.get(i).chunkId()).orElseThrow();
+      assertEquals(org.apache.lucene.index.VectorSimilarityFunction.DOT_PRODUCT.compare(moved, v),
+          rescored.get(i).score(), 1e-6);
+      if (i > 0) {
+        assertTrue(rescored.get(i - 1).score() >= rescored.get(i).score(), "best first");
+      }
+    }
+    try (Searcher whole = Searcher.builder().root(root)
+        .options(SearchOptions.defaults().withFeedbackScope(FeedbackScope.INDEX)).build()) {
+      assertEquals(chunkIds(whole.dense(moved, depth)),
+          chunkIds(whole.denseWithFeedback(q, depth, MetadataFilter.none())));
+    }
+  }
+
+  @Test
+  void candidateScopedLexicalFeedbackScoresOnlyWhatTheFirstPassesFound() throws IOException {
+    // Depth and k 2 (a leg's depth is at least k): the expanded BM25 query may rank only chunks that
+    // the dense side or plain BM25 found; over the whole snapshot ("index") it may reach further.
+    String query = "pyroclastic";
+    int depth = 2;
+    try (Searcher narrow = Searcher.builder().root(root)
+            .options(SearchOptions.defaults().withCandidateDepth(depth)).build();
+        Searcher whole = Searcher.builder().root(root).options(SearchOptions.defaults()
+            .withCandidateDepth(depth).withFeedbackScope(FeedbackScope.INDEX)).build()) {
+      List<SearchHit> dense = narrow.denseWithFeedback(narrow.embedQuery(query), depth, MetadataFilter.none());
+      List<SearchHit> plain = narrow.bm25(query, depth);
+      MinMaxBlend blend = new MinMaxBlend(SearchOptions.DEFAULT_ALPHA);
+      Map<String, String> textOf = new java.util.HashMap<>();
+      dense.forEach(h -> textOf.put(h.chunkId(), h.text()));
+      plain.forEach(h -> textOf.put(h.chunkId(), h.text()));
+      List<String> feedback = blend.fuse(List.of(scored(dense), scored(plain)), LexicalFeedback.DEFAULT_DOCS)
+          .stream().map(f -> textOf.get(f.id())).toList();
+      Bm25QueryBuilder analysis = new Bm25QueryBuilder(
+          dev.kiln.index.Analyzers.forName(narrow.manifest().index().analyzer()), dev.kiln.index.ShardSchema.TEXT);
+      Map<String, Float> terms = LexicalFeedback.DEFAULT.expand(query, feedback, analysis::terms).bm25Terms();
+      List<SearchHit> everywhere = narrow.bm25(terms, 100, MetadataFilter.none());
+      // The candidates' BM25 scores are their scores in the whole snapshot; the best two are kept.
+      List<SearchHit> within = everywhere.stream().filter(h -> textOf.containsKey(h.chunkId())).limit(depth).toList();
+      List<ScoredId> fused = blend.fuse(List.of(scored(dense), scored(within)), depth);
+      List<SearchHit> hybrid = narrow.search(query, SearchMode.HYBRID, depth).results();
+      assertEquals(fused.stream().map(ScoredId::id).toList(), chunkIds(hybrid));
+      for (int i = 0; i < fused.size(); i++) {
+        // Lucene may sum the clauses in another order when a filter leads: float rounding only.
+        assertEquals(fused.get(i).score(), hybrid.get(i).score(), 1e-5);
+      }
+      assertTrue(textOf.keySet().containsAll(chunkIds(hybrid)), chunkIds(hybrid) + " beyond " + textOf.keySet());
+      // The index scope fuses the expanded query's own top two over the whole snapshot instead.
+      List<SearchHit> wholeDense = whole.denseWithFeedback(whole.embedQuery(query), depth, MetadataFilter.none());
+      List<ScoredId> fusedWhole = blend.fuse(List.of(scored(wholeDense), scored(everywhere.subList(0, depth))), depth);
+      assertEquals(fusedWhole.stream().map(ScoredId::id).toList(),
+          chunkIds(whole.search(query, SearchMode.HYBRID, depth).results()));
+    }
+  }
+
+  /** Chunk id → top-level doc id in the shared searcher. */
+  private static Map<String, Integer> docIds() throws IOException {
+    IndexSearcher is = searcher.indexSearcher();
+    HitReader reader = new HitReader(is);
+    Map<String, Integer> docOf = new java.util.HashMap<>();
+    for (int doc = 0; doc < is.getIndexReader().maxDoc(); doc++) {
+      docOf.put(reader.chunkId(doc), doc);
+    }
+    return docOf;
+  }
+
+  private static Retrieval retrieval() {
+    Bm25QueryBuilder analysis = new Bm25QueryBuilder(
+        dev.kiln.index.Analyzers.forName(searcher.manifest().index().analyzer()), dev.kiln.index.ShardSchema.TEXT);
+    return new Retrieval(searcher.indexSearcher(), analysis, searcher.options(), false);
+  }
+
+  @Test
+  void rescoringScoresOnlyTheGivenDocsAgainstTheVectorBestFirst() throws IOException {
+    Map<String, Integer> docOf = docIds();
+    float[] whale = searcher.chunkVector("whale#0").orElseThrow();
+    TopDocs given = new TopDocs(new TotalHits(2, TotalHits.Relation.EQUAL_TO), new ScoreDoc[] {
+        new ScoreDoc(docOf.get("volcano#1"), 0.9f), new ScoreDoc(docOf.get("whale#0"), 0.1f)});
+    TopDocs rescored = retrieval().rescore(given, whale);
+    assertEquals(List.of(docOf.get("whale#0"), docOf.get("volcano#1")),
+        java.util.Arrays.stream(rescored.scoreDocs).map(sd -> sd.doc).toList());
+    assertEquals(1f, rescored.scoreDocs[0].score, 1e-5, "a unit vector against itself: (1 + 1) / 2");
+    float[] volcano = searcher.chunkVector("volcano#1").orElseThrow();
+    assertEquals(org.apache.lucene.index.VectorSimilarityFunction.DOT_PRODUCT.compare(whale, volcano),
+        rescored.scoreDocs[1].score, 1e-6);
+    assertEquals(0.9f, given.scoreDocs[0].score, "the first pass's own list is left as it was");
+  }
+
+  @Test
+  void bm25WithinCandidatesScoresThemAsTheWholeSnapshotWouldAndDropsThoseMatchingNoTerm() throws IOException {
+    Map<String, Integer> docOf = docIds();
+    Retrieval retrieval = retrieval();
+    Map<String, Float> terms = Map.of("hot", 1f, "gas", 2f);
+    // Over the snapshot "hot" also finds the bread chunk; among the candidates it may not.
+    TopDocs everywhere = retrieval.bm25(terms, 10, MetadataFilter.none());
+    assertEquals(Set.of(docOf.get("volcano#1"), docOf.get("bread#0")),
+        Set.of(everywhere.scoreDocs[0].doc, everywhere.scoreDocs[1].doc));
+    assertEquals(2, everywhere.scoreDocs.length);
+    TopDocs within = retrieval.bm25Within(terms, 10,
+        new int[] {docOf.get("whale#0"), docOf.get("volcano#1"), docOf.get("git#0")});
+    assertEquals(1, within.scoreDocs.length, "the two candidates matching no term are dropped");
+    assertEquals(docOf.get("volcano#1"), within.scoreDocs[0].doc);
+    float whole = java.util.Arrays.stream(everywhere.scoreDocs).filter(sd -> sd.doc == docOf.get("volcano#1"))
+        .findFirst().orElseThrow().score;
+    assertEquals(whole, within.scoreDocs[0].score, 1e-5);
+    assertEquals(0, retrieval.bm25Within(terms, 10, new int[0]).scoreDocs.length);
+    assertEquals(0, retrieval.bm25Within(Map.of(), 10, new int[] {docOf.get("volcano#1")}).scoreDocs.length);
   }
 
   private static List<ScoredId> scored(List<SearchHit> hits) {
