@@ -32,6 +32,8 @@ import org.apache.parquet.schema.Type;
  * vector column ({@code ingest.vector-field}), when it is a plain list of numbers without nulls, is
  * decoded straight into floats beside the JSON ({@link RawRecord#vector}) instead of into it: at 384
  * dimensions, rendering the floats as text and parsing them back was most of the parse stage's time.
+ * It is read by its own column reader ({@link VectorColumn}) into a float buffer, not through the
+ * generic row objects.
  */
 final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -45,6 +47,9 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
   private final String vectorField;
   private int nextGroup;
   private RecordReader<Group> rows;
+  /** The vector column read apart from the rows (null: it stays with them); see {@link VectorColumn}. */
+  private final VectorColumn vectors;
+  private RecordReader<VectorColumn.Values> vectorRows;
   private long rowsLeft;
   private long groupOffset;
   private long bytesPerRow;
@@ -54,6 +59,7 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
     this.vectorField = vectorField;
     this.reader = reader;
     this.schema = reader.getFooter().getFileMetaData().getSchema();
+    this.vectors = VectorColumn.of(schema, vectorField);
     this.modified = modified;
     List<BlockMetaData> blocks = reader.getRowGroups();
     for (int i = 0; i < blocks.size(); i++) {
@@ -78,7 +84,14 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
         Group row = rows.read();
         rowsLeft--;
         float[][] vector = new float[1][];
-        String json = JSON.writeValueAsString(toJson(row, vectorField, vector));
+        ObjectNode fields;
+        if (vectors != null) {
+          fields = toJson(row);
+          vectorRows.read().into(fields, vector);
+        } else {
+          fields = toJson(row, vectorField, vector);
+        }
+        String json = JSON.writeValueAsString(fields);
         batch.add(RawRecord.of(uri, groupOffset, InputFormat.PARQUET, json).withSource(bytesPerRow, modified)
             .withVector(vector[0]));
       } catch (RuntimeException e) {
@@ -100,7 +113,10 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
     bytesPerRow = block.getRowCount() == 0 ? 0 : block.getCompressedSize() / block.getRowCount();
     try {
       PageReadStore pages = reader.readRowGroup(index);
-      rows = new ColumnIOFactory().getColumnIO(schema).getRecordReader(pages, new GroupRecordConverter(schema));
+      MessageType rowSchema = vectors != null ? vectors.others() : schema;
+      rows = new ColumnIOFactory().getColumnIO(rowSchema, schema)
+          .getRecordReader(pages, new GroupRecordConverter(rowSchema));
+      vectorRows = vectors != null ? vectors.reader(pages) : null;
       rowsLeft = pages.getRowCount();
     } catch (IOException | RuntimeException e) {
       batch.add(unreadable("row group " + index + " (" + block.getRowCount() + " rows): " + e));

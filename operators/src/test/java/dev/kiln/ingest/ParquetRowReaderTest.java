@@ -109,6 +109,43 @@ class ParquetRowReaderTest {
     }
   }
 
+  static final Schema NULLABLE_ITEMS = SchemaBuilder.record("Vec").fields()
+      .requiredString("_id").requiredString("text")
+      .name("embedding").type().array().items().nullable().floatType().noDefault()
+      .endRecord();
+
+  @Test
+  void aListWithANullElementStaysInTheJsonForTheParserAndItsNeighboursAreDecoded() throws Exception {
+    // Three-level layout with optional elements: row n0 holds a null in the middle, rows n1 and n2 none.
+    org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration(false);
+    conf.setBoolean("parquet.avro.write-old-list-structure", false);
+    Path sub = Files.createDirectories(dir.resolve("nulls"));
+    try (ParquetWriter<GenericRecord> w = AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(
+        sub.resolve("n.parquet"))).withSchema(NULLABLE_ITEMS).withConf(conf).build()) {
+      for (int i = 0; i < 3; i++) {
+        GenericRecord r = new GenericData.Record(NULLABLE_ITEMS);
+        r.put("_id", "n" + i);
+        r.put("text", "row " + i);
+        r.put("embedding", i == 0 ? java.util.Arrays.asList(0.6f, null, 0.8f) : List.of(0.6f, 0.8f * i));
+        w.write(r);
+      }
+    }
+    List<RawRecord> read = CorpusFiles.read(new CorpusFileFormat(InputFormat.AUTO, 1 << 20, 1 << 20, "embedding"),
+        1 << 20, sub);
+    RawRecord withNull = read.stream().filter(r -> r.payload().contains("\"n0\"")).findFirst().orElseThrow();
+    assertNull(withNull.vector());
+    assertTrue(withNull.payload().contains("\"embedding\":[0.6,null,0.8]"), withNull.payload());
+    RawRecord clean = read.stream().filter(r -> r.payload().contains("\"n2\"")).findFirst().orElseThrow();
+    assertTrue(java.util.Arrays.equals(new float[] {0.6f, 1.6f}, clean.vector()), "row after the null row");
+    assertTrue(!clean.payload().contains("embedding"), clean.payload());
+    // The parser names the null element.
+    IngestConfig c = new IngestConfig();
+    c.vectorField = "embedding";
+    RecordParser parser = new RecordParser(List.of(org.apache.flink.core.fs.Path.fromLocalFile(dir.toFile()).toString()),
+        c, new SuppliedVectors(3, false, 1e-3));
+    org.junit.jupiter.api.Assertions.assertThrows(MalformedRecordException.class, () -> parser.parse(withNull));
+  }
+
   @Test
   void aDecodedVectorIsCheckedLikeAParsedOne() throws Exception {
     IngestConfig c = new IngestConfig();

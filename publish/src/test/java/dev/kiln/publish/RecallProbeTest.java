@@ -88,4 +88,71 @@ class RecallProbeTest {
     assertTrue(rescored >= 0.95, "rescored " + rescored);
     assertTrue(rescored >= raw, "rescored " + rescored + " vs quantised scores " + raw);
   }
+
+  @Test
+  void theOnePassProbeEqualsAProbeThatSortsEveryExactScorePerQuery() throws Exception {
+    // Reference: the probe as first written — per sampled query, every exact score sorted, the k-th
+    // best as the bar — on a narrow walk (ef = k) over three segments, so that recall is below 1 and
+    // misses must be counted exactly. Ties come from duplicate vectors (forty copies of one vector, in two more segments).
+    Path dir = tmp.resolve("multi");
+    IndexConfig config = new IndexConfig();
+    shard(dir, config, 2000, 128, 1, 0.3, 3);
+    try (FSDirectory d = FSDirectory.open(dir); IndexWriter w = new IndexWriter(d,
+        new IndexWriterConfig(new StandardAnalyzer()).setCodec(ShardIndexWriter.codec(config)))) {
+      float[] same = new float[128];
+      same[0] = 1f;
+      for (int i = 0; i < 40; i++) {
+        Document doc = new Document();
+        doc.add(new KnnFloatVectorField(ShardSchema.VECTOR, same, VectorSimilarityFunction.DOT_PRODUCT));
+        w.addDocument(doc);
+        if (i == 19) {
+          w.commit();
+        }
+      }
+    }
+    int samples = 60;
+    int k = 10;
+    double expected = referenceRecall(dir, samples, k, k, 4);
+    assertTrue(expected < 1.0, "the case must have misses: " + expected);
+    assertEquals(expected, RecallProbe.recall(dir, samples, k, k, false, 4), 1e-12);
+  }
+
+  private static double referenceRecall(Path dir, int samples, int k, int ef, long seed) throws Exception {
+    try (FSDirectory d = FSDirectory.open(dir); org.apache.lucene.index.DirectoryReader r =
+        org.apache.lucene.index.DirectoryReader.open(d)) {
+      List<float[]> vectors = new java.util.ArrayList<>();
+      List<Integer> docs = new java.util.ArrayList<>();
+      for (org.apache.lucene.index.LeafReaderContext leaf : r.leaves()) {
+        org.apache.lucene.index.FloatVectorValues values = leaf.reader().getFloatVectorValues(ShardSchema.VECTOR);
+        org.apache.lucene.index.KnnVectorValues.DocIndexIterator it = values.iterator();
+        for (int doc = it.nextDoc(); doc != org.apache.lucene.search.DocIdSetIterator.NO_MORE_DOCS; doc = it.nextDoc()) {
+          vectors.add(values.vectorValue(it.index()).clone());
+          docs.add(leaf.docBase + doc);
+        }
+      }
+      assertTrue(r.leaves().size() >= 2, "several segments");
+      Random random = new Random(seed);
+      org.apache.lucene.search.IndexSearcher searcher = new org.apache.lucene.search.IndexSearcher(r);
+      double sum = 0;
+      for (int q = 0; q < samples; q++) {
+        float[] query = vectors.get(random.nextInt(vectors.size()));
+        float[] exact = new float[vectors.size()];
+        for (int i = 0; i < exact.length; i++) {
+          exact[i] = VectorSimilarityFunction.DOT_PRODUCT.compare(query, vectors.get(i));
+        }
+        float[] sorted = exact.clone();
+        java.util.Arrays.sort(sorted);
+        float kth = sorted[sorted.length - k];
+        int hits = 0;
+        for (org.apache.lucene.search.ScoreDoc sd
+            : KnnSearch.search(searcher, ShardSchema.VECTOR, query, k, ef, null, false).scoreDocs) {
+          if (exact[docs.indexOf(sd.doc)] >= kth - 1e-6f) {
+            hits++;
+          }
+        }
+        sum += (double) Math.min(hits, k) / k;
+      }
+      return sum / samples;
+    }
+  }
 }
