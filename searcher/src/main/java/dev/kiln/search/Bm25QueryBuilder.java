@@ -14,6 +14,7 @@ import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.BoostQuery;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
+import org.apache.lucene.search.QueryVisitor;
 import org.apache.lucene.search.TermQuery;
 
 /**
@@ -69,6 +70,55 @@ final class Bm25QueryBuilder {
       query.add(clause, BooleanClause.Occur.SHOULD);
     }
     return query.build();
+  }
+
+  /**
+   * {@code query} cut to fit beside {@code reserved} more clauses (a filter, a candidate set) within
+   * Lucene's clause limit, which counts every leaf of the whole query: a query built at the limit
+   * would otherwise fail the search once anything is added to it. The first term clauses are kept,
+   * as {@link #build(Map)} keeps the first terms.
+   */
+  static Query fit(Query query, int reserved) {
+    int room = Math.max(1, IndexSearcher.getMaxClauseCount() - reserved);
+    if (!(query instanceof BooleanQuery bq) || bq.clauses().size() <= room) {
+      return query;
+    }
+    BooleanQuery.Builder cut = new BooleanQuery.Builder();
+    for (BooleanClause clause : bq.clauses().subList(0, room)) {
+      cut.add(clause);
+    }
+    return cut.build();
+  }
+
+  /** The leaves of {@code query} as Lucene's clause limit counts them (each term of a term set is one). */
+  static int clauses(Query query) {
+    if (query == null) {
+      return 0;
+    }
+    int[] n = {0};
+    query.visit(new QueryVisitor() {
+      @Override
+      public QueryVisitor getSubVisitor(BooleanClause.Occur occur, Query parent) {
+        return this;
+      }
+
+      @Override
+      public void visitLeaf(Query leaf) {
+        n[0]++;
+      }
+
+      @Override
+      public void consumeTerms(Query leaf, Term... terms) {
+        n[0] += terms.length;
+      }
+
+      @Override
+      public void consumeTermsMatching(Query leaf, String field,
+          java.util.function.Supplier<org.apache.lucene.util.automaton.ByteRunAutomaton> automaton) {
+        n[0]++;
+      }
+    });
+    return n[0];
   }
 
   /** Term counts after analysis, in first-occurrence order. */

@@ -136,7 +136,7 @@ final class Retrieval {
     // postings window by window and filtering afterwards (4 ms a query at 1M chunks, as much as the
     // unrestricted query). A candidate that matches no term scores 0 and is dropped.
     BooleanQuery.Builder within = new BooleanQuery.Builder();
-    for (BooleanClause clause : ((BooleanQuery) query).clauses()) {
+    for (BooleanClause clause : ((BooleanQuery) Bm25QueryBuilder.fit(query, 1)).clauses()) {
       within.add(clause);
     }
     within.add(new DocSetQuery(docs), BooleanClause.Occur.FILTER);
@@ -189,7 +189,7 @@ final class Retrieval {
       return query;
     }
     return new BooleanQuery.Builder()
-        .add(query, BooleanClause.Occur.MUST)
+        .add(Bm25QueryBuilder.fit(query, Bm25QueryBuilder.clauses(f)), BooleanClause.Occur.MUST)
         .add(f, BooleanClause.Occur.FILTER)
         .build();
   }

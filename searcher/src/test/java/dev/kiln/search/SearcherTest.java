@@ -309,6 +309,26 @@ class SearcherTest {
   }
 
   @Test
+  void aQueryOfMoreDistinctTermsThanLuceneAllowsClausesWorksInEveryModeWithAndWithoutAFilter() {
+    // A pasted document: more distinct words than IndexSearcher's clause limit. The first ones are
+    // kept; a metadata filter and hybrid's candidate restriction add clauses of their own.
+    StringBuilder text = new StringBuilder("magma lava");
+    for (int i = 0; i < org.apache.lucene.search.IndexSearcher.getMaxClauseCount() + 50; i++) {
+      text.append(" zq").append(Integer.toString(i, 36));
+    }
+    MetadataFilter geology = MetadataFilter.parse(List.of("topic=geology", "lang=en"));
+    for (SearchMode mode : SearchMode.values()) {
+      for (MetadataFilter filter : List.of(MetadataFilter.none(), geology)) {
+        List<SearchHit> hits = searcher.search(new SearchRequest(text.toString(), mode, 3, filter)).results();
+        assertTrue(!hits.isEmpty(), mode.label());
+        if (mode == SearchMode.BM25) {
+          assertEquals("volcano#0", hits.get(0).chunkId(), "the query's first words are kept");
+        }
+      }
+    }
+  }
+
+  @Test
   void blendFusionScoresAreConvexCombinationsInTheUnitInterval() throws IOException {
     try (Searcher blend = Searcher.builder().root(root)
         .options(SearchOptions.defaults().withFusion(FusionMethod.BLEND).withAlpha(0.5)).build()) {
