@@ -86,4 +86,21 @@ public final class KnnSearch {
     // Sorted best first, ties by doc id: the first k are what a search for k would keep.
     return new TopDocs(top.totalHits, Arrays.copyOf(top.scoreDocs, k));
   }
+
+  /**
+   * A copy of the stored float32 vector of top-level doc {@code doc} in {@code field} (whatever
+   * encoding the graph walks), or null when it has none: what re-scoring and the recall probe compare
+   * against.
+   */
+  public static float[] floatVector(IndexReader reader, String field, int doc) throws IOException {
+    java.util.List<LeafReaderContext> leaves = reader.leaves();
+    LeafReaderContext leaf = leaves.get(org.apache.lucene.index.ReaderUtil.subIndex(doc, leaves));
+    org.apache.lucene.index.FloatVectorValues values = leaf.reader().getFloatVectorValues(field);
+    if (values == null) {
+      return null;
+    }
+    org.apache.lucene.index.KnnVectorValues.DocIndexIterator it = values.iterator();
+    int local = doc - leaf.docBase;
+    return it.advance(local) == local ? values.vectorValue(it.index()).clone() : null;
+  }
 }

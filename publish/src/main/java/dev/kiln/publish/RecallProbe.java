@@ -67,7 +67,7 @@ public final class RecallProbe {
         TopDocs ann = KnnSearch.search(searcher, ShardSchema.VECTOR, queries[q], kk, depth, null, rescore);
         int hits = 0;
         for (ScoreDoc sd : ann.scoreDocs) {
-          float[] v = vectorOf(reader, sd.doc);
+          float[] v = KnnSearch.floatVector(reader, ShardSchema.VECTOR, sd.doc);
           if (v != null && VectorSimilarityFunction.DOT_PRODUCT.compare(queries[q], v) >= kth[q] - 1e-6f) {
             hits++;
           }
@@ -142,18 +142,6 @@ public final class RecallProbe {
       heap[smallest] = t;
       i = smallest;
     }
-  }
-
-  /** A copy of the vector of top-level doc {@code doc}, or null when it has none. */
-  private static float[] vectorOf(DirectoryReader reader, int doc) throws IOException {
-    LeafReaderContext leaf = reader.leaves().get(org.apache.lucene.index.ReaderUtil.subIndex(doc, reader.leaves()));
-    FloatVectorValues values = leaf.reader().getFloatVectorValues(ShardSchema.VECTOR);
-    if (values == null) {
-      return null;
-    }
-    KnnVectorValues.DocIndexIterator it = values.iterator();
-    int local = doc - leaf.docBase;
-    return it.advance(local) == local ? values.vectorValue(it.index()).clone() : null;
   }
 
   /** A copy of the {@code n}-th vector in doc order. */

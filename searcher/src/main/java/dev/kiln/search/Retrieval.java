@@ -172,15 +172,7 @@ final class Retrieval {
 
   /** The stored float32 vector of a doc (whatever the encoding the graph walks), or null. */
   float[] vectorOf(int doc) throws IOException {
-    List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
-    LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
-    FloatVectorValues values = leaf.reader().getFloatVectorValues(ShardSchema.VECTOR);
-    if (values == null) {
-      return null;
-    }
-    KnnVectorValues.DocIndexIterator it = values.iterator();
-    int local = doc - leaf.docBase;
-    return it.advance(local) == local ? values.vectorValue(it.index()).clone() : null;
+    return KnnSearch.floatVector(searcher.getIndexReader(), ShardSchema.VECTOR, doc);
   }
 
   static Query filtered(Query query, MetadataFilter filter) {
