@@ -31,6 +31,8 @@ import java.util.Map;
  *     instead of running the model), or {@code null}
  * @param docFingerprint the owning document's {@link DocumentFingerprint} (hex), written with the chunk
  *     so that the next build can tell an unchanged document from a changed one; empty when unknown
+ * @param source the record the chunk was cut from, or {@code null} when unknown: a full build's shard
+ *     writer keeps, of several records with one document id, the chunks of the first (not indexed)
  */
 public record Chunk(
     String chunkId,
@@ -48,7 +50,16 @@ public record Chunk(
     boolean oversize,
     String language,
     float[] vector,
-    String docFingerprint) {
+    String docFingerprint,
+    RecordPosition source) {
+
+  /** A chunk without a record position. */
+  public Chunk(String chunkId, String docId, int ordinal, String title, String text, int startChar,
+      int endChar, int tokens, Map<String, String> metadata, String breadcrumb, String contentKey,
+      String parentId, boolean oversize, String language, float[] vector, String docFingerprint) {
+    this(chunkId, docId, ordinal, title, text, startChar, endChar, tokens, metadata, breadcrumb, contentKey,
+        parentId, oversize, language, vector, docFingerprint, null);
+  }
 
   /** A chunk without its document's fingerprint (set later by {@link #withDocFingerprint}). */
   public Chunk(String chunkId, String docId, int ordinal, String title, String text, int startChar,
@@ -88,18 +99,24 @@ public record Chunk(
   public Chunk with(int newOrdinal, String newBreadcrumb, String newContentKey, String newParentId,
       String newLanguage) {
     return new Chunk(chunkId(docId, newOrdinal), docId, newOrdinal, title, text, startChar, endChar,
-        tokens, metadata, newBreadcrumb, newContentKey, newParentId, oversize, newLanguage, vector, docFingerprint);
+        tokens, metadata, newBreadcrumb, newContentKey, newParentId, oversize, newLanguage, vector, docFingerprint, source);
   }
 
   /** This chunk with a precomputed vector attached. */
   public Chunk withVector(float[] newVector) {
     return new Chunk(chunkId, docId, ordinal, title, text, startChar, endChar, tokens, metadata, breadcrumb,
-        contentKey, parentId, oversize, language, newVector, docFingerprint);
+        contentKey, parentId, oversize, language, newVector, docFingerprint, source);
   }
 
   /** This chunk marked with its document's fingerprint. */
   public Chunk withDocFingerprint(String fingerprint) {
     return new Chunk(chunkId, docId, ordinal, title, text, startChar, endChar, tokens, metadata, breadcrumb,
-        contentKey, parentId, oversize, language, vector, fingerprint);
+        contentKey, parentId, oversize, language, vector, fingerprint, source);
+  }
+
+  /** This chunk marked with the position of the record it was cut from. */
+  public Chunk withSource(RecordPosition position) {
+    return new Chunk(chunkId, docId, ordinal, title, text, startChar, endChar, tokens, metadata, breadcrumb,
+        contentKey, parentId, oversize, language, vector, docFingerprint, position);
   }
 }

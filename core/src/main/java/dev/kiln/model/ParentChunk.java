@@ -14,10 +14,22 @@ import java.io.Serializable;
  * @param breadcrumb heading path of the section, or empty
  * @param text the parent's text
  * @param tokens model tokens in the text
+ * @param source the record the parent was cut from, or {@code null} when unknown (see {@link Chunk#source})
  */
 public record ParentChunk(
-    String parentId, String docId, int ordinal, String title, String breadcrumb, String text, int tokens)
-    implements Serializable {
+    String parentId, String docId, int ordinal, String title, String breadcrumb, String text, int tokens,
+    RecordPosition source) implements Serializable {
+
+  /** A parent without a record position. */
+  public ParentChunk(String parentId, String docId, int ordinal, String title, String breadcrumb, String text,
+      int tokens) {
+    this(parentId, docId, ordinal, title, breadcrumb, text, tokens, null);
+  }
+
+  /** This parent marked with the position of the record it was cut from. */
+  public ParentChunk withSource(RecordPosition position) {
+    return new ParentChunk(parentId, docId, ordinal, title, breadcrumb, text, tokens, position);
+  }
 
   public static String parentId(String docId, int ordinal) {
     return docId + "#p" + ordinal;

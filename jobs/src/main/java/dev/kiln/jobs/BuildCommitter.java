@@ -97,6 +97,7 @@ final class BuildCommitter {
       long base = plan.changelog != null ? plan.changelog.baseChunks() : Math.max(0, plan.incrementalBaseChunks);
       long expected = count(totals, JobCounters.CHUNKS_EMBEDDED) + count(totals, JobCounters.CHUNKS_REUSED)
           + count(totals, JobCounters.CHUNKS_SUPPLIED) + count(totals, JobCounters.CHUNKS_DEDUPLICATED)
+          - count(totals, JobCounters.CHUNKS_DUPLICATE_ID)
           + (plan.changelog == null && plan.incrementalBaseChunks < 0 ? 0
           : base - count(totals, JobCounters.CHANGELOG_CHUNKS_REMOVED));
       List<ShardResult> shards;

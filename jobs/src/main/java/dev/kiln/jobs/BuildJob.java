@@ -10,7 +10,6 @@ import dev.kiln.ingest.RecordParser;
 import dev.kiln.ingest.SuppliedVectors;
 import dev.kiln.model.Chunk;
 import dev.kiln.model.ContentKey;
-import dev.kiln.model.Document;
 import dev.kiln.model.EmbeddedChunk;
 import dev.kiln.model.ParentChange;
 import dev.kiln.model.ParentChunk;
@@ -195,7 +194,7 @@ public final class BuildJob {
     env.setRuntimeMode(RuntimeExecutionMode.BATCH);
     env.setParallelism(config.parallelism);
     env.configure(JobSettings.jobSettings(config, env instanceof LocalStreamEnvironment));
-    DataStream<Document> documents;
+    DataStream<SourcedDocument> documents;
     DataStream<dev.kiln.operators.QuarantinedRecord> quarantined;
     DataStream<StageReport> reports;
     ChangelogStages.Streams changes = null;
@@ -246,11 +245,17 @@ public final class BuildJob {
     return out;
   }
 
-  /** A corpus build's documents and the records its parse and deduplicate stages set aside. */
-  private record CorpusStreams(DataStream<Document> documents, DataStream<String> kept,
+  /**
+   * A corpus build's documents and the records its parse and deduplicate stages set aside; {@code kept}
+   * (an incremental build's unchanged ids) is null in a full build.
+   */
+  private record CorpusStreams(DataStream<SourcedDocument> documents, DataStream<String> kept,
       DataStream<dev.kiln.operators.QuarantinedRecord> quarantine, DataStream<StageReport> reports) {}
 
-  /** Corpus → parse → deduplicate; with {@code base}, unchanged documents leave as ids ({@code kept}). */
+  /**
+   * Corpus → parse, and with {@code base} → deduplicate, where unchanged documents leave as ids
+   * ({@code kept}); a full build deduplicates in its writers.
+   */
   private CorpusStreams readCorpus(StreamExecutionEnvironment env, BaseDocuments base) {
     List<org.apache.flink.core.fs.Path> roots = corpusPaths();
     CorpusFileFormat format = new CorpusFileFormat(config.inputFormat(), config.ingest.maxRecordBytes,
@@ -267,15 +272,22 @@ public final class BuildJob {
         new ParseFunction(new RecordParser(rootNames, config.ingest,
             new SuppliedVectors(model.dimension(), model.normalize(), config.ingest.vectorUnitTolerance)), base),
         SourcedDocument.class, JobCounters.PARSE_STAGE);
-    SingleOutputStreamOperator<Document> documents = ReportingStages.process(parsed.keyBy(new JobKeys.DocumentId()),
-        "deduplicate", new DeduplicateFunction(), Document.class, JobCounters.DEDUPLICATE_STAGE);
+    if (base == null) {
+      // A full build: duplicate ids are resolved by the writers (WriterDuplicates), so nothing here sorts
+      // or holds the corpus and the shard writers start with the first parsed record.
+      return new CorpusStreams(parsed, null, parsed.getSideOutput(ParseFunction.QUARANTINE),
+          parsed.getSideOutput(StageReports.TAG));
+    }
+    SingleOutputStreamOperator<SourcedDocument> documents = ReportingStages.process(
+        parsed.keyBy(new JobKeys.DocumentId()), "deduplicate", new DeduplicateFunction(), SourcedDocument.class,
+        JobCounters.DEDUPLICATE_STAGE);
     return new CorpusStreams(documents, documents.getSideOutput(DeduplicateFunction.KEPT),
         parsed.getSideOutput(ParseFunction.QUARANTINE)
         .union(documents.getSideOutput(ParseFunction.QUARANTINE)),
         parsed.getSideOutput(StageReports.TAG).union(documents.getSideOutput(StageReports.TAG)));
   }
 
-  private JobOutcome run(StreamExecutionEnvironment env, String snapshotId, DataStream<Document> documents,
+  private JobOutcome run(StreamExecutionEnvironment env, String snapshotId, DataStream<SourcedDocument> documents,
       Continued continued, ChangelogStages.Streams changes, DataStream<StageReport> stageReports,
       CommitPlan plan) throws Exception {
     SingleOutputStreamOperator<Chunk> chunks = ReportingStages.process(documents, "chunk",
@@ -319,7 +331,7 @@ public final class BuildJob {
         .partitionCustom(new ShardPartitioner(), new DocShardKey<EmbeddedChunk>(shards, c -> c.chunk().docId()))
         .fullWindowPartition()
         .mapPartition(TaskThreadFailures.of(new ShardWriterFunction(writeRoot, snapshotId, shards, model.dimension(),
-            config.index)))
+            config.index, quarantineDir(snapshotId))))
         .returns(StageReport.class)
         .name("write-shards")
         // partitionCustom + mapPartition does not inherit the routing's parallelism: set it, or

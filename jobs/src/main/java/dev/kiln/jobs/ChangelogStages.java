@@ -4,7 +4,7 @@ import dev.kiln.config.BuildConfig;
 import dev.kiln.ingest.ChangelogDeserializer;
 import dev.kiln.ingest.ChangelogRecordParser;
 import dev.kiln.model.ChangeOp;
-import dev.kiln.model.Document;
+import dev.kiln.operators.SourcedDocument;
 import dev.kiln.model.EmbeddedChunk;
 import dev.kiln.model.ParentChange;
 import dev.kiln.model.ParentChunk;
@@ -41,7 +41,7 @@ final class ChangelogStages {
   private ChangelogStages() {}
 
   /** Upserted documents, ids to remove from the base, and quarantined records. */
-  record Streams(DataStream<Document> upserts, DataStream<ShardChange> removals,
+  record Streams(DataStream<SourcedDocument> upserts, DataStream<ShardChange> removals,
       DataStream<ParentChange> parentRemovals, DataStream<QuarantinedRecord> quarantine,
       DataStream<StageReport> reports) {}
 
@@ -67,7 +67,7 @@ final class ChangelogStages {
         JobCounters.CHANGELOG_PARSE_STAGE);
     SingleOutputStreamOperator<ChangeOp> winners = ReportingStages.process(ops.keyBy(new OpId()), "resolve-ops",
         new ChangelogResolveFunction(), ChangeOp.class, JobCounters.CHANGELOG_RESOLVE_STAGE);
-    DataStream<Document> upserts = winners.flatMap(new Upserted()).name("upserted-documents");
+    DataStream<SourcedDocument> upserts = winners.flatMap(new Upserted()).name("upserted-documents");
     DataStream<ShardChange> removals = winners.map(new Removal()).name("removals");
     DataStream<ParentChange> parentRemovals = winners.map(new ParentRemoval()).name("parent-removals");
     return new Streams(upserts, removals, parentRemovals, ops.getSideOutput(ParseFunction.QUARANTINE),
@@ -89,13 +89,14 @@ final class ChangelogStages {
     }
   }
 
-  static final class Upserted implements FlatMapFunction<ChangeOp, Document> {
+  /** The winning upserts, positioned by their log offset (the continuing writers need no position). */
+  static final class Upserted implements FlatMapFunction<ChangeOp, SourcedDocument> {
     private static final long serialVersionUID = 1L;
 
     @Override
-    public void flatMap(ChangeOp op, Collector<Document> out) {
+    public void flatMap(ChangeOp op, Collector<SourcedDocument> out) {
       if (op.kind() == ChangeOp.Kind.UPSERT) {
-        out.collect(op.document());
+        out.collect(new SourcedDocument(op.document(), op.offset()));
       }
     }
   }

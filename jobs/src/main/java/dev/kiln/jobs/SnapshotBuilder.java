@@ -168,6 +168,7 @@ public final class SnapshotBuilder {
                 : "; resumed from unpublished " + outcome.reuse().source().resumedFrom()))
         .put("chunks truncated", outcome.counter(JobCounters.CHUNKS_TRUNCATED))
         .put("chunks written", outcome.counter(JobCounters.CHUNKS_WRITTEN))
+        .put("chunks of duplicate ids (embedded, not written)", outcome.counter(JobCounters.CHUNKS_DUPLICATE_ID))
         .put("chunks oversize (kept whole)", outcome.counter(JobCounters.CHUNKS_OVERSIZE))
         .put("parents written", outcome.counter(JobCounters.PARENTS_WRITTEN))
         .put("shards", config.shards)

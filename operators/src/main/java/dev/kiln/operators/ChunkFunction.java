@@ -8,6 +8,7 @@ import dev.kiln.model.Chunk;
 import dev.kiln.model.DocumentFingerprint;
 import dev.kiln.model.Document;
 import dev.kiln.model.ParentChunk;
+import dev.kiln.model.RecordPosition;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
@@ -19,7 +20,7 @@ import org.apache.flink.util.OutputTag;
  * model's tokenizer. Under parent-child chunking the parents go to the {@link #PARENTS} side output,
  * to be written once into the snapshot's docstore.
  */
-public final class ChunkFunction extends ProcessFunction<Document, Chunk> {
+public final class ChunkFunction extends ProcessFunction<SourcedDocument, Chunk> {
   private static final long serialVersionUID = 2L;
   public static final OutputTag<ParentChunk> PARENTS = new OutputTag<>("parents") {};
 
@@ -58,8 +59,11 @@ public final class ChunkFunction extends ProcessFunction<Document, Chunk> {
   }
 
   @Override
-  public void processElement(Document doc, Context ctx, Collector<Chunk> out) {
+  public void processElement(SourcedDocument sourced, Context ctx, Collector<Chunk> out) {
     long start = System.nanoTime();
+    Document doc = sourced.document();
+    // Every piece names its record: the shard writers resolve duplicate ids by it.
+    RecordPosition position = sourced.position();
     DocumentChunker.Result cut = chunker.cut(doc);
     String fingerprint = fingerprintSettings == null ? "" : DocumentFingerprint.hex(doc, fingerprintSettings);
     timer.add(start);
@@ -69,9 +73,9 @@ public final class ChunkFunction extends ProcessFunction<Document, Chunk> {
       if (c.oversize()) {
         oversize.add(1);
       }
-      out.collect(fingerprint.isEmpty() ? c : c.withDocFingerprint(fingerprint));
+      out.collect((fingerprint.isEmpty() ? c : c.withDocFingerprint(fingerprint)).withSource(position));
     }
-    cut.parents().forEach(p -> ctx.output(PARENTS, p));
+    cut.parents().forEach(p -> ctx.output(PARENTS, p.withSource(position)));
   }
 
   @Override

@@ -11,7 +11,10 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
- * Keeps one document per id, keyed by document id. <b>Rule:</b> the record that comes first in
+ * Keeps one document per id, keyed by document id: an incremental build's deduplication (a full build
+ * resolves duplicates in its shard writers instead, {@link DocumentWinners}, without a sort in front of
+ * them; an incremental build cannot: a base document's chunks, once deleted, cannot come back when an
+ * unchanged copy of it turns out to win). <b>Rule:</b> the record that comes first in
  * (source URI, byte offset) order wins; every other record with the same id is quarantined as
  * {@code duplicate_id}, naming the winner. The rule depends only on where records are, never on which
  * reader ran first, so a rebuild of the same corpus keeps the same documents.
@@ -22,7 +25,7 @@ import org.apache.flink.util.OutputTag;
  * <p>In batch execution keyed input arrives sorted by key and the end-of-key timer fires once all
  * records of a key were seen, so only one document per key is held at a time.
  */
-public final class DeduplicateFunction extends KeyedProcessFunction<String, SourcedDocument, Document> {
+public final class DeduplicateFunction extends KeyedProcessFunction<String, SourcedDocument, SourcedDocument> {
   private static final long serialVersionUID = 1L;
   /** Ids of unchanged documents whose base chunks stay (incremental builds). */
   public static final OutputTag<String> KEPT = new OutputTag<>("kept") {};
@@ -39,7 +42,7 @@ public final class DeduplicateFunction extends KeyedProcessFunction<String, Sour
   }
 
   @Override
-  public void processElement(SourcedDocument doc, Context ctx, Collector<Document> out) throws Exception {
+  public void processElement(SourcedDocument doc, Context ctx, Collector<SourcedDocument> out) throws Exception {
     SourcedDocument current = kept.value();
     if (current == null) {
       kept.update(doc);
@@ -63,13 +66,13 @@ public final class DeduplicateFunction extends KeyedProcessFunction<String, Sour
   }
 
   @Override
-  public void onTimer(long timestamp, OnTimerContext ctx, Collector<Document> out) throws Exception {
+  public void onTimer(long timestamp, OnTimerContext ctx, Collector<SourcedDocument> out) throws Exception {
     SourcedDocument doc = kept.value();
     if (doc != null) {
       if (doc.unchanged()) {
         ctx.output(KEPT, doc.document().id());
       } else {
-        out.collect(doc.document());
+        out.collect(doc);
       }
       kept.clear();
     }

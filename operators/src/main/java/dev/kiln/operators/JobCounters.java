@@ -24,6 +24,11 @@ public final class JobCounters {
   public static final String MODEL_LOADS = "model.loads";
   public static final String CHUNKS_TRUNCATED = "chunks.truncated";
   public static final String CHUNKS_WRITTEN = "chunks.written";
+  /**
+   * Chunks a full build's shard writers dropped or deleted because their record lost to an earlier
+   * record with the same document id (embedded, not in the snapshot).
+   */
+  public static final String CHUNKS_DUPLICATE_ID = "chunks.duplicate_id";
   /** Values of range-indexed metadata keys ({@code index.range-fields}) that did not parse as their type: no point. */
   public static final String RANGE_VALUES_UNPARSED = "range.values.unparsed";
   public static final String SHARDS = "shards";
@@ -67,8 +72,10 @@ public final class JobCounters {
   public static final List<String> EMBED_STAGE = List.of(CHUNKS_EMBEDDED, CHUNKS_REUSED, CHUNKS_SUPPLIED,
       CHUNKS_DEDUPLICATED, CHUNKS_TRUNCATED, MODEL_LOADS, TIME_EMBED);
   public static final List<String> WRITE_STAGE = List.of(CHUNKS_WRITTEN, TIME_WRITE, CHANGELOG_CHUNKS_REMOVED,
-      CHANGELOG_DELETE_UNKNOWN, RANGE_VALUES_UNPARSED, INCREMENTAL_KEPT, INCREMENTAL_REMOVED);
-  public static final List<String> PARENTS_STAGE = List.of(PARENTS_WRITTEN, CHANGELOG_PARENTS);
+      CHANGELOG_DELETE_UNKNOWN, RANGE_VALUES_UNPARSED, INCREMENTAL_KEPT, INCREMENTAL_REMOVED,
+      // a full build's writers resolve duplicate ids (WriterDuplicates): they correct these
+      CHUNKS, CHUNKS_DUPLICATE_ID, DOCUMENTS, QUARANTINED);
+  public static final List<String> PARENTS_STAGE = List.of(PARENTS_WRITTEN, CHANGELOG_PARENTS, PARENTS);
   public static final List<String> CHANGELOG_PARSE_STAGE = List.of(RECORDS_READ, QUARANTINED, TIME_PARSE);
   public static final List<String> CHANGELOG_RESOLVE_STAGE = List.of(DOCUMENTS, CHANGELOG_UPSERTS, CHANGELOG_DELETES,
       CHANGELOG_SUPERSEDED);

@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapPartitionFunction;
 import org.apache.flink.util.Collector;
@@ -17,7 +16,8 @@ import org.apache.flink.util.Collector;
 /**
  * Parents docstore write stage (parent-child chunking). Routed like chunks, so subtask {@code i} of
  * {@code p} owns shards {@code s mod p == i} and writes {@code parents/shard-<s>/} for each, empty
- * ones included. Emits the number of parents it wrote. A remote snapshots root gets the parts written
+ * ones included. Of several records with one document id only the first one's parents are kept
+ * ({@link WriterDuplicates}). Emits the number of parents it wrote. A remote snapshots root gets the parts written
  * on local disk first and uploaded, as {@link ShardWriterFunction} does with shards.
  */
 public final class ParentWriterFunction extends RichMapPartitionFunction<ParentChunk, StageReport> {
@@ -26,7 +26,6 @@ public final class ParentWriterFunction extends RichMapPartitionFunction<ParentC
   private final String snapshotsRoot;
   private final String snapshotId;
   private final int shards;
-  private transient LongCounter written;
   private transient StageTimer timer;
 
   public ParentWriterFunction(String snapshotsRoot, String snapshotId, int shards) {
@@ -37,7 +36,6 @@ public final class ParentWriterFunction extends RichMapPartitionFunction<ParentC
 
   @Override
   public void open(OpenContext ctx) {
-    written = getRuntimeContext().getLongCounter(JobCounters.PARENTS_WRITTEN);
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_WRITE);
   }
 
@@ -57,6 +55,8 @@ public final class ParentWriterFunction extends RichMapPartitionFunction<ParentC
       int subtask, int parallelism) throws IOException {
     SnapshotLayout layout = staging.layout();
     Map<Integer, ParentStoreWriter> writers = new TreeMap<>();
+    // The chunk writers quarantine the losing records; this one drops their parents the same way.
+    WriterDuplicates duplicates = WriterDuplicates.forParents(getRuntimeContext());
     try {
       for (ParentChunk p : parents) {
         long start = System.nanoTime();
@@ -70,8 +70,13 @@ public final class ParentWriterFunction extends RichMapPartitionFunction<ParentC
           w = new ParentStoreWriter(layout.parentsDir(snapshotId, shard));
           writers.put(shard, w);
         }
-        w.add(p);
-        written.add(1);
+        DocumentWinners.Action action = duplicates.offer(p.docId(), p.source(), p.text());
+        if (action == DocumentWinners.Action.REPLACE) {
+          w.deleteDocument(p.docId());
+        }
+        if (action != DocumentWinners.Action.DROP) {
+          w.add(p);
+        }
         timer.add(start);
       }
       for (int shard = subtask; shard < shards; shard += parallelism) {

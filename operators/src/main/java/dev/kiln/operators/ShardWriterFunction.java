@@ -23,6 +23,10 @@ import org.apache.flink.util.Collector;
  * snapshot's directory. Owned shards that received no chunk are still written, empty, so that the
  * committer can tell an empty shard from a missing one. Each finished shard is merged, probed and
  * described here ({@link ShardFinisher}), on the disk that holds it, and reported to the committer.
+ *
+ * <p>Of several records with one document id only the first (in source order) is written: the writer
+ * resolves duplicates as chunks arrive ({@link WriterDuplicates}), so that nothing in front of it has
+ * to hold or sort the whole corpus.
  */
 public final class ShardWriterFunction extends RichMapPartitionFunction<EmbeddedChunk, StageReport> {
   private static final long serialVersionUID = 1L;
@@ -33,13 +37,20 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
   private final int shards;
   private final int dimension;
   private final IndexConfig config;
-  private transient LongCounter written;
+  private final String quarantineDir;
   private transient LongCounter rangeUnparsed;
   private transient StageTimer timer;
   private transient WriteMetrics metrics;
 
   public ShardWriterFunction(String snapshotsRoot, String snapshotId, int shards, int dimension,
       IndexConfig config) {
+    this(snapshotsRoot, snapshotId, shards, dimension, config, null);
+  }
+
+  /** @param quarantineDir where records that lose to an earlier one with their id are listed, or null: nowhere */
+  public ShardWriterFunction(String snapshotsRoot, String snapshotId, int shards, int dimension,
+      IndexConfig config, String quarantineDir) {
+    this.quarantineDir = quarantineDir;
     this.snapshotsRoot = snapshotsRoot;
     this.snapshotId = snapshotId;
     this.shards = shards;
@@ -49,7 +60,6 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
 
   @Override
   public void open(OpenContext ctx) {
-    written = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_WRITTEN);
     rangeUnparsed = getRuntimeContext().getLongCounter(JobCounters.RANGE_VALUES_UNPARSED);
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_WRITE);
     metrics = new WriteMetrics(getRuntimeContext().getMetricGroup());
@@ -65,7 +75,8 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
     WriterStaging staging = WriterStaging.open(snapshotsRoot, snapshotId, "shards", subtask);
     SnapshotLayout layout = staging.layout();
     Map<Integer, ShardIndexWriter> writers = new TreeMap<>();
-    try {
+    WriterDuplicates duplicates = WriterDuplicates.forChunks(getRuntimeContext(), quarantineDir);
+    try (duplicates) {
       for (EmbeddedChunk c : chunks) {
         long start = System.nanoTime();
         int shard = ShardRouter.shardOf(c.chunk().docId(), shards);
@@ -78,10 +89,15 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
           w = new ShardIndexWriter(layout.shardDir(snapshotId, shard), config, dimension);
           writers.put(shard, w);
         }
-        w.add(c);
+        DocumentWinners.Action action = duplicates.offer(c.chunk().docId(), c.chunk().source(), c.chunk().text());
+        if (action == DocumentWinners.Action.REPLACE) {
+          w.deleteDocument(c.chunk().docId());
+        }
+        if (action != DocumentWinners.Action.DROP) {
+          w.add(c);
+          metrics.chunk();
+        }
         dev.kiln.internal.PausePoint.reached("write");
-        written.add(1);
-        metrics.chunk();
         timer.add(start);
       }
       for (int shard = subtask; shard < shards; shard += parallelism) {
@@ -116,6 +132,10 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
         out.collect(StageReport.shard(finished.get(i), i == 0
             ? StageReports.of("write-shards", getRuntimeContext(), JobCounters.WRITE_STAGE).counters()
             : Map.of()));
+      }
+      StageReport quarantine = duplicates.report("write-shards", subtask);
+      if (quarantine != null) {
+        out.collect(quarantine);
       }
     } catch (IOException | RuntimeException e) {
       for (ShardIndexWriter w : writers.values()) {

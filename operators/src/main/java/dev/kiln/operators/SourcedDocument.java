@@ -1,6 +1,7 @@
 package dev.kiln.operators;
 
 import dev.kiln.model.Document;
+import dev.kiln.model.RecordPosition;
 import java.io.Serializable;
 
 /**
@@ -22,9 +23,13 @@ public record SourcedDocument(Document document, long offset, boolean unchanged)
         document.contentType(), null), offset, true);
   }
 
+  /** Where the record was read. */
+  public RecordPosition position() {
+    return new RecordPosition(document.sourceUri(), offset);
+  }
+
   /** Whether this record comes before {@code other} in (source URI, offset) order. */
   boolean precedes(SourcedDocument other) {
-    int c = document.sourceUri().compareTo(other.document.sourceUri());
-    return c < 0 || (c == 0 && offset < other.offset);
+    return position().precedes(other.position());
   }
 }
