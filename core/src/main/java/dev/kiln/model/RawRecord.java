@@ -6,8 +6,8 @@ package dev.kiln.model;
  * quarantined with its origin instead of failing the reader.
  *
  * @param sourceUri the file the record came from
- * @param offset byte offset of the record in that file (0 for whole-file formats; the row group's
- *     offset for Parquet)
+ * @param offset the record's offset in that file: a line's byte offset (0 for whole-file formats); for
+ *     Parquet the row's number in the file (an unreadable row group: its first row's)
  * @param format the input format that produced it
  * @param payload the record's text, or {@code null} when it could not be decoded or is a tombstone
  * @param problem the quarantine reason code when the record could not be decoded, or {@code null}

@@ -3,8 +3,8 @@ package dev.kiln.model;
 import java.io.Serializable;
 
 /**
- * Where a corpus record was read: its file and the byte offset of the record in it (0 for a whole
- * file; a Parquet row's ordinal). Records with the same document id are resolved by this position
+ * Where a corpus record was read: its file and the record's offset in it (a line's byte offset; 0 for a
+ * whole file; a Parquet row's number in the file). Every record of a file has its own. Records with the same document id are resolved by this position
  * alone (the first wins), so the outcome never depends on which reader ran first.
  *
  * @param sourceUri the file the record came from

@@ -22,7 +22,14 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaBuilder;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.parquet.avro.AvroParquetWriter;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.io.LocalOutputFile;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.store.FSDirectory;
@@ -35,7 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Duplicate document ids in a full build, resolved by the shard and parents writers as pieces arrive
  * (no keyed stage sorts the corpus first): documents long enough for several chunks and parents, each
  * id in up to three files and twice in one file, read by two parallel readers. Every id keeps only the
- * pieces of its first record in (source, offset) order, every other record is quarantined once, the
+ * pieces of its first record in (source, offset) order (two rows of one Parquet row group included),
+ * every other record is quarantined once, the
  * counters add up to what the snapshot holds; an incremental build of the same corpus (which resolves
  * duplicates in a keyed stage) keeps every document, so both paths pick the same winners.
  */
@@ -50,7 +58,7 @@ class DuplicateIdsITCase {
   /** Winner's marker word per duplicated id; every other version carries another marker. */
   static final Map<String, String> WINNERS = new TreeMap<>();
   static final int UNIQUE = 24;
-  static final int LOSERS = 4;
+  static final int LOSERS = 5;
 
   @BeforeAll
   static void buildTwice() throws Exception {
@@ -78,6 +86,21 @@ class DuplicateIdsITCase {
     Files.write(corpus.resolve("a.jsonl"), a);
     Files.write(corpus.resolve("b.jsonl"), b);
     Files.write(corpus.resolve("c.jsonl"), c);
+    // "rows" twice in one Parquet row group: its first row wins (every row has its own offset).
+    Schema schema = SchemaBuilder.record("Doc").fields().requiredString("_id").requiredString("title")
+        .requiredString("text").endRecord();
+    try (ParquetWriter<GenericRecord> w = AvroParquetWriter.<GenericRecord>builder(
+        new LocalOutputFile(corpus.resolve("d.parquet"))).withSchema(schema).build()) {
+      for (String marker : new String[] {"delta", "dusk"}) {
+        JsonNode row = new ObjectMapper().readTree(line("rows", marker));
+        GenericRecord g = new GenericData.Record(schema);
+        g.put("_id", row.get("_id").asText());
+        g.put("title", row.get("title").asText());
+        g.put("text", row.get("text").asText());
+        w.write(g);
+      }
+    }
+    WINNERS.put("rows", "delta");
     root = work.resolve("snapshots");
     full = build(root, cfg -> cfg.incremental = "off");
     plain = build(work.resolve("plain"), cfg -> cfg.chunker.parents.enabled = false);
@@ -155,8 +178,8 @@ class DuplicateIdsITCase {
     long lateInB = offsetOfLastLine(corpus.resolve("b.jsonl"));
     long multiInB = lateInB - (line("multi", "bravo").getBytes(StandardCharsets.UTF_8).length + 1);
     long multiInC = line("late", "cobalt").getBytes(StandardCharsets.UTF_8).length + 1;
-    assertEquals(List.of("a.jsonl@" + twiceOffset, "b.jsonl@" + multiInB, "c.jsonl@0", "c.jsonl@" + multiInC),
-        losers, "the second 'twice' in a.jsonl, 'multi' in b and c, 'late' in c");
+    assertEquals(List.of("a.jsonl@" + twiceOffset, "b.jsonl@" + multiInB, "c.jsonl@0", "c.jsonl@" + multiInC,
+        "d.parquet@1"), losers, "the second 'twice' in a.jsonl, 'multi' in b and c, 'late' in c, row 1 of d.parquet");
     records.stream().filter(r -> r.get("source_uri").asText().endsWith("b.jsonl")).forEach(r ->
         assertTrue(r.get("detail").asText().contains("a.jsonl @ "), "names the winner: " + r));
   }

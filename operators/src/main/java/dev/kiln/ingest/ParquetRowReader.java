@@ -28,7 +28,8 @@ import org.apache.parquet.schema.Type;
  * Rows of a Parquet file, streamed one row group at a time, each rendered as a JSON object with the
  * file's own column names (the parser maps them to id, title, text and metadata). The split owns the
  * row groups that start inside it. A row group that cannot be read becomes one {@code
- * unreadable_row_group} record at the group's offset and reading goes on with the next group. The
+ * unreadable_row_group} record at its first row's number and reading goes on with the next group. A
+ * record's offset is its row's number in the file. The
  * vector column ({@code ingest.vector-field}), when it is a plain list of numbers without nulls, is
  * decoded straight into floats beside the JSON ({@link RawRecord#vector}) instead of into it: at 384
  * dimensions, rendering the floats as text and parsing them back was most of the parse stage's time.
@@ -51,7 +52,13 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
   private final VectorColumn vectors;
   private RecordReader<VectorColumn.Values> vectorRows;
   private long rowsLeft;
-  private long groupOffset;
+  /** The file's row number of each row group's first row. */
+  private final long[] firstRows;
+  /**
+   * A record's offset: the row's number in the file, from 0. Byte offsets cannot tell the rows of one
+   * row group apart, and duplicate ids are resolved by (file, offset): every row needs its own.
+   */
+  private long rowNumber;
   private long bytesPerRow;
 
   ParquetRowReader(String uri, ParquetFileReader reader, long start, long end, long modified, String vectorField) {
@@ -62,6 +69,10 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
     this.vectors = VectorColumn.of(schema, vectorField);
     this.modified = modified;
     List<BlockMetaData> blocks = reader.getRowGroups();
+    firstRows = new long[blocks.size()];
+    for (int i = 1; i < blocks.size(); i++) {
+      firstRows[i] = firstRows[i - 1] + blocks.get(i - 1).getRowCount();
+    }
     for (int i = 0; i < blocks.size(); i++) {
       long s = blocks.get(i).getStartingPos();
       if (s >= start && s < end) {
@@ -92,7 +103,7 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
           fields = toJson(row, vectorField, vector);
         }
         String json = JSON.writeValueAsString(fields);
-        batch.add(RawRecord.of(uri, groupOffset, InputFormat.PARQUET, json).withSource(bytesPerRow, modified)
+        batch.add(RawRecord.of(uri, rowNumber++, InputFormat.PARQUET, json).withSource(bytesPerRow, modified)
             .withVector(vector[0]));
       } catch (RuntimeException e) {
         batch.add(unreadable(rowsLeft + " rows left: " + e));
@@ -109,7 +120,7 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
     }
     int index = groups.get(nextGroup++);
     BlockMetaData block = reader.getRowGroups().get(index);
-    groupOffset = block.getStartingPos();
+    rowNumber = firstRows[index];
     bytesPerRow = block.getRowCount() == 0 ? 0 : block.getCompressedSize() / block.getRowCount();
     try {
       PageReadStore pages = reader.readRowGroup(index);
@@ -126,7 +137,7 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
   }
 
   private RawRecord unreadable(String detail) {
-    return new RawRecord(uri, groupOffset, InputFormat.PARQUET, detail, QuarantineReason.UNREADABLE_ROW_GROUP);
+    return new RawRecord(uri, rowNumber, InputFormat.PARQUET, detail, QuarantineReason.UNREADABLE_ROW_GROUP);
   }
 
   static ObjectNode toJson(Group g) {

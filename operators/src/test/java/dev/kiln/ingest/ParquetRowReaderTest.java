@@ -185,6 +185,18 @@ class ParquetRowReaderTest {
     assertEquals("5", d.metadata().get("row"));
   }
 
+  /** Duplicate ids are resolved by (file, offset): rows of one row group must not share an offset. */
+  @Test
+  void everyRowsOffsetIsItsNumberInTheFileWhicheverSplitReadsIt() throws Exception {
+    write(dir.resolve("docs.parquet"), 12);
+    List<RawRecord> read = CorpusFiles.read(InputFormat.AUTO, 4096, dir);
+    assertTrue(CorpusFiles.splitCount(InputFormat.AUTO, 4096, dir) > 1);
+    assertEquals(12, read.size());
+    for (RawRecord r : read) {
+      assertTrue(r.payload().contains("\"p" + r.offset() + "\""), "row " + r.offset() + ": " + r.payload());
+    }
+  }
+
   @Test
   void anUnreadableRowGroupIsOneQuarantineRecordAndTheOtherGroupsAreRead() throws Exception {
     Path file = write(dir.resolve("broken.parquet"), 12);
@@ -203,7 +215,7 @@ class ParquetRowReaderTest {
     List<RawRecord> bad = read.stream().filter(r -> r.problem() != null).toList();
     assertEquals(1, bad.size(), bad.toString());
     assertEquals(QuarantineReason.UNREADABLE_ROW_GROUP, bad.get(0).problem());
-    assertEquals(start, bad.get(0).offset());
+    assertEquals(4, bad.get(0).offset(), "the group's first row (four rows a group)");
     assertEquals(8, read.size() - bad.size());
   }
 
