@@ -75,6 +75,25 @@ class DocumentFingerprintTest {
         DocumentFingerprint.of(with("d1", "Title", "Body text.", touched, ContentType.TEXT, DOC.vector()), "s"));
   }
 
+  /**
+   * Fingerprints are stored in every shard ({@code doc_fp}) and compared by the next build: the same
+   * document must hash to the same bytes in every version, or an upgrade would rebuild everything.
+   */
+  @Test
+  void fingerprintsAreStableAcrossVersions() {
+    Map<String, String> meta = new java.util.HashMap<>(Map.of("tenant", "a", "lang", "en", "source_uri", "file:/x",
+        "modified", "2026", "zeta", "\u00fcn\u00ef", "alpha", ""));
+    Document d = new Document("d1", "Title", "Body text with \u00fcn\u00efc\u00f6d\u00e9 and \u4e2d\u6587.", meta,
+        "file:/corpus/a.jsonl", ContentType.MARKDOWN, new float[] {0.6f, 0.8f, -0.0f, 1e-30f});
+    assertEquals("a1b4bedb66a43c5a7412dc0bd7a9a060", DocumentFingerprint.hex(d, "settings|x"));
+    Document plain = new Document("d2", "", "Plain.", Map.of(), "file:/c", ContentType.TEXT, null);
+    assertEquals("a915bdd9429b0947a6bb07474c53a4f9", DocumentFingerprint.hex(plain, "s"));
+    float[] nan = {Float.intBitsToFloat(0x7fc00001), 1f};
+    float[] canonical = {Float.NaN, 1f};
+    assertArrayEquals(DocumentFingerprint.of(with("d1", "T", "x", Map.of(), ContentType.TEXT, canonical), "s"),
+        DocumentFingerprint.of(with("d1", "T", "x", Map.of(), ContentType.TEXT, nan), "s"), "every NaN hashes alike");
+  }
+
   @Test
   void aHexFingerprintOfAnotherLengthIsRefused() {
     assertThrows(IllegalArgumentException.class, () -> DocumentFingerprint.bytes("abcd"));
