@@ -8,7 +8,6 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.eclipse.jetty.server.ConnectionLimit;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
@@ -31,11 +30,12 @@ import org.slf4j.LoggerFactory;
  * <p>Protection ({@link ServerConfig}): Jetty's NIO connector holds no thread for a connection that
  * is idle or still sending; a connection silent for the idle timeout is closed, and so is one whose
  * headers ({@link HeaderDeadline}) or body take longer than it (408); at most {@code maxConnections}
- * are open ({@link ConnectionLimit}: past it Jetty stops accepting and shortens the open ones' idle
- * timeout to at most {@value #IDLE_AT_LIMIT_MS} ms). Searches run on their own pool with a bounded
- * queue (503 + {@code Retry-After: 1} when full); a search whose client has gone before it starts is
- * dropped ({@link ClientProbe}). Host and Origin are checked ({@link HostGuard}, 403) and, with
- * {@link ApiKeys}, a key is required (401) and its bindings narrow every search.
+ * are open ({@link SheddingConnectionLimit}: past it Jetty stops accepting, and the open connections,
+ * and those opened until it clears, get an idle timeout of at most {@value #IDLE_AT_LIMIT_MS} ms).
+ * Searches run on their own pool with a bounded queue (503 + {@code Retry-After: 1} when full); a
+ * search whose client has gone before it starts is dropped ({@link ClientProbe}). Host and Origin are
+ * checked ({@link HostGuard}, 403) and, with {@link ApiKeys}, a key is required (401) and its
+ * bindings narrow every search.
  */
 public final class SearchServer implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(SearchServer.class);
@@ -86,8 +86,8 @@ public final class SearchServer implements Closeable {
     server.addConnector(connector);
 
     ServerMetrics metrics = new ServerMetrics();
-    ConnectionLimit limit = new ConnectionLimit(config.maxConnections(), server);
-    limit.setIdleTimeout(Math.min(config.idleTimeoutMs(), IDLE_AT_LIMIT_MS));
+    SheddingConnectionLimit limit = new SheddingConnectionLimit(config.maxConnections(), server,
+        config.idleTimeoutMs(), Math.min(config.idleTimeoutMs(), IDLE_AT_LIMIT_MS));
     server.addBean(limit);
     metrics.openConnections(limit::getConnections);
     connector.addBean(new HeaderDeadline(server.getScheduler(), config.idleTimeoutMs(), metrics));

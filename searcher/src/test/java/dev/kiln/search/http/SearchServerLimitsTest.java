@@ -191,6 +191,33 @@ class SearchServerLimitsTest {
   }
 
   @Test
+  void everyConnectionOpenWhenTheLimitIsReachedGetsTheShortIdleTimeout() throws Exception {
+    // Exactly the limit and nothing queued behind: no later accept re-applies the short timeout, so
+    // each connection must get it when the limit is reached, including those the acceptor took before
+    // the selector had opened them (always the one that reached the limit). One that kept the 60 s
+    // idle timeout would not be closed within the 20 s allowed (1 s is due).
+    int limit = 16;
+    try (SearchServer server = SearchServer.start(searchers,
+        ServerConfig.of("127.0.0.1", 0, 2).withIdleTimeoutMs(60_000).withMaxConnections(limit))) {
+      List<Socket> idle = new ArrayList<>();
+      try {
+        for (int i = 0; i < limit; i++) {
+          idle.add(RawHttp.open(server.port()));
+        }
+        for (int i = 0; i < limit; i++) {
+          assertTrue(RawHttp.closedByServer(idle.get(i), Duration.ofSeconds(20)),
+              "idle connection " + (i + 1) + " of " + limit + " kept its 60 s idle timeout at the limit");
+        }
+        assertEquals(200, get(server, "/health", Duration.ofSeconds(20)).statusCode());
+      } finally {
+        for (Socket s : idle) {
+          s.close();
+        }
+      }
+    }
+  }
+
+  @Test
   void aFullQueueIsAnswered503WithRetryAfterAndHealthStillAnswers() throws Exception {
     try (SearchServer server = SearchServer.start(searchers,
         ServerConfig.of("127.0.0.1", 0, 1).withQueue(1))) {
