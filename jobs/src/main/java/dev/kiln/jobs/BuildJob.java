@@ -1,29 +1,21 @@
 package dev.kiln.jobs;
 
 import dev.kiln.config.BuildConfig;
-import dev.kiln.config.ConfigException;
 import dev.kiln.embed.ModelFiles;
 import dev.kiln.embed.ModelSpec;
-import dev.kiln.ingest.CorpusFileEnumerator;
-import dev.kiln.ingest.CorpusFileFormat;
-import dev.kiln.ingest.RecordParser;
-import dev.kiln.ingest.SuppliedVectors;
 import dev.kiln.model.Chunk;
 import dev.kiln.model.ContentKey;
 import dev.kiln.model.EmbeddedChunk;
 import dev.kiln.model.ParentChange;
 import dev.kiln.model.ParentChunk;
-import dev.kiln.model.RawRecord;
 import dev.kiln.model.ShardChange;
 import dev.kiln.operators.ChangelogParentWriterFunction;
 import dev.kiln.operators.ContinuingShardWriterFunction;
 import dev.kiln.operators.BaseDocuments;
 import dev.kiln.operators.ChunkFunction;
 import dev.kiln.operators.EmbedFunction;
-import dev.kiln.operators.DeduplicateFunction;
 import dev.kiln.operators.EmbedOperator;
 import dev.kiln.operators.ParentWriterFunction;
-import dev.kiln.operators.ParseFunction;
 import dev.kiln.operators.QuarantineSummary;
 import dev.kiln.operators.QuarantineWriterFunction;
 import dev.kiln.operators.SourcedDocument;
@@ -40,7 +32,6 @@ import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.io.SnapshotMirror;
 import dev.kiln.vectors.VectorFiles;
 import dev.kiln.operators.fs.RemoteBaseFiles;
-import java.io.IOException;
 import dev.kiln.snapshot.Manifest;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -48,13 +39,10 @@ import java.util.Map;
 import java.util.List;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
-import org.apache.flink.connector.file.src.FileSource;
-import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
@@ -162,25 +150,6 @@ public final class BuildJob {
     return model;
   }
 
-  /** Corpus roots as Flink paths, checked to exist so that a typo fails before the job starts. */
-  List<org.apache.flink.core.fs.Path> corpusPaths() {
-    List<org.apache.flink.core.fs.Path> paths = new ArrayList<>();
-    for (String c : config.corpus) {
-      org.apache.flink.core.fs.Path p = new org.apache.flink.core.fs.Path(c);
-      try {
-        FileSystem fs = p.getFileSystem();
-        org.apache.flink.core.fs.Path q = p.makeQualified(fs);
-        if (!fs.exists(q)) {
-          throw new ConfigException("corpus path not found: " + c);
-        }
-        paths.add(q);
-      } catch (IOException e) {
-        throw new ConfigException("cannot access corpus path " + c + ": " + e.getMessage(), e);
-      }
-    }
-    return paths;
-  }
-
   /**
    * Adds the build pipeline, committer included, to {@code env} and runs it.
    *
@@ -208,7 +177,7 @@ public final class BuildJob {
           shardFiles(changelog.baseManifest()));
     } else {
       BaseDocuments base = incremental != null && incremental.incremental() ? incremental.documents() : null;
-      CorpusStreams corpus = readCorpus(env, base);
+      CorpusStages.Streams corpus = CorpusStages.read(env, config, model, base);
       documents = corpus.documents();
       quarantined = corpus.quarantine();
       reports = corpus.reports();
@@ -243,48 +212,6 @@ public final class BuildJob {
       base.shards().forEach(s -> out.put(s.shard(), new ArrayList<>(s.files())));
     }
     return out;
-  }
-
-  /**
-   * A corpus build's documents and the records its parse and deduplicate stages set aside; {@code kept}
-   * (an incremental build's unchanged ids) is null in a full build.
-   */
-  private record CorpusStreams(DataStream<SourcedDocument> documents, DataStream<String> kept,
-      DataStream<dev.kiln.operators.QuarantinedRecord> quarantine, DataStream<StageReport> reports) {}
-
-  /**
-   * Corpus → parse, and with {@code base} → deduplicate, where unchanged documents leave as ids
-   * ({@code kept}); a full build deduplicates in its writers.
-   */
-  private CorpusStreams readCorpus(StreamExecutionEnvironment env, BaseDocuments base) {
-    List<org.apache.flink.core.fs.Path> roots = corpusPaths();
-    CorpusFileFormat format = new CorpusFileFormat(config.inputFormat(), config.ingest.maxRecordBytes,
-        config.ingest.maxSpoolBytes, config.ingest.vectorField);
-    long splitBytes = config.ingest.splitBytes;
-    FileSource<RawRecord> source = FileSource
-        .forBulkFileFormat(format, roots.toArray(new org.apache.flink.core.fs.Path[0]))
-        .setFileEnumerator(() -> new CorpusFileEnumerator(format, splitBytes))
-        .build();
-    DataStream<RawRecord> raw = env.fromSource(source, WatermarkStrategy.noWatermarks(), "read-corpus");
-
-    List<String> rootNames = roots.stream().map(org.apache.flink.core.fs.Path::toString).toList();
-    SingleOutputStreamOperator<SourcedDocument> parsed = ReportingStages.process(raw, "parse",
-        new ParseFunction(new RecordParser(rootNames, config.ingest,
-            new SuppliedVectors(model.dimension(), model.normalize(), config.ingest.vectorUnitTolerance)), base),
-        SourcedDocument.class, JobCounters.PARSE_STAGE);
-    if (base == null) {
-      // A full build: duplicate ids are resolved by the writers (WriterDuplicates), so nothing here sorts
-      // or holds the corpus and the shard writers start with the first parsed record.
-      return new CorpusStreams(parsed, null, parsed.getSideOutput(ParseFunction.QUARANTINE),
-          parsed.getSideOutput(StageReports.TAG));
-    }
-    SingleOutputStreamOperator<SourcedDocument> documents = ReportingStages.process(
-        parsed.keyBy(new JobKeys.DocumentId()), "deduplicate", new DeduplicateFunction(), SourcedDocument.class,
-        JobCounters.DEDUPLICATE_STAGE);
-    return new CorpusStreams(documents, documents.getSideOutput(DeduplicateFunction.KEPT),
-        parsed.getSideOutput(ParseFunction.QUARANTINE)
-        .union(documents.getSideOutput(ParseFunction.QUARANTINE)),
-        parsed.getSideOutput(StageReports.TAG).union(documents.getSideOutput(StageReports.TAG)));
   }
 
   private JobOutcome run(StreamExecutionEnvironment env, String snapshotId, DataStream<SourcedDocument> documents,

@@ -34,7 +34,8 @@ import org.apache.parquet.schema.Type;
  * decoded straight into floats beside the JSON ({@link RawRecord#vector}) instead of into it: at 384
  * dimensions, rendering the floats as text and parsing them back was most of the parse stage's time.
  * It is read by its own column reader ({@link VectorColumn}) into a float buffer, not through the
- * generic row objects.
+ * generic row objects; a vector column of another shape (or a file of nothing else) stays in the JSON,
+ * where the parser reads or refuses it.
  */
 final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -45,7 +46,6 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
   private final MessageType schema;
   private final List<Integer> groups = new ArrayList<>();
   private final long modified;
-  private final String vectorField;
   private int nextGroup;
   private RecordReader<Group> rows;
   /** The vector column read apart from the rows (null: it stays with them); see {@link VectorColumn}. */
@@ -63,7 +63,6 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
 
   ParquetRowReader(String uri, ParquetFileReader reader, long start, long end, long modified, String vectorField) {
     this.uri = uri;
-    this.vectorField = vectorField;
     this.reader = reader;
     this.schema = reader.getFooter().getFileMetaData().getSchema();
     this.vectors = VectorColumn.of(schema, vectorField);
@@ -95,12 +94,9 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
         Group row = rows.read();
         rowsLeft--;
         float[][] vector = new float[1][];
-        ObjectNode fields;
+        ObjectNode fields = toJson(row);
         if (vectors != null) {
-          fields = toJson(row);
           vectorRows.read().into(fields, vector);
-        } else {
-          fields = toJson(row, vectorField, vector);
         }
         String json = JSON.writeValueAsString(fields);
         batch.add(RawRecord.of(uri, rowNumber++, InputFormat.PARQUET, json).withSource(bytesPerRow, modified)
@@ -140,15 +136,8 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
     return new RawRecord(uri, rowNumber, InputFormat.PARQUET, detail, QuarantineReason.UNREADABLE_ROW_GROUP);
   }
 
+  /** The row as a JSON object. */
   static ObjectNode toJson(Group g) {
-    return toJson(g, null, new float[1][]);
-  }
-
-  /**
-   * The row as a JSON object; with {@code vectorField}, that column goes into {@code vector[0]} instead
-   * when it is a plain list of numbers ({@link #floats}), else it stays in the JSON.
-   */
-  static ObjectNode toJson(Group g, String vectorField, float[][] vector) {
     ObjectNode o = NODES.objectNode();
     GroupType type = g.getType();
     for (int i = 0; i < type.getFieldCount(); i++) {
@@ -156,13 +145,6 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
       int n = g.getFieldRepetitionCount(i);
       if (n == 0) {
         continue;
-      }
-      if (vectorField != null && f.getName().equals(vectorField)) {
-        float[] v = floats(g, i);
-        if (v != null) {
-          vector[0] = v;
-          continue;
-        }
       }
       if (f.isRepetition(Type.Repetition.REPEATED)) {
         ArrayNode a = o.putArray(f.getName());
@@ -212,69 +194,6 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
       return a;
     }
     return toJson(sub);
-  }
-
-  /**
-   * Field {@code field} of {@code g} as floats when it is a list of FLOAT or DOUBLE values without nulls:
-   * a LIST-annotated group (three-level {@code list.element} or two-level {@code repeated float}) or a
-   * bare repeated number; anything else is {@code null}. A double beyond float range becomes an
-   * infinity, which the vector check then refuses.
-   */
-  static float[] floats(Group g, int field) {
-    Type f = g.getType().getType(field);
-    if (f.isPrimitive()) {
-      if (!f.isRepetition(Type.Repetition.REPEATED) || !isNumber(f)) {
-        return null;
-      }
-      int n = g.getFieldRepetitionCount(field);
-      float[] v = new float[n];
-      for (int k = 0; k < n; k++) {
-        v[k] = number(g, field, k, f);
-      }
-      return v;
-    }
-    if (!(f.getLogicalTypeAnnotation() instanceof LogicalTypeAnnotation.ListLogicalTypeAnnotation)
-        || g.getFieldRepetitionCount(field) != 1) {
-      return null;
-    }
-    Group list = g.getGroup(field, 0);
-    if (list.getType().getFieldCount() != 1) {
-      return null;
-    }
-    Type repeated = list.getType().getType(0);
-    int n = list.getFieldRepetitionCount(0);
-    float[] v = new float[n];
-    if (repeated.isPrimitive()) {
-      if (!isNumber(repeated)) {
-        return null;
-      }
-      for (int k = 0; k < n; k++) {
-        v[k] = number(list, 0, k, repeated);
-      }
-      return v;
-    }
-    GroupType entry = repeated.asGroupType();
-    if (entry.getFieldCount() != 1 || !entry.getType(0).isPrimitive() || !isNumber(entry.getType(0))) {
-      return null;
-    }
-    for (int k = 0; k < n; k++) {
-      Group e = list.getGroup(0, k);
-      if (e.getFieldRepetitionCount(0) != 1) {
-        return null; // a null element: left to the parser, which names it
-      }
-      v[k] = number(e, 0, 0, entry.getType(0));
-    }
-    return v;
-  }
-
-  private static boolean isNumber(Type t) {
-    PrimitiveType.PrimitiveTypeName p = t.asPrimitiveType().getPrimitiveTypeName();
-    return p == PrimitiveType.PrimitiveTypeName.FLOAT || p == PrimitiveType.PrimitiveTypeName.DOUBLE;
-  }
-
-  private static float number(Group g, int field, int index, Type t) {
-    return t.asPrimitiveType().getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.FLOAT
-        ? g.getFloat(field, index) : (float) g.getDouble(field, index);
   }
 
   @Override

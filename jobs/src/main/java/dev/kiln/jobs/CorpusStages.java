@@ -1,0 +1,94 @@
+package dev.kiln.jobs;
+
+import dev.kiln.config.BuildConfig;
+import dev.kiln.config.ConfigException;
+import dev.kiln.embed.ModelSpec;
+import dev.kiln.ingest.CorpusFileEnumerator;
+import dev.kiln.ingest.CorpusFileFormat;
+import dev.kiln.ingest.RecordParser;
+import dev.kiln.ingest.SuppliedVectors;
+import dev.kiln.model.RawRecord;
+import dev.kiln.operators.BaseDocuments;
+import dev.kiln.operators.DeduplicateFunction;
+import dev.kiln.operators.JobCounters;
+import dev.kiln.operators.ParseFunction;
+import dev.kiln.operators.QuarantinedRecord;
+import dev.kiln.operators.ReportingStages;
+import dev.kiln.operators.SourcedDocument;
+import dev.kiln.operators.StageReport;
+import dev.kiln.operators.StageReports;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.connector.file.src.FileSource;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The stages a corpus build starts with: the file source over the corpus roots and the parser; in an
+ * incremental build also the keyed deduplication, where unchanged documents leave as ids. A full build
+ * has no stage between the parser and the chunker: its writers resolve duplicate ids
+ * ({@code WriterDuplicates}), so nothing here sorts or holds the corpus.
+ */
+final class CorpusStages {
+  private CorpusStages() {}
+
+  /**
+   * The documents, the ids an incremental build keeps unchanged ({@code kept}, null in a full build),
+   * and what the parse and deduplicate stages set aside and report.
+   */
+  record Streams(DataStream<SourcedDocument> documents, DataStream<String> kept,
+      DataStream<QuarantinedRecord> quarantine, DataStream<StageReport> reports) {}
+
+  /** @param base an incremental build's base documents, or {@code null} for a full build */
+  static Streams read(StreamExecutionEnvironment env, BuildConfig config, ModelSpec model, BaseDocuments base) {
+    List<Path> roots = paths(config);
+    CorpusFileFormat format = new CorpusFileFormat(config.inputFormat(), config.ingest.maxRecordBytes,
+        config.ingest.maxSpoolBytes, config.ingest.vectorField);
+    long splitBytes = config.ingest.splitBytes;
+    FileSource<RawRecord> source = FileSource
+        .forBulkFileFormat(format, roots.toArray(new Path[0]))
+        .setFileEnumerator(() -> new CorpusFileEnumerator(format, splitBytes))
+        .build();
+    DataStream<RawRecord> raw = env.fromSource(source, WatermarkStrategy.noWatermarks(), "read-corpus");
+
+    List<String> rootNames = roots.stream().map(Path::toString).toList();
+    SingleOutputStreamOperator<SourcedDocument> parsed = ReportingStages.process(raw, "parse",
+        new ParseFunction(new RecordParser(rootNames, config.ingest,
+            new SuppliedVectors(model.dimension(), model.normalize(), config.ingest.vectorUnitTolerance)), base),
+        SourcedDocument.class, JobCounters.PARSE_STAGE);
+    if (base == null) {
+      return new Streams(parsed, null, parsed.getSideOutput(ParseFunction.QUARANTINE),
+          parsed.getSideOutput(StageReports.TAG));
+    }
+    SingleOutputStreamOperator<SourcedDocument> documents = ReportingStages.process(
+        parsed.keyBy(new JobKeys.DocumentId()), "deduplicate", new DeduplicateFunction(), SourcedDocument.class,
+        JobCounters.DEDUPLICATE_STAGE);
+    return new Streams(documents, documents.getSideOutput(DeduplicateFunction.KEPT),
+        parsed.getSideOutput(ParseFunction.QUARANTINE).union(documents.getSideOutput(ParseFunction.QUARANTINE)),
+        parsed.getSideOutput(StageReports.TAG).union(documents.getSideOutput(StageReports.TAG)));
+  }
+
+  /** Corpus roots as Flink paths, checked to exist so that a typo fails before the job starts. */
+  static List<Path> paths(BuildConfig config) {
+    List<Path> paths = new ArrayList<>();
+    for (String c : config.corpus) {
+      Path p = new Path(c);
+      try {
+        FileSystem fs = p.getFileSystem();
+        Path q = p.makeQualified(fs);
+        if (!fs.exists(q)) {
+          throw new ConfigException("corpus path not found: " + c);
+        }
+        paths.add(q);
+      } catch (IOException e) {
+        throw new ConfigException("cannot access corpus path " + c + ": " + e.getMessage(), e);
+      }
+    }
+    return paths;
+  }
+}
