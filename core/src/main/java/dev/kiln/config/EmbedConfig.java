@@ -46,6 +46,15 @@ public class EmbedConfig implements Serializable {
   public long partChunks = 10_000;
   /** Seconds before an open part is closed even if not full: bounds the embedding a crash can lose. */
   public long partSeconds = 300;
+  /**
+   * Whether vectors the records carry are also copied into the snapshot's stored vectors. Off by
+   * default: the corpus already holds them and the shards index them, a corpus that supplies vectors
+   * supplies them again next time, and a supplied chunk then goes from the chunker straight to its
+   * shard writer without the embed stage's shuffle (at a million 384-d chunks the copy was 1.6 GB, a
+   * third of the snapshot). On: the snapshot stays a complete source of vectors for a later build
+   * whose records come without them.
+   */
+  public boolean storeSupplied = false;
 
   void validate() {
     if (model == null || model.isBlank()) {

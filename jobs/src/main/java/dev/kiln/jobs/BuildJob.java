@@ -218,8 +218,8 @@ public final class BuildJob {
       Continued continued, ChangelogStages.Streams changes, DataStream<StageReport> stageReports,
       CommitPlan plan) throws Exception {
     SingleOutputStreamOperator<Chunk> chunks = ReportingStages.process(documents, "chunk",
-        new ChunkFunction(config.chunker, config.embed.model, documentSettings()), Chunk.class,
-        JobCounters.CHUNK_STAGE);
+        new ChunkFunction(config.chunker, config.embed.model, documentSettings(), !config.embed.storeSupplied),
+        Chunk.class, JobCounters.CHUNK_STAGE);
     DataStream<StageReport> reports = stageReports.union(chunks.getSideOutput(StageReports.TAG));
 
     int threads = JobSettings.embedThreads(config.embed.threads, Runtime.getRuntime().availableProcessors(), config.parallelism);
@@ -237,6 +237,10 @@ public final class BuildJob {
                 config.chunker.breadcrumbPrefix, vectorsDir, reuse.source()))
         .setParallelism(config.parallelism);
     reports = reports.union(embedded.getSideOutput(StageReports.TAG));
+    // Chunks whose records carried their vectors skip the embed stage and its content-key shuffle
+    // (embed.store-supplied: false): one shuffle, chunker to shard writer, instead of two.
+    DataStream<EmbeddedChunk> toWrite = config.embed.storeSupplied ? embedded
+        : embedded.union(chunks.getSideOutput(ChunkFunction.SUPPLIED));
 
     int writers = Math.min(config.shards, config.parallelism);
     int shards = config.shards;
@@ -244,7 +248,7 @@ public final class BuildJob {
     // failure fails its task, not its TaskManager (TaskThreadFailures).
     String writeRoot = target.writeRoot();
     DataStream<StageReport> written = continued != null
-        ? embedded.map(new ChangelogStages.Fresh()).name("fresh-chunks")
+        ? toWrite.map(new ChangelogStages.Fresh()).name("fresh-chunks")
             .union(continued.changes())
             .partitionCustom(new ShardPartitioner(), new DocShardKey<ShardChange>(shards, ShardChange::docId))
             .fullWindowPartition()
@@ -254,7 +258,7 @@ public final class BuildJob {
             .returns(StageReport.class)
             .name("write-shards")
             .setParallelism(writers)
-        : embedded
+        : toWrite
         .partitionCustom(new ShardPartitioner(), new DocShardKey<EmbeddedChunk>(shards, c -> c.chunk().docId()))
         .fullWindowPartition()
         .mapPartition(TaskThreadFailures.of(new ShardWriterFunction(writeRoot, snapshotId, shards, model.dimension(),

@@ -2,6 +2,7 @@ package dev.kiln.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -69,6 +70,9 @@ class PrecomputedVectorsITCase {
   static SnapshotBuilder.BuildReport jsonl;
   static SnapshotBuilder.BuildReport parquet;
   static String jsonlOutput;
+  /** The JSON-lines corpus again with {@code embed.store-supplied: true}. */
+  static Path storedRoot;
+  static SnapshotBuilder.BuildReport stored;
 
   @BeforeAll
   static void build() throws Exception {
@@ -105,6 +109,11 @@ class PrecomputedVectorsITCase {
     jsonl = new SnapshotBuilder(config(jsonlCorpus, jsonlRoot), new PrintStream(buf, true, StandardCharsets.UTF_8))
         .build(BuildJob.localEnvironment(2));
     jsonlOutput = buf.toString(StandardCharsets.UTF_8);
+    storedRoot = work.resolve("jsonl-stored");
+    BuildConfig sc = config(jsonlCorpus, storedRoot);
+    sc.embed.storeSupplied = true;
+    stored = new SnapshotBuilder(sc, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))
+        .build(BuildJob.localEnvironment(2));
 
     Path parquetCorpus = work.resolve("parquet/rows.parquet");
     Files.createDirectories(parquetCorpus.getParent());
@@ -187,6 +196,27 @@ class PrecomputedVectorsITCase {
     assertEquals(7L, m.counters().get("chunks.supplied"));
     assertEquals(MODEL, m.model().name());
     assertTrue(jsonlOutput.contains("embedding models loaded"), jsonlOutput);
+  }
+
+  /**
+   * By default a supplied vector goes from the chunker to its shard writer and is not copied into the
+   * snapshot's stored vectors (the corpus holds it); {@code embed.store-supplied} copies it, through the
+   * embed stage, so that the snapshot is a complete source of vectors. Both index the same chunks.
+   */
+  @Test
+  void suppliedVectorsAreCopiedIntoTheStoredVectorsOnlyWhenAskedTo() throws Exception {
+    Manifest plain = new SnapshotStore(jsonlRoot).open(jsonl.snapshotId());
+    assertEquals(List.of(), plain.embeddings().files(), "nothing stored: every vector was supplied");
+    Manifest copied = new SnapshotStore(storedRoot).open(stored.snapshotId());
+    assertFalse(copied.embeddings().files().isEmpty(), "store-supplied: the vectors are stored");
+    assertEquals(7L, copied.embeddings().supplied());
+    assertEquals(0L, copied.counters().get("model.loads"));
+    assertEquals(plain.totalChunks(), copied.totalChunks());
+    try (Searcher a = Searcher.open(jsonlRoot); Searcher b = Searcher.open(storedRoot)) {
+      for (String[] d : DOCS) {
+        assertArrayEquals(a.chunkVector(d[0] + "#0").orElseThrow(), b.chunkVector(d[0] + "#0").orElseThrow(), 0f);
+      }
+    }
   }
 
   @Test

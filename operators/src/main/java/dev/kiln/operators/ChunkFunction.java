@@ -7,6 +7,7 @@ import dev.kiln.embed.ModelTokenizer;
 import dev.kiln.model.Chunk;
 import dev.kiln.model.DocumentFingerprint;
 import dev.kiln.model.Document;
+import dev.kiln.model.EmbeddedChunk;
 import dev.kiln.model.ParentChunk;
 import dev.kiln.model.RecordPosition;
 import org.apache.flink.api.common.accumulators.LongCounter;
@@ -23,10 +24,17 @@ import org.apache.flink.util.OutputTag;
 public final class ChunkFunction extends ProcessFunction<SourcedDocument, Chunk> {
   private static final long serialVersionUID = 2L;
   public static final OutputTag<ParentChunk> PARENTS = new OutputTag<>("parents") {};
+  /**
+   * Chunks whose record carried its vector, when they bypass the embed stage ({@code embed.store-supplied:
+   * false}): ready for the shard writers, counted as supplied here.
+   */
+  public static final OutputTag<EmbeddedChunk> SUPPLIED = new OutputTag<>("supplied") {};
 
   private final ChunkerConfig config;
   private final String model;
   private final String fingerprintSettings;
+  private final boolean suppliedAround;
+  private transient LongCounter supplied;
   private transient ModelTokenizer tokenizer;
   private transient DocumentChunker chunker;
   private transient LongCounter chunks;
@@ -43,9 +51,15 @@ public final class ChunkFunction extends ProcessFunction<SourcedDocument, Chunk>
    *     chunks carry into the shard (what lets the next build be incremental), or {@code null}: none
    */
   public ChunkFunction(ChunkerConfig config, String model, String fingerprintSettings) {
+    this(config, model, fingerprintSettings, false);
+  }
+
+  /** @param suppliedAround chunks with a supplied vector leave through {@link #SUPPLIED}, not the main output */
+  public ChunkFunction(ChunkerConfig config, String model, String fingerprintSettings, boolean suppliedAround) {
     this.config = config;
     this.model = model;
     this.fingerprintSettings = fingerprintSettings;
+    this.suppliedAround = suppliedAround;
   }
 
   @Override
@@ -56,6 +70,9 @@ public final class ChunkFunction extends ProcessFunction<SourcedDocument, Chunk>
     parents = getRuntimeContext().getLongCounter(JobCounters.PARENTS);
     oversize = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_OVERSIZE);
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_CHUNK);
+    if (suppliedAround) {
+      supplied = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_SUPPLIED);
+    }
   }
 
   @Override
@@ -73,7 +90,13 @@ public final class ChunkFunction extends ProcessFunction<SourcedDocument, Chunk>
       if (c.oversize()) {
         oversize.add(1);
       }
-      out.collect((fingerprint.isEmpty() ? c : c.withDocFingerprint(fingerprint)).withSource(position));
+      Chunk piece = (fingerprint.isEmpty() ? c : c.withDocFingerprint(fingerprint)).withSource(position);
+      if (suppliedAround && piece.vector() != null) {
+        supplied.add(1);
+        ctx.output(SUPPLIED, new EmbeddedChunk(piece.withVector(null), piece.vector())); // the vector once
+      } else {
+        out.collect(piece);
+      }
     }
     cut.parents().forEach(p -> ctx.output(PARENTS, p.withSource(position)));
   }

@@ -68,7 +68,8 @@ public final class JobCounters {
   public static final List<String> PARSE_STAGE = List.of(RECORDS_READ, DOCUMENTS, QUARANTINED, INCREMENTAL_UNCHANGED,
       TIME_PARSE);
   public static final List<String> DEDUPLICATE_STAGE = List.of(DOCUMENTS, QUARANTINED);
-  public static final List<String> CHUNK_STAGE = List.of(CHUNKS, CHUNKS_OVERSIZE, PARENTS, TIME_CHUNK);
+  public static final List<String> CHUNK_STAGE = List.of(CHUNKS, CHUNKS_OVERSIZE, PARENTS, TIME_CHUNK,
+      CHUNKS_SUPPLIED); // supplied chunks that bypass the embed stage are counted here
   public static final List<String> EMBED_STAGE = List.of(CHUNKS_EMBEDDED, CHUNKS_REUSED, CHUNKS_SUPPLIED,
       CHUNKS_DEDUPLICATED, CHUNKS_TRUNCATED, MODEL_LOADS, TIME_EMBED);
   public static final List<String> WRITE_STAGE = List.of(CHUNKS_WRITTEN, TIME_WRITE, CHANGELOG_CHUNKS_REMOVED,
