@@ -48,10 +48,11 @@ class TaskManagerFailoverITCase {
     Path marker = work.resolve("victim-paused");
     try (FlinkTestCluster cluster = new FlinkTestCluster(work.resolve("cluster"),
         List.of("heartbeat.interval: 1000", "heartbeat.timeout: 6000"))) {
-      // The victim stops on its embed subtask's first chunk (PausePoint) so the kill lands mid-embed.
+      // The victim stops on its embed subtask's first chunk (PausePoint) so the kill lands mid-embed. It is
+      // the only TaskManager (one slot; a real cluster's batch job runs stage by stage) until it pauses,
+      // so an embed subtask surely lands on it: with a second one up, both embed subtasks could run there.
       cluster.startTaskManager("tm-victim", List.of("-Dkiln.test.pause-at=embed", "-Dkiln.test.pause-marker=" + marker));
-      cluster.startTaskManager("tm-2", List.of());
-      cluster.awaitTaskManagers(2, 120);
+      cluster.awaitTaskManagers(1, 120);
       Path jar = FlinkTestCluster.jobJar();
 
       Path killedRoot = work.resolve("killed");
@@ -70,7 +71,8 @@ class TaskManagerFailoverITCase {
         assertTrue(System.nanoTime() < deadline, "the victim never started embedding: " + cluster.logs());
         Thread.sleep(100); // polling for the victim's pause marker
       }
-      cluster.startTaskManager("tm-3", List.of()); // the spare the failed region can restart on
+      cluster.startTaskManager("tm-2", List.of());
+      cluster.startTaskManager("tm-3", List.of()); // the spares the failed region can restart on
       cluster.awaitTaskManagers(3, 120);
       cluster.kill("tm-victim");
       try {
