@@ -1,10 +1,10 @@
 package dev.kiln.operators;
 
 import dev.kiln.model.RecordPosition;
+import dev.kiln.snapshot.Checksums;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -52,7 +52,7 @@ public final class DocumentWinners {
 
   private static final int MIN_CAPACITY = 1 << 10;
 
-  private final MessageDigest sha = sha256();
+  private final MessageDigest sha = Checksums.newDigest();
   private final Map<String, Integer> sourceIds = new HashMap<>();
   private final List<String> sources = new ArrayList<>();
   private final KeySet losers = new KeySet();
@@ -157,14 +157,6 @@ public final class DocumentWinners {
         source[slot] = oldSource[i];
         pieces[slot] = oldPieces[i];
       }
-    }
-  }
-
-  private static MessageDigest sha256() {
-    try {
-      return MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
     }
   }
 }
