@@ -78,18 +78,27 @@ final class HybridRetriever implements Retriever {
 
   @Override
   public List<Candidate> retrieve(RetrieverQuery query, int k, MetadataFilter filter) throws IOException {
-    List<List<Candidate>> lists = new ArrayList<>(legs.size());
+    // The legs are independent: they run side by side on the search pool (ParallelTasks).
+    List<ParallelTasks.Task<List<Candidate>>> first = new ArrayList<>(legs.size());
     for (Leg leg : legs) {
-      lists.add(leg.retriever().retrieve(query, Math.max(k, leg.depth()), filter));
+      first.add(() -> leg.retriever().retrieve(query, Math.max(k, leg.depth()), filter));
     }
+    List<List<Candidate>> lists = new ArrayList<>(ParallelTasks.run(first));
     if (feedback.enabled()) {
-      Fused first = fuse(lists, feedback.docs());
-      HitReader reader = new HitReader(searcher);
-      List<String> texts = new ArrayList<>(first.ids().size());
-      for (ScoredId f : first.ids()) {
-        texts.add(reader.text(first.docOf(f)));
+      Fused fused = fuse(lists, feedback.docs());
+      int[] feedbackDocs = new int[fused.ids().size()];
+      for (int i = 0; i < feedbackDocs.length; i++) {
+        feedbackDocs[i] = fused.docOf(fused.ids().get(i));
       }
-      RewrittenQuery expanded = feedback.expand(query.text(), texts, analyze);
+      List<Map.Entry<String, Map<String, Integer>>> read = readAndAnalyse(feedbackDocs);
+      List<String> texts = new ArrayList<>(read.size());
+      Map<String, Map<String, Integer>> analysed = new HashMap<>();
+      for (Map.Entry<String, Map<String, Integer>> e : read) {
+        texts.add(e.getKey());
+        analysed.putIfAbsent(e.getKey(), e.getValue());
+      }
+      RewrittenQuery expanded = feedback.expand(query.text(), texts,
+          text -> analysed.containsKey(text) ? analysed.get(text) : analyze.apply(text));
       RetrieverQuery again = new RetrieverQuery(query.text(), expanded, query.vector(),
           scope == FeedbackScope.CANDIDATES ? docsOf(lists) : null);
       for (int i = 0; i < legs.size(); i++) {
@@ -103,6 +112,31 @@ final class HybridRetriever implements Retriever {
     List<Candidate> out = new ArrayList<>(fused.ids().size());
     for (ScoredId f : fused.ids()) {
       out.add(new Candidate(fused.docOf(f), f.score()));
+    }
+    return out;
+  }
+
+  /**
+   * The feedback chunks' texts, best first, each with its analysis: reading a chunk's text (a stored
+   * block decompressed) and analysing it are most of the feedback step's cost, so the two halves of
+   * the list run side by side.
+   */
+  private List<Map.Entry<String, Map<String, Integer>>> readAndAnalyse(int[] docs) throws IOException {
+    int half = (docs.length + 1) / 2;
+    List<ParallelTasks.Task<List<Map.Entry<String, Map<String, Integer>>>>> parts = List.of(
+        () -> readAndAnalyse(docs, 0, half), () -> readAndAnalyse(docs, half, docs.length));
+    List<Map.Entry<String, Map<String, Integer>>> out = new ArrayList<>(docs.length);
+    ParallelTasks.run(parts).forEach(out::addAll);
+    return out;
+  }
+
+  private List<Map.Entry<String, Map<String, Integer>>> readAndAnalyse(int[] docs, int from, int to)
+      throws IOException {
+    HitReader reader = new HitReader(searcher); // one per thread: stored fields are not shared
+    List<Map.Entry<String, Map<String, Integer>>> out = new ArrayList<>(to - from);
+    for (int i = from; i < to; i++) {
+      String text = Objects.requireNonNullElse(reader.text(docs[i]), "");
+      out.add(Map.entry(text, analyze.apply(text)));
     }
     return out;
   }

@@ -26,6 +26,7 @@ import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.TopScoreDocCollectorManager;
 import org.apache.lucene.search.TotalHits;
 
 /**
@@ -115,7 +116,17 @@ final class Retrieval {
     if (q == null) {
       return new TopDocs(new TotalHits(0, TotalHits.Relation.EQUAL_TO), new ScoreDoc[0]);
     }
-    return searcher.search(q, k);
+    return top(q, k);
+  }
+
+  /**
+   * The top {@code k} by score, ties by doc id, counting hits only as far as the top needs: Lucene's
+   * {@code search(query, n)} counts the first 1,000 hits exactly before it may skip non-competitive
+   * blocks, and nothing here reads the count. The hits are the same either way.
+   */
+  private TopDocs top(Query query, int k) throws IOException {
+    int n = Math.max(1, Math.min(k, searcher.getIndexReader().maxDoc()));
+    return searcher.search(query, new TopScoreDocCollectorManager(n, null, n));
   }
 
   TopDocs bm25(Map<String, Float> terms, int k, MetadataFilter filter) throws IOException {
@@ -140,7 +151,7 @@ final class Retrieval {
       within.add(clause);
     }
     within.add(new DocSetQuery(docs), BooleanClause.Occur.FILTER);
-    TopDocs top = searcher.search(within.build(), k);
+    TopDocs top = top(within.build(), k);
     int matched = 0;
     while (matched < top.scoreDocs.length && top.scoreDocs[matched].score > 0) {
       matched++;
