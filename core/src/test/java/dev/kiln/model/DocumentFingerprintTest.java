@@ -103,4 +103,87 @@ class DocumentFingerprintTest {
       float[] vector) {
     return new Document(id, title, text, meta, "file:/corpus/a.jsonl", type, vector);
   }
+
+  /**
+   * The fingerprint's definition written plainly (as the first version computed it), against the
+   * implementation on random documents: ids, texts and metadata with non-ASCII and empty strings,
+   * provenance keys, vectors of several lengths, none at all.
+   */
+  @Test
+  void matchesItsPlainDefinitionOnRandomDocuments() throws Exception {
+    java.util.Random random = new java.util.Random(7);
+    String alphabet = "ab z\u00e9\u4e2d\ud83d\ude00=,\n";
+    for (int round = 0; round < 2_000; round++) {
+      Map<String, String> metadata = new LinkedHashMap<>();
+      int keys = random.nextInt(5);
+      for (int k = 0; k < keys; k++) {
+        metadata.put(randomText(random, alphabet, 6), randomText(random, alphabet, 8));
+      }
+      if (random.nextBoolean()) {
+        metadata.put(DocumentFingerprint.SOURCE_URI, "s3://b/" + round);
+      }
+      if (random.nextBoolean()) {
+        metadata.put(DocumentFingerprint.MODIFIED, Integer.toString(round));
+      }
+      float[] vector = null;
+      if (random.nextInt(3) > 0) {
+        vector = new float[1 + random.nextInt(random.nextBoolean() ? 8 : 1_000)];
+        for (int d = 0; d < vector.length; d++) {
+          vector[d] = (float) random.nextGaussian();
+        }
+      }
+      ContentType type = ContentType.values()[random.nextInt(ContentType.values().length)];
+      Document doc = new Document("d" + randomText(random, alphabet, 10), randomText(random, alphabet, 12),
+          randomText(random, alphabet, 3_000), metadata, "file:/c/" + round, type, vector);
+      String settings = randomText(random, alphabet, 20);
+      assertArrayEquals(plainDefinition(doc, settings), DocumentFingerprint.of(doc, settings), "document " + round);
+    }
+  }
+
+  private static String randomText(java.util.Random random, String alphabet, int maxLength) {
+    int n = random.nextInt(maxLength + 1);
+    StringBuilder b = new StringBuilder(n);
+    for (int i = 0; i < n; i++) {
+      b.append(alphabet.charAt(random.nextInt(alphabet.length())));
+    }
+    return b.toString();
+  }
+
+  private static byte[] plainDefinition(Document doc, String settings) throws Exception {
+    java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    java.io.DataOutputStream out = new java.io.DataOutputStream(bytes);
+    java.util.function.Consumer<String> string = s -> {
+      byte[] b = (s == null ? "" : s).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      try {
+        out.writeInt(b.length);
+        out.write(b);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    };
+    string.accept(settings);
+    string.accept(doc.id());
+    string.accept(doc.title());
+    string.accept(doc.text());
+    java.util.TreeMap<String, String> metadata = new java.util.TreeMap<>(doc.metadata());
+    metadata.remove(DocumentFingerprint.SOURCE_URI);
+    metadata.remove(DocumentFingerprint.MODIFIED);
+    out.writeInt(metadata.size());
+    metadata.forEach((k, v) -> {
+      string.accept(k);
+      string.accept(v);
+    });
+    string.accept(doc.contentType().name());
+    if (doc.vector() == null) {
+      out.writeInt(-1);
+    } else {
+      out.writeInt(doc.vector().length);
+      for (float f : doc.vector()) {
+        out.writeInt(Float.floatToIntBits(f));
+      }
+    }
+    out.flush();
+    return Arrays.copyOf(md.digest(bytes.toByteArray()), DocumentFingerprint.BYTES);
+  }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchMode;
+import dev.kiln.search.SearchOptions;
 import dev.kiln.search.SearchRequest;
 import dev.kiln.search.Searcher;
 import java.nio.charset.StandardCharsets;
@@ -44,7 +45,14 @@ public final class HybridLatency {
     });
     int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
     int n = texts.size();
-    try (Searcher s = Searcher.open(Path.of(args[0]))) {
+    // -Dkiln.bench.depths=DENSE,BM25 sets the legs' candidate depths (default: the searcher's).
+    SearchOptions options = SearchOptions.defaults();
+    String depths = System.getProperty("kiln.bench.depths");
+    if (depths != null) {
+      String[] d = depths.split(",");
+      options = options.withDepths(Integer.parseInt(d[0].trim()), Integer.parseInt(d[1].trim()));
+    }
+    try (Searcher s = Searcher.builder().root(Path.of(args[0])).options(options).build()) {
       for (int i = 0; i < n; i++) { // warm-up round
         s.search(SearchRequest.of(texts.get(i), SearchMode.HYBRID, K), vectors.get(i));
       }
