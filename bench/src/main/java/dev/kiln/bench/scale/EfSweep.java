@@ -25,14 +25,7 @@ public final class EfSweep {
 
   public static void main(String[] args) throws Exception {
     JsonNode q = new ObjectMapper().readTree(Path.of(args[1]).toFile());
-    List<float[]> vectors = new ArrayList<>();
-    q.get("vectors").forEach(v -> {
-      float[] f = new float[v.size()];
-      for (int i = 0; i < f.length; i++) {
-        f[i] = (float) v.get(i).asDouble();
-      }
-      vectors.add(f);
-    });
+    List<float[]> vectors = QueryFile.vectors(q);
     List<Set<String>> truth = new ArrayList<>();
     q.get("truth").forEach(t -> {
       Set<String> s = new HashSet<>();

@@ -10,7 +10,6 @@ import dev.kiln.search.Searcher;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -33,16 +32,8 @@ public final class HybridLatency {
 
   public static void main(String[] args) throws Exception {
     JsonNode q = new ObjectMapper().readTree(Path.of(args[1]).toFile());
-    List<String> texts = new ArrayList<>();
-    q.get("texts").forEach(t -> texts.add(t.asText()));
-    List<float[]> vectors = new ArrayList<>();
-    q.get("vectors").forEach(v -> {
-      float[] f = new float[v.size()];
-      for (int i = 0; i < f.length; i++) {
-        f[i] = (float) v.get(i).asDouble();
-      }
-      vectors.add(f);
-    });
+    List<String> texts = QueryFile.texts(q);
+    List<float[]> vectors = QueryFile.vectors(q);
     int rounds = args.length > 2 ? Integer.parseInt(args[2]) : 3;
     int n = texts.size();
     // -Dkiln.bench.depths=DENSE,BM25 sets the legs' candidate depths (default: the searcher's).

@@ -43,16 +43,8 @@ public final class SearchStep {
   public static void main(String[] args) throws Exception {
     try (ProcessMemory memory = new ProcessMemory()) {
       JsonNode q = new ObjectMapper().readTree(Path.of(args[2]).toFile());
-      List<String> texts = new ArrayList<>();
-      q.get("texts").forEach(t -> texts.add(t.asText()));
-      List<float[]> vectors = new ArrayList<>();
-      q.get("vectors").forEach(v -> {
-        float[] f = new float[v.size()];
-        for (int i = 0; i < f.length; i++) {
-          f[i] = (float) v.get(i).asDouble();
-        }
-        vectors.add(f);
-      });
+      List<String> texts = QueryFile.texts(q);
+      List<float[]> vectors = QueryFile.vectors(q);
       List<String> tenants = new ArrayList<>();
       q.get("tenants").forEach(t -> tenants.add(t.asText()));
       List<Set<String>> truth = new ArrayList<>();
