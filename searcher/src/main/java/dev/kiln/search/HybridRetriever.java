@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Callable;
 import java.util.function.Function;
 import org.apache.lucene.search.IndexSearcher;
 
@@ -78,12 +79,14 @@ final class HybridRetriever implements Retriever {
 
   @Override
   public List<Candidate> retrieve(RetrieverQuery query, int k, MetadataFilter filter) throws IOException {
-    // The legs are independent: they run side by side on the search pool (ParallelTasks).
-    List<ParallelTasks.Task<List<Candidate>>> first = new ArrayList<>(legs.size());
+    // The legs are independent: they run side by side on the searcher's pool. Lucene's task executor
+    // has the calling thread run every part no pool thread has started, so a saturated pool means
+    // turns, never a deadlock, also when a leg searches its segments on the same pool.
+    List<Callable<List<Candidate>>> first = new ArrayList<>(legs.size());
     for (Leg leg : legs) {
       first.add(() -> leg.retriever().retrieve(query, Math.max(k, leg.depth()), filter));
     }
-    List<List<Candidate>> lists = new ArrayList<>(ParallelTasks.run(first));
+    List<List<Candidate>> lists = new ArrayList<>(searcher.getTaskExecutor().invokeAll(first));
     if (feedback.enabled()) {
       Fused fused = fuse(lists, feedback.docs());
       int[] feedbackDocs = new int[fused.ids().size()];
@@ -123,10 +126,10 @@ final class HybridRetriever implements Retriever {
    */
   private List<Map.Entry<String, Map<String, Integer>>> readAndAnalyse(int[] docs) throws IOException {
     int half = (docs.length + 1) / 2;
-    List<ParallelTasks.Task<List<Map.Entry<String, Map<String, Integer>>>>> parts = List.of(
+    List<Callable<List<Map.Entry<String, Map<String, Integer>>>>> parts = List.of(
         () -> readAndAnalyse(docs, 0, half), () -> readAndAnalyse(docs, half, docs.length));
     List<Map.Entry<String, Map<String, Integer>>> out = new ArrayList<>(docs.length);
-    ParallelTasks.run(parts).forEach(out::addAll);
+    searcher.getTaskExecutor().invokeAll(parts).forEach(out::addAll);
     return out;
   }
 
