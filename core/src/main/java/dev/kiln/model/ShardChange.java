@@ -1,6 +1,7 @@
 package dev.kiln.model;
 
 import java.io.Serializable;
+import java.util.Objects;
 
 /**
  * Input of a shard writer that continues a base snapshot (changelog and incremental builds): a freshly
@@ -10,8 +11,11 @@ import java.io.Serializable;
  * @param chunk the chunk to add, or {@code null}
  * @param docId the document the change is about
  * @param kind what to do
+ * @param unchangedAt where a {@link Kind#KEEP} change's record was read (the writer resolves duplicate
+ *     ids by it), else {@code null}
  */
-public record ShardChange(EmbeddedChunk chunk, String docId, Kind kind) implements Serializable {
+public record ShardChange(EmbeddedChunk chunk, String docId, Kind kind, RecordPosition unchangedAt)
+    implements Serializable {
 
   public enum Kind {
     /** Add {@link #chunk}; the document's base chunks go when its first fresh chunk arrives. */
@@ -28,18 +32,23 @@ public record ShardChange(EmbeddedChunk chunk, String docId, Kind kind) implemen
     if ((chunk != null) != (kind == Kind.ADD)) {
       throw new IllegalArgumentException(kind + " change " + (chunk == null ? "without" : "with") + " a chunk");
     }
+    if ((unchangedAt != null) != (kind == Kind.KEEP)) {
+      throw new IllegalArgumentException(kind + " change " + (unchangedAt == null ? "without" : "with")
+          + " a record position");
+    }
   }
 
   public static ShardChange add(EmbeddedChunk chunk) {
-    return new ShardChange(chunk, chunk.chunk().docId(), Kind.ADD);
+    return new ShardChange(chunk, chunk.chunk().docId(), Kind.ADD, null);
   }
 
   /** The document's base chunks go: {@code deleted}, or replaced by an upsert. */
   public static ShardChange remove(String docId, boolean deleted) {
-    return new ShardChange(null, docId, deleted ? Kind.DELETE : Kind.REPLACE);
+    return new ShardChange(null, docId, deleted ? Kind.DELETE : Kind.REPLACE, null);
   }
 
-  public static ShardChange keep(String docId) {
-    return new ShardChange(null, docId, Kind.KEEP);
+  /** The record at {@code at} holds the document as the base snapshot does: its base chunks stay if it wins. */
+  public static ShardChange keep(String docId, RecordPosition at) {
+    return new ShardChange(null, docId, Kind.KEEP, Objects.requireNonNull(at, "at"));
   }
 }

@@ -9,7 +9,9 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.lucene.analysis.Analyzer;
@@ -22,7 +24,10 @@ import org.apache.lucene.document.KnnFloatVectorField;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.CodecReader;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.FilterCodecReader;
+import org.apache.lucene.index.SlowCodecReaderWrapper;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.PostingsEnum;
@@ -31,6 +36,7 @@ import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.util.Bits;
+import org.apache.lucene.util.FixedBitSet;
 import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.VectorSimilarityFunction;
@@ -176,6 +182,75 @@ public final class ShardIndexWriter implements Closeable {
   public void deleteDocument(String docId) throws IOException {
     writer.deleteDocuments(new Term(ShardSchema.DOC_ID, docId));
     counted = true;
+  }
+
+  /**
+   * Copies the live chunks of {@code docIds} back from {@code base}, the shard this one continues,
+   * after they were deleted here: an incremental build whose fresh chunks of a document lost to the
+   * document's unchanged record. They become a segment of their own (Lucene's {@code addIndexes}, which
+   * builds an HNSW graph for them alone); call this after the last delete of those ids. Returns the
+   * chunks copied.
+   */
+  public long restore(DirectoryReader base, Set<String> docIds) throws IOException {
+    List<CodecReader> parts = new ArrayList<>();
+    long copied = 0;
+    for (LeafReaderContext leaf : base.leaves()) {
+      FixedBitSet keep = new FixedBitSet(leaf.reader().maxDoc());
+      Bits live = leaf.reader().getLiveDocs();
+      for (String docId : docIds) {
+        PostingsEnum p = leaf.reader().postings(new Term(ShardSchema.DOC_ID, docId), PostingsEnum.NONE);
+        if (p == null) {
+          continue;
+        }
+        for (int d = p.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = p.nextDoc()) {
+          if (live == null || live.get(d)) {
+            keep.set(d);
+          }
+        }
+      }
+      int n = keep.cardinality();
+      if (n > 0) {
+        parts.add(new OnlyDocs(SlowCodecReaderWrapper.wrap(leaf.reader()), keep, n));
+        copied += n;
+      }
+    }
+    if (!parts.isEmpty()) {
+      writer.addIndexes(parts.toArray(new CodecReader[0]));
+      counted = true;
+    }
+    return copied;
+  }
+
+  /** A segment seen with only some of its documents live: what {@link #restore} copies. */
+  private static final class OnlyDocs extends FilterCodecReader {
+    private final Bits live;
+    private final int numDocs;
+
+    OnlyDocs(CodecReader in, Bits live, int numDocs) {
+      super(in);
+      this.live = live;
+      this.numDocs = numDocs;
+    }
+
+    @Override
+    public Bits getLiveDocs() {
+      return live;
+    }
+
+    @Override
+    public int numDocs() {
+      return numDocs;
+    }
+
+    @Override
+    public CacheHelper getCoreCacheHelper() {
+      return null;
+    }
+
+    @Override
+    public CacheHelper getReaderCacheHelper() {
+      return null;
+    }
   }
 
   /** Keyword fields hold at most 32766 UTF-8 bytes; a breadcrumb is cut well before that. */

@@ -182,9 +182,7 @@ public final class BuildJob {
       quarantined = corpus.quarantine();
       reports = corpus.reports();
       if (base != null) {
-        continued = new Continued(incremental.base(), null,
-            corpus.kept().map(new ChangelogStages.Keep()).name("unchanged-documents"), true,
-            shardFiles(incremental.baseManifest()));
+        continued = new Continued(incremental.base(), null, corpus.kept(), true, shardFiles(incremental.baseManifest()));
       }
     }
     reports = reports.union(quarantined
@@ -254,7 +252,7 @@ public final class BuildJob {
             .fullWindowPartition()
             .mapPartition(TaskThreadFailures.of(new ContinuingShardWriterFunction(writeRoot, snapshotId,
                 continued.base(), continued.remoteBase(), shards, model.dimension(), config.index, continued.prune(),
-                continued.baseFiles())))
+                continued.baseFiles(), continued.prune() ? quarantineDir(snapshotId) : null)))
             .returns(StageReport.class)
             .name("write-shards")
             .setParallelism(writers)

@@ -129,16 +129,6 @@ final class ChangelogStages {
     }
   }
 
-  /** An incremental build's unchanged document: its base chunks stay. */
-  static final class Keep implements MapFunction<String, ShardChange> {
-    private static final long serialVersionUID = 1L;
-
-    @Override
-    public ShardChange map(String docId) {
-      return ShardChange.keep(docId);
-    }
-  }
-
   static final class Fresh implements MapFunction<EmbeddedChunk, ShardChange> {
     private static final long serialVersionUID = 1L;
 

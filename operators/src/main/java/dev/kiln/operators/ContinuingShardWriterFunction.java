@@ -3,7 +3,6 @@ package dev.kiln.operators;
 import dev.kiln.operators.fs.WriterStaging;
 import dev.kiln.config.IndexConfig;
 import dev.kiln.index.ShardIndexWriter;
-import dev.kiln.index.ShardSchema;
 import dev.kiln.model.ShardChange;
 import dev.kiln.model.ShardResult;
 import dev.kiln.route.ShardRouter;
@@ -17,22 +16,9 @@ import java.util.List;
 import java.util.Map;
 import dev.kiln.snapshot.Manifest;
 import java.util.TreeMap;
-import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapPartitionFunction;
 import org.apache.flink.util.Collector;
-import org.apache.lucene.index.DirectoryReader;
-import org.apache.lucene.index.LeafReaderContext;
-import org.apache.lucene.index.PostingsEnum;
-import org.apache.lucene.index.Term;
-import org.apache.lucene.index.Terms;
-import org.apache.lucene.index.TermsEnum;
-import org.apache.lucene.util.BytesRef;
-import dev.kiln.vectors.KeyBits;
-import dev.kiln.vectors.KeySet;
-import org.apache.lucene.search.DocIdSetIterator;
-import org.apache.lucene.store.FSDirectory;
-import org.apache.lucene.util.Bits;
 
 /**
  * Shard write stage of a build that continues a base snapshot: a changelog build, or an incremental
@@ -66,11 +52,9 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
   private final IndexConfig config;
   private final boolean prune;
   private final Map<Integer, List<Manifest.FileEntry>> baseFiles;
-  private transient LongCounter written;
-  private transient LongCounter kept;
-  private transient LongCounter pruned;
-  private transient LongCounter unknownDeletes;
-  private transient LongCounter removedChunks;
+  /** Where an incremental build quarantines the losers of duplicate ids, or {@code null}. */
+  private final String quarantineDir;
+  private transient ContinuedShard.Counters counters;
   private transient StageTimer timer;
   /** Where this subtask writes: the root itself, or a remote root's local working directory. */
   private transient volatile WriterStaging staging;
@@ -86,7 +70,7 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
    */
   public ContinuingShardWriterFunction(String snapshotsRoot, String snapshotId, String baseId,
       RemoteBaseFiles remoteBase, int shards, int dimension, IndexConfig config, boolean prune,
-      Map<Integer, List<Manifest.FileEntry>> baseFiles) {
+      Map<Integer, List<Manifest.FileEntry>> baseFiles, String quarantineDir) {
     if (baseId != null && FlinkFileSystems.isRemote(snapshotsRoot)
         && (remoteBase == null || !baseId.equals(remoteBase.baseId()))) {
       throw new IllegalArgumentException("a changelog build on remote root " + snapshotsRoot
@@ -100,17 +84,18 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
     this.dimension = dimension;
     this.config = config;
     this.prune = prune;
+    this.quarantineDir = quarantineDir;
     this.baseFiles = new java.util.HashMap<>();
     baseFiles.forEach((k, v) -> this.baseFiles.put(k, new java.util.ArrayList<>(v)));
   }
 
   @Override
   public void open(OpenContext ctx) throws IOException {
-    written = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_WRITTEN);
-    unknownDeletes = getRuntimeContext().getLongCounter(JobCounters.CHANGELOG_DELETE_UNKNOWN);
-    removedChunks = getRuntimeContext().getLongCounter(JobCounters.CHANGELOG_CHUNKS_REMOVED);
-    kept = getRuntimeContext().getLongCounter(JobCounters.INCREMENTAL_KEPT);
-    pruned = getRuntimeContext().getLongCounter(JobCounters.INCREMENTAL_REMOVED);
+    counters = new ContinuedShard.Counters(getRuntimeContext().getLongCounter(JobCounters.CHUNKS_WRITTEN),
+        getRuntimeContext().getLongCounter(JobCounters.INCREMENTAL_KEPT),
+        getRuntimeContext().getLongCounter(JobCounters.INCREMENTAL_REMOVED),
+        getRuntimeContext().getLongCounter(JobCounters.CHANGELOG_DELETE_UNKNOWN),
+        getRuntimeContext().getLongCounter(JobCounters.CHANGELOG_CHUNKS_REMOVED));
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_WRITE);
     int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
@@ -136,91 +121,6 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
     }
   }
 
-  /** One shard being written: the writer, a reader of its base, and the ids handled so far. */
-  private final class ShardState {
-    final ShardIndexWriter writer;
-    final DirectoryReader base;
-    // 128 bits a document id (KeySet), not Strings: an incremental build keeps nearly every document.
-    final KeySet fresh = new KeySet();
-    final KeySet removed = new KeySet();
-    final KeySet keptIds = new KeySet();
-
-    ShardState(SnapshotLayout layout, int shard) throws IOException {
-      Path dir = layout.shardDir(snapshotId, shard);
-      if (baseId == null) {
-        writer = new ShardIndexWriter(dir, config, dimension);
-        base = null;
-        return;
-      }
-      Path baseDir = layout.shardDir(baseId, shard); // on a remote root: fetched into staging by open
-      if (!Files.isDirectory(baseDir)) {
-        throw new IOException("shard " + shard + " of base snapshot " + baseId + " is missing: " + baseDir);
-      }
-      writer = ShardIndexWriter.continuing(dir, baseDir, config, dimension, !prune);
-      try {
-        base = DirectoryReader.open(FSDirectory.open(baseDir));
-      } catch (IOException | RuntimeException e) {
-        try {
-          writer.close();
-        } catch (IOException | RuntimeException suppressed) {
-          e.addSuppressed(suppressed);
-        }
-        throw e;
-      }
-    }
-
-    /** An incremental build's end of input: removes every base document neither kept nor re-added. */
-    void pruneBase() throws IOException {
-      if (base == null) {
-        return;
-      }
-      for (LeafReaderContext leaf : base.leaves()) {
-        Terms terms = leaf.reader().terms(ShardSchema.DOC_ID);
-        if (terms == null) {
-          continue;
-        }
-        TermsEnum te = terms.iterator();
-        for (BytesRef term = te.next(); term != null; term = te.next()) {
-          String docId = term.utf8ToString();
-          long[] k = KeyBits.of(docId);
-          if (!keptIds.contains(k[0], k[1]) && !fresh.contains(k[0], k[1]) && removed.add(k[0], k[1])) {
-            long n = liveChunks(base, docId);
-            if (n > 0) {
-              writer.deleteDocument(docId);
-              removedChunks.add(n);
-              pruned.add(1);
-            }
-          }
-        }
-      }
-    }
-
-    /** Removes the base chunks of {@code docId} once; returns how many there were. */
-    void removeFromBase(String docId, boolean deleted) throws IOException {
-      if (!removed.add(docId)) {
-        return;
-      }
-      long n = base == null ? 0 : liveChunks(base, docId);
-      if (n > 0) {
-        writer.deleteDocument(docId);
-        removedChunks.add(n);
-      } else if (deleted) {
-        unknownDeletes.add(1);
-      }
-    }
-
-    void close() throws IOException {
-      try {
-        writer.close();
-      } finally {
-        if (base != null) {
-          base.close();
-          base.directory().close();
-        }
-      }
-    }
-  }
-
   @Override
   public void mapPartition(Iterable<ShardChange> changes, Collector<StageReport> out) throws IOException {
     int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
@@ -229,12 +129,15 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
     AttemptStaging.clean(snapshotsRoot, snapshotId, null, AttemptStaging.owned(subtask, parallelism, shards));
     // Lucene works on a local disk: a remote root's base shards came down in open and new ones go up.
     SnapshotLayout layout = staging.layout();
-    Map<Integer, ShardState> states = new TreeMap<>();
+    Map<Integer, ContinuedShard> states = new TreeMap<>();
+    // An incremental build resolves duplicate ids here (its parse stage sends unchanged records straight
+    // on); a changelog build's records were resolved before they came.
+    WriterDuplicates duplicates = prune ? WriterDuplicates.forChunks(getRuntimeContext(), quarantineDir) : null;
     try {
-      write(changes, layout, states, subtask, parallelism);
+      write(changes, layout, states, duplicates, subtask, parallelism);
       boolean first = true;
-      for (Map.Entry<Integer, ShardState> e : states.entrySet()) {
-        ShardIndexWriter w = e.getValue().writer;
+      for (Map.Entry<Integer, ContinuedShard> e : states.entrySet()) {
+        ShardIndexWriter w = e.getValue().writer();
         long start = System.nanoTime();
         // Merged, probed and described on the local disk, before a remote root gets the upload.
         ShardResult r = ShardFinisher.finish(e.getKey(), w, subtask, config, !prune,
@@ -247,14 +150,24 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
             ? StageReports.of("write-shards", getRuntimeContext(), JobCounters.WRITE_STAGE).counters() : Map.of()));
         first = false;
       }
+      StageReport quarantine = duplicates == null ? null : duplicates.report("write-shards", subtask);
+      if (quarantine != null) {
+        out.collect(quarantine);
+      }
     } finally {
-      close();
+      try {
+        if (duplicates != null) {
+          duplicates.close();
+        }
+      } finally {
+        close();
+      }
     }
   }
 
   /** Applies the changes to the shards this subtask owns and closes them. */
-  private void write(Iterable<ShardChange> changes, SnapshotLayout layout, Map<Integer, ShardState> states,
-      int subtask, int parallelism) throws IOException {
+  private void write(Iterable<ShardChange> changes, SnapshotLayout layout, Map<Integer, ContinuedShard> states,
+      WriterDuplicates duplicates, int subtask, int parallelism) throws IOException {
     try {
       for (ShardChange change : changes) {
         long start = System.nanoTime();
@@ -264,47 +177,45 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
           throw new IllegalStateException("change of " + docId + " for shard " + shard + " reached writer "
               + subtask + "/" + parallelism + ": routing is broken");
         }
-        ShardState s = states.get(shard);
+        ContinuedShard s = states.get(shard);
         if (s == null) {
-          s = new ShardState(layout, shard);
+          s = openShard(layout, shard);
           states.put(shard, s);
         }
         switch (change.kind()) {
           case ADD -> {
-            if (s.fresh.add(docId)) {
-              s.removeFromBase(docId, false);
+            if (duplicates == null) {
+              s.add(change.chunk());
+            } else {
+              var c = change.chunk().chunk();
+              s.add(change.chunk(), duplicates.decide(docId, c.source(), c.text()));
             }
-            s.writer.add(change.chunk());
-            written.add(1);
           }
           case KEEP -> {
-            if (s.keptIds.add(docId)) {
-              kept.add(1);
+            if (duplicates == null) {
+              throw new IllegalStateException("an unchanged document reached a changelog build's writer: " + docId);
             }
+            s.unchanged(docId, duplicates.unchanged(docId, change.unchangedAt()));
           }
-          case REPLACE, DELETE -> {
-            if (!s.fresh.contains(docId)) {
-              s.removeFromBase(docId, change.kind() == ShardChange.Kind.DELETE);
-            }
-          }
+          case REPLACE, DELETE -> s.remove(docId, change.kind() == ShardChange.Kind.DELETE);
         }
         timer.add(start);
       }
       for (int shard = subtask; shard < shards; shard += parallelism) {
         if (!states.containsKey(shard)) {
-          states.put(shard, new ShardState(layout, shard));
+          states.put(shard, openShard(layout, shard));
         }
       }
-      for (ShardState s : states.values()) {
+      for (ContinuedShard s : states.values()) {
         long start = System.nanoTime();
         if (prune) {
-          s.pruneBase();
+          s.finishIncremental();
         }
         s.close();
         timer.add(start);
       }
     } catch (IOException | RuntimeException e) {
-      for (ShardState s : states.values()) {
+      for (ContinuedShard s : states.values()) {
         try {
           s.close();
         } catch (IOException | RuntimeException suppressed) {
@@ -315,23 +226,12 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
     }
   }
 
-
-  /** Live chunks of {@code docId} in {@code reader}. */
-  static long liveChunks(DirectoryReader reader, String docId) throws IOException {
-    long n = 0;
-    Term term = new Term(ShardSchema.DOC_ID, docId);
-    for (LeafReaderContext leaf : reader.leaves()) {
-      PostingsEnum p = leaf.reader().postings(term, PostingsEnum.NONE);
-      if (p == null) {
-        continue;
-      }
-      Bits live = leaf.reader().getLiveDocs();
-      for (int d = p.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = p.nextDoc()) {
-        if (live == null || live.get(d)) {
-          n++;
-        }
-      }
+  private ContinuedShard openShard(SnapshotLayout layout, int shard) throws IOException {
+    // On a remote root the base shard was fetched into staging by open.
+    Path baseDir = baseId == null ? null : layout.shardDir(baseId, shard);
+    if (baseDir != null && !Files.isDirectory(baseDir)) {
+      throw new IOException("shard " + shard + " of base snapshot " + baseId + " is missing: " + baseDir);
     }
-    return n;
+    return ContinuedShard.open(layout.shardDir(snapshotId, shard), baseDir, config, dimension, prune, counters);
   }
 }

@@ -9,15 +9,16 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import dev.kiln.vectors.KeySet;
 
 /**
- * A full build's duplicate-id resolution, done where the pieces of documents (chunks, parents) are
+ * A build's duplicate-id resolution, done where the pieces of documents (chunks, parents) are
  * written instead of in a keyed stage in front of the chunker: a keyed stage in a Flink batch job sorts
  * its whole input first, so no shard writer could start before every record had been read, parsed and
  * sorted (text and vectors: 2.5 GB at a million chunks).
  *
- * <p><b>Rule</b>, the same as {@link DeduplicateFunction}'s: of the records that share a document id,
+ * <p><b>Rule</b>: of the records that share a document id,
  * the one first in (source URI, offset) order wins; every other one is a loser, quarantined once as
  * {@code duplicate_id}. Pieces arrive in any order, interleaved across records, so the writer is told
  * for each piece what to do: {@link Action#WRITE} it; {@link Action#REPLACE}: it comes from a record
@@ -69,17 +70,31 @@ public final class DocumentWinners {
     if (at == null) {
       return Decision.WRITE;
     }
+    return offer(docId, at, 1);
+  }
+
+  /**
+   * Decides on an incremental build's unchanged record of {@code docId} at {@code at}, whose chunks are
+   * the base snapshot's and are not written again: it takes part like a record of no pieces. So a
+   * {@link Action#REPLACE} with nothing {@code discarded} says that the former winner was such a
+   * record (a record cut into pieces has at least one), and {@link Action#WRITE} that it wins for now.
+   */
+  public Decision offerUnchanged(String docId, RecordPosition at) {
+    return offer(docId, Objects.requireNonNull(at, "at"), 0);
+  }
+
+  private Decision offer(String docId, RecordPosition at, int piecesOfRecord) {
     ByteBuffer h = ByteBuffer.wrap(sha.digest(docId.getBytes(StandardCharsets.UTF_8)));
     long h0 = h.getLong(0);
     long h1 = h.getLong(8);
     int slot = find(h0, h1);
     if (source[slot] == 0) {
-      put(slot, h0, h1, at);
+      put(slot, h0, h1, at, piecesOfRecord);
       return Decision.WRITE;
     }
     int atSource = sourceId(at.sourceUri());
     if (source[slot] == atSource && offsets[slot] == at.offset()) {
-      pieces[slot]++;
+      pieces[slot] += piecesOfRecord;
       return Decision.WRITE;
     }
     RecordPosition winner = new RecordPosition(sources.get(source[slot] - 1), offsets[slot]);
@@ -87,7 +102,7 @@ public final class DocumentWinners {
       long discarded = pieces[slot];
       source[slot] = atSource;
       offsets[slot] = at.offset();
-      pieces[slot] = 1;
+      pieces[slot] = piecesOfRecord;
       markLost(docId, winner);
       return new Decision(Action.REPLACE, winner, at, discarded);
     }
@@ -115,12 +130,12 @@ public final class DocumentWinners {
     return slot;
   }
 
-  private void put(int slot, long h0, long h1, RecordPosition at) {
+  private void put(int slot, long h0, long h1, RecordPosition at, int piecesOfRecord) {
     hi[slot] = h0;
     lo[slot] = h1;
     offsets[slot] = at.offset();
     source[slot] = sourceId(at.sourceUri());
-    pieces[slot] = 1;
+    pieces[slot] = piecesOfRecord;
     if (++size * 4 > source.length * 3) {
       grow();
     }

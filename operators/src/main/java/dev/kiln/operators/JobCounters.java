@@ -67,7 +67,6 @@ public final class JobCounters {
   /** What each stage owns and reports to the committer (no name twice within one chain of operators). */
   public static final List<String> PARSE_STAGE = List.of(RECORDS_READ, DOCUMENTS, QUARANTINED, INCREMENTAL_UNCHANGED,
       TIME_PARSE);
-  public static final List<String> DEDUPLICATE_STAGE = List.of(DOCUMENTS, QUARANTINED);
   public static final List<String> CHUNK_STAGE = List.of(CHUNKS, CHUNKS_OVERSIZE, PARENTS, TIME_CHUNK,
       CHUNKS_SUPPLIED); // supplied chunks that bypass the embed stage are counted here
   public static final List<String> EMBED_STAGE = List.of(CHUNKS_EMBEDDED, CHUNKS_REUSED, CHUNKS_SUPPLIED,

@@ -3,6 +3,8 @@ package dev.kiln.operators;
 import dev.kiln.ingest.MalformedRecordException;
 import dev.kiln.ingest.RecordParser;
 import dev.kiln.model.Document;
+import dev.kiln.model.RecordPosition;
+import dev.kiln.model.ShardChange;
 import dev.kiln.model.RawRecord;
 import java.util.HashMap;
 import java.util.Map;
@@ -20,8 +22,9 @@ import org.slf4j.LoggerFactory;
  * Parse stage: raw records to documents. A record that cannot be parsed goes to the
  * {@link #QUARANTINE} side output with its reason and is counted; it never fails the job (the build
  * fails afterwards only if the bad fraction exceeds {@code ingest.max-bad-fraction}). Reports Flink
- * In an incremental build ({@link BaseDocuments}) a document unchanged since the base snapshot goes on
- * as a light stand-in ({@link SourcedDocument#unchanged}) and is counted. Reports Flink
+ * In an incremental build ({@link BaseDocuments}) a document unchanged since the base snapshot leaves
+ * through {@link #UNCHANGED} as its id and record position alone ({@link ShardChange#keep}), straight
+ * for the shard writers, and is counted. Reports Flink
  * metrics per corpus root under the group {@code source=<root>}: {@code recordsRead},
  * {@code recordsParsed}, {@code recordsQuarantined}, {@code bytesRead}.
  */
@@ -31,6 +34,8 @@ public final class ParseFunction extends ProcessFunction<RawRecord, SourcedDocum
 
   public static final OutputTag<QuarantinedRecord> QUARANTINE =
       new OutputTag<>("quarantine") {};
+  /** An incremental build's documents unchanged since its base: the writers keep their base chunks. */
+  public static final OutputTag<ShardChange> UNCHANGED = new OutputTag<>("unchanged") {};
 
   private final RecordParser parser;
   private final BaseDocuments base;
@@ -93,7 +98,7 @@ public final class ParseFunction extends ProcessFunction<RawRecord, SourcedDocum
       if (base != null && base.unchanged(doc)) {
         unchanged.add(1);
         timer.add(start);
-        out.collect(SourcedDocument.unchanged(doc, raw.offset()));
+        ctx.output(UNCHANGED, ShardChange.keep(doc.id(), new RecordPosition(doc.sourceUri(), raw.offset())));
         return;
       }
       timer.add(start);

@@ -67,6 +67,11 @@ final class WriterDuplicates implements Closeable {
    * @param text the piece's text, the start of a losing record's quarantine entry
    */
   DocumentWinners.Action offer(String docId, RecordPosition at, String text) throws IOException {
+    return decide(docId, at, text).action();
+  }
+
+  /** {@link #offer}, with the whole decision: a continuing writer needs to know what it replaces. */
+  DocumentWinners.Decision decide(String docId, RecordPosition at, String text) throws IOException {
     DocumentWinners.Decision d = winners.offer(docId, at);
     switch (d.action()) {
       case WRITE -> written.add(1);
@@ -76,16 +81,41 @@ final class WriterDuplicates implements Closeable {
       }
       case DROP -> dropped(1);
     }
+    quarantineLoser(docId, at, d, text);
+    return d;
+  }
+
+  /**
+   * An incremental build's record of {@code docId} unchanged since the base snapshot, at {@code at}:
+   * it takes part without pieces ({@link DocumentWinners#offerUnchanged}); pieces of a former winner
+   * it replaces are taken off the counts, as the writer deletes them.
+   */
+  DocumentWinners.Decision unchanged(String docId, RecordPosition at) throws IOException {
+    DocumentWinners.Decision d = winners.offerUnchanged(docId, at);
+    if (d.action() == DocumentWinners.Action.REPLACE) {
+      written.add(-d.discarded());
+      dropped(d.discarded());
+    }
+    quarantineLoser(docId, at, d, null);
+    return d;
+  }
+
+  /** Quarantines the record {@code d} says has just lost; {@code text} is null for an unchanged record. */
+  private void quarantineLoser(String docId, RecordPosition at, DocumentWinners.Decision d, String text)
+      throws IOException {
     if (d.loser() != null && documents != null) {
       documents.add(-1);
       quarantined.add(1);
       if (file != null) {
         boolean arriving = d.loser().equals(at);
+        String detail = "duplicate id '" + docId + "': kept the record at " + d.winner();
+        if (arriving && text == null) {
+          detail += " (this copy is unchanged since the base snapshot: its text is not repeated here)";
+        }
         file.write(QuarantinedRecord.of(d.loser().sourceUri(), d.loser().offset(), QuarantineReason.DUPLICATE_ID,
-            "duplicate id '" + docId + "': kept the record at " + d.winner(), arriving ? text : ""));
+            detail, arriving && text != null ? text : ""));
       }
     }
-    return d.action();
   }
 
   private void dropped(long n) {

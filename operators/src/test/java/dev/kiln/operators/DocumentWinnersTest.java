@@ -113,6 +113,28 @@ class DocumentWinnersTest {
     assertNull(w.offer("x", b).loser(), "the former winner was reported when it lost");
   }
 
+  /** An unchanged record is a winner of no pieces: replacing it discards nothing, replacing by it all. */
+  @Test
+  void anUnchangedRecordTakesPartWithoutPieces() {
+    DocumentWinners w = new DocumentWinners();
+    RecordPosition a = new RecordPosition("file:/c/a.jsonl", 0);
+    RecordPosition b = new RecordPosition("file:/c/b.jsonl", 0);
+    RecordPosition c = new RecordPosition("file:/c/c.jsonl", 0);
+    assertEquals(DocumentWinners.Action.WRITE, w.offer("x", c).action());
+    assertEquals(DocumentWinners.Action.WRITE, w.offer("x", c).action());
+    DocumentWinners.Decision byUnchanged = w.offerUnchanged("x", b);
+    assertEquals(DocumentWinners.Action.REPLACE, byUnchanged.action());
+    assertEquals(2, byUnchanged.discarded(), "the two written pieces of c go");
+    assertEquals(c, byUnchanged.loser());
+    DocumentWinners.Decision ofUnchanged = w.offer("x", a);
+    assertEquals(DocumentWinners.Action.REPLACE, ofUnchanged.action());
+    assertEquals(0, ofUnchanged.discarded(), "nothing was written for the unchanged record");
+    assertEquals(b, ofUnchanged.loser());
+    DocumentWinners.Decision late = w.offerUnchanged("x", new RecordPosition("file:/c/d.jsonl", 0));
+    assertEquals(DocumentWinners.Action.DROP, late.action());
+    assertEquals(a, late.winner());
+  }
+
   /** Ids are hashed, not cut: 64-character hex ids that share their first 128 bits stay apart. */
   @Test
   void hexIdsThatShareALongPrefixAreDifferentDocuments() {

@@ -1,0 +1,231 @@
+package dev.kiln.operators;
+
+import dev.kiln.config.IndexConfig;
+import dev.kiln.index.ShardIndexWriter;
+import dev.kiln.index.ShardSchema;
+import dev.kiln.model.EmbeddedChunk;
+import dev.kiln.vectors.KeyBits;
+import dev.kiln.vectors.KeySet;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Set;
+import org.apache.flink.api.common.accumulators.LongCounter;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.PostingsEnum;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.index.Terms;
+import org.apache.lucene.index.TermsEnum;
+import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.Bits;
+import org.apache.lucene.util.BytesRef;
+
+/**
+ * One shard that a {@link ContinuingShardWriterFunction} writes over its base: the writer (the base's
+ * segments hard-linked), a reader of the base, and the document ids handled so far.
+ *
+ * <p>In an incremental build duplicate ids are resolved here, as a full build's writer resolves them
+ * ({@link WriterDuplicates}, same rule): an unchanged record takes part as a record of no pieces. The
+ * base chunks of a document go when its first fresh chunk wins (a Lucene delete affects only documents
+ * added before it); should an unchanged record of the same id turn out to come first after all, the
+ * fresh chunks go and the base chunks are copied back from the base's segments when the input ends
+ * ({@link ShardIndexWriter#restore}) — a corpus that repeats an id with different contents, nothing a
+ * clean corpus pays for.
+ */
+final class ContinuedShard implements Closeable {
+  /** The write stage's counters a shard keeps true. */
+  record Counters(LongCounter written, LongCounter kept, LongCounter pruned, LongCounter unknownDeletes,
+      LongCounter removedChunks) {}
+
+  private final ShardIndexWriter writer;
+  private final DirectoryReader base;
+  private final Counters counters;
+  // 128 bits a document id (KeySet), not Strings: an incremental build keeps nearly every document.
+  private final KeySet fresh = new KeySet();
+  private final KeySet removed = new KeySet();
+  private final KeySet keptIds = new KeySet();
+  /** Ids whose deleted base chunks come back: their unchanged record won over fresh ones (rare). */
+  private final Set<String> restore = new HashSet<>();
+
+  private ContinuedShard(ShardIndexWriter writer, DirectoryReader base, Counters counters) {
+    this.writer = writer;
+    this.base = base;
+    this.counters = counters;
+  }
+
+  /**
+   * @param baseDir the base shard, or {@code null} to start from an empty shard
+   * @param prune an incremental build: the base's segments are kept, not merged down
+   */
+  static ContinuedShard open(Path dir, Path baseDir, IndexConfig config, int dimension, boolean prune,
+      Counters counters) throws IOException {
+    if (baseDir == null) {
+      return new ContinuedShard(new ShardIndexWriter(dir, config, dimension), null, counters);
+    }
+    if (!Files.isDirectory(baseDir)) {
+      throw new IOException("base shard is missing: " + baseDir);
+    }
+    ShardIndexWriter writer = ShardIndexWriter.continuing(dir, baseDir, config, dimension, !prune);
+    try {
+      return new ContinuedShard(writer, DirectoryReader.open(FSDirectory.open(baseDir)), counters);
+    } catch (IOException | RuntimeException e) {
+      try {
+        writer.close();
+      } catch (IOException | RuntimeException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+  }
+
+  ShardIndexWriter writer() {
+    return writer;
+  }
+
+  /** A changelog build's fresh chunk: its document's base chunks go with the first one. */
+  void add(EmbeddedChunk chunk) throws IOException {
+    String docId = chunk.chunk().docId();
+    if (fresh.add(docId)) {
+      removeFromBase(docId, false);
+    }
+    writer.add(chunk);
+    counters.written().add(1);
+  }
+
+  /** An incremental build's fresh chunk, once {@link WriterDuplicates} decided on it (and counted it). */
+  void add(EmbeddedChunk chunk, DocumentWinners.Decision decision) throws IOException {
+    String docId = chunk.chunk().docId();
+    switch (decision.action()) {
+      case DROP -> {
+        return;
+      }
+      case WRITE -> {
+        if (fresh.add(docId)) {
+          removeFromBase(docId, false);
+        }
+      }
+      case REPLACE -> {
+        if (decision.discarded() == 0) {
+          // The former winner was an unchanged record: its base chunks go after all.
+          counters.kept().add(-1);
+          restore.remove(docId);
+        }
+        writer.deleteDocument(docId); // the former winner's fresh chunks, if any, and the base's
+        fresh.add(docId);
+        removeFromBase(docId, false);
+      }
+    }
+    writer.add(chunk);
+  }
+
+  /** An incremental build's unchanged record of {@code docId}, once {@link WriterDuplicates} decided on it. */
+  void unchanged(String docId, DocumentWinners.Decision decision) throws IOException {
+    switch (decision.action()) {
+      case DROP -> {}
+      case WRITE -> {
+        keptIds.add(docId);
+        counters.kept().add(1);
+      }
+      case REPLACE -> {
+        if (decision.discarded() > 0) {
+          // A fresh record had won so far: its chunks go, and the base chunks deleted for them come back.
+          writer.deleteDocument(docId);
+          restore.add(docId);
+          counters.kept().add(1);
+        }
+        keptIds.add(docId);
+      }
+    }
+  }
+
+  /** A changelog build: the document was deleted, or upserted (its fresh chunks come separately). */
+  void remove(String docId, boolean deleted) throws IOException {
+    if (!fresh.contains(docId)) {
+      removeFromBase(docId, deleted);
+    }
+  }
+
+  /** An incremental build's end of input: restores what must come back, removes what left the corpus. */
+  void finishIncremental() throws IOException {
+    if (base == null) {
+      return;
+    }
+    if (!restore.isEmpty()) {
+      long restored = writer.restore(base, restore);
+      counters.removedChunks().add(-restored);
+    }
+    pruneBase();
+  }
+
+  /** Removes every base document neither kept nor re-added: it left the corpus, or no longer parses. */
+  private void pruneBase() throws IOException {
+    for (LeafReaderContext leaf : base.leaves()) {
+      Terms terms = leaf.reader().terms(ShardSchema.DOC_ID);
+      if (terms == null) {
+        continue;
+      }
+      TermsEnum te = terms.iterator();
+      for (BytesRef term = te.next(); term != null; term = te.next()) {
+        String docId = term.utf8ToString();
+        long[] k = KeyBits.of(docId);
+        if (!keptIds.contains(k[0], k[1]) && !fresh.contains(k[0], k[1]) && removed.add(k[0], k[1])) {
+          long n = liveChunks(base, docId);
+          if (n > 0) {
+            writer.deleteDocument(docId);
+            counters.removedChunks().add(n);
+            counters.pruned().add(1);
+          }
+        }
+      }
+    }
+  }
+
+  /** Removes the base chunks of {@code docId} once. */
+  private void removeFromBase(String docId, boolean deleted) throws IOException {
+    if (!removed.add(docId)) {
+      return;
+    }
+    long n = base == null ? 0 : liveChunks(base, docId);
+    if (n > 0) {
+      writer.deleteDocument(docId);
+      counters.removedChunks().add(n);
+    } else if (deleted) {
+      counters.unknownDeletes().add(1);
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      writer.close();
+    } finally {
+      if (base != null) {
+        base.close();
+        base.directory().close();
+      }
+    }
+  }
+
+  /** Live chunks of {@code docId} in {@code reader}. */
+  static long liveChunks(DirectoryReader reader, String docId) throws IOException {
+    long n = 0;
+    Term term = new Term(ShardSchema.DOC_ID, docId);
+    for (LeafReaderContext leaf : reader.leaves()) {
+      PostingsEnum p = leaf.reader().postings(term, PostingsEnum.NONE);
+      if (p == null) {
+        continue;
+      }
+      Bits live = leaf.reader().getLiveDocs();
+      for (int d = p.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = p.nextDoc()) {
+        if (live == null || live.get(d)) {
+          n++;
+        }
+      }
+    }
+    return n;
+  }
+}
