@@ -29,10 +29,12 @@ import org.apache.flink.util.Collector;
  * first fresh chunk arrives (a Lucene delete affects only documents added before it), and a removal
  * that comes after fresh chunks of the same id is skipped.
  *
- * <p>An incremental build ({@code prune}) says which base documents stay ({@link ShardChange.Kind#KEEP})
- * instead of which go: once the input ends, every base document neither kept nor re-added is removed
- * (it left the corpus, or no longer parses), and the shard keeps its base segments instead of being
- * merged down to {@code index.max-segments}, which would rebuild every HNSW graph.
+ * <p>An incremental build ({@code prune}) says which base documents stay ({@link ShardChange.Kind#KEEP},
+ * each with its record's position) instead of which go, and resolves duplicate ids here over unchanged
+ * and fresh records alike ({@link ContinuedShard}, {@link WriterDuplicates}); once the input ends, every
+ * base document neither kept nor re-added is removed (it left the corpus, or no longer parses), and the
+ * shard keeps its base segments instead of being merged down to {@code index.max-segments}, which would
+ * rebuild every HNSW graph.
  *
  * <p>On a remote snapshots root ({@code s3://}, {@code hdfs://}) Lucene still works on a local disk:
  * each base shard this subtask continues is downloaded into a temporary directory and verified against
