@@ -44,8 +44,9 @@ import org.junit.jupiter.api.io.TempDir;
  * id in up to three files and twice in one file, read by two parallel readers. Every id keeps only the
  * pieces of its first record in (source, offset) order (two rows of one Parquet row group included),
  * every other record is quarantined once, the
- * counters add up to what the snapshot holds; an incremental build of the same corpus (which resolves
- * duplicates in a keyed stage) keeps every document, so both paths pick the same winners.
+ * counters add up to what the snapshot holds; an incremental build of the same corpus (whose writers
+ * resolve unchanged records against fresh ones) keeps every document, so both paths pick the same
+ * winners.
  */
 class DuplicateIdsITCase {
   @TempDir static Path work;
@@ -118,6 +119,10 @@ class DuplicateIdsITCase {
   }
 
   static Manifest build(Path snapshots, Consumer<BuildConfig> tweak) throws Exception {
+    return build(corpus, snapshots, tweak);
+  }
+
+  static Manifest build(Path corpus, Path snapshots, Consumer<BuildConfig> tweak) throws Exception {
     BuildConfig config = new BuildConfig();
     config.corpus = List.of(corpus.toString());
     config.snapshots = snapshots.toString();
@@ -185,7 +190,7 @@ class DuplicateIdsITCase {
   }
 
   @Test
-  void anIncrementalBuildThatDeduplicatesInAKeyedStagePicksTheSameWinners() throws Exception {
+  void anIncrementalBuildOfTheSameCorpusPicksTheSameWinners() throws Exception {
     Map<String, List<String>> plainChunks = stored(work.resolve("plain"), plain, false, ShardSchema.DOC_ID,
         ShardSchema.TEXT);
     assertOnlyWinners(plainChunks);
@@ -198,6 +203,49 @@ class DuplicateIdsITCase {
     assertEquals(LOSERS, c.get(JobCounters.QUARANTINED));
     assertTrue(plainChunks.equals(stored(work.resolve("plain"), again, false, ShardSchema.DOC_ID, ShardSchema.TEXT)),
         "the incremental snapshot holds the full build's chunks");
+  }
+
+  /**
+   * An incremental build whose corpus gained a changed copy of an id before its unchanged record (the
+   * copy wins: the base chunks go) and one after it (the copy loses: the base chunks stay) holds what a
+   * full build of that corpus holds, and quarantines the two losers.
+   */
+  @Test
+  void anIncrementalBuildResolvesChangedAgainstUnchangedCopiesAsAFullBuildDoes() throws Exception {
+    Path grown = work.resolve("grown");
+    copyTree(corpus, grown);
+    Files.write(grown.resolve("0-first.jsonl"), List.of(line("u1", "zulu"))); // u1 is in b.jsonl
+    Files.write(grown.resolve("e-last.jsonl"), List.of(line("u2", "yankee"))); // u2 is in c.jsonl
+    Path continued = work.resolve("continued");
+    copyTree(work.resolve("plain"), continued);
+    Manifest inc = build(grown, continued, cfg -> cfg.chunker.parents.enabled = false);
+    Manifest ref = build(grown, work.resolve("grown-full"), cfg -> {
+      cfg.chunker.parents.enabled = false;
+      cfg.incremental = "off";
+    });
+    Map<String, Long> c = inc.counters();
+    assertEquals(UNIQUE + WINNERS.size() - 1, c.get(JobCounters.INCREMENTAL_KEPT),
+        "every document but u1 keeps its base chunks: " + c);
+    assertEquals(LOSERS + 2, c.get(JobCounters.QUARANTINED), "the unchanged u1 and the late u2 lose: " + c);
+    Map<String, List<String>> chunks = stored(continued, inc, false, ShardSchema.DOC_ID, ShardSchema.TEXT);
+    chunks.get("u1").forEach(t -> assertTrue(t.contains("zulu"), "u1 holds only its first record's chunks: " + t));
+    chunks.get("u2").forEach(t -> assertTrue(t.contains("unique2"), "u2 keeps its base chunks: " + t));
+    assertEquals(stored(work.resolve("grown-full"), ref, false, ShardSchema.DOC_ID, ShardSchema.TEXT), chunks,
+        "the incremental snapshot holds the full build's chunks");
+    assertEquals(ref.totalChunks(), inc.totalChunks());
+  }
+
+  private static void copyTree(Path from, Path to) throws Exception {
+    try (Stream<Path> paths = Files.walk(from)) {
+      for (Path p : paths.toList()) {
+        Path t = to.resolve(from.relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(t);
+        } else {
+          Files.copy(p, t);
+        }
+      }
+    }
   }
 
   /** Every duplicated id holds only pieces of its winner, and as many as a document of one version has. */
