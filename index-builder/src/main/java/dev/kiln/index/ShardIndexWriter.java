@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,6 +29,8 @@ import org.apache.lucene.index.FilterCodecReader;
 import org.apache.lucene.index.SlowCodecReaderWrapper;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.MultiBits;
+import org.apache.lucene.index.MultiTerms;
 import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.Terms;
@@ -53,11 +54,12 @@ public final class ShardIndexWriter implements Closeable {
   private final FSDirectory dir;
   private final IndexWriter writer;
   private final int dimension;
-  private final Set<String> documents = new HashSet<>();
   private final Analyzer chinese = Analyzers.forName(Analyzers.CHINESE);
   private final RangeValues ranges;
   private final boolean forceMerge;
   private long chunks;
+  /** Live document ids, counted when the shard is closed. */
+  private long documents;
   private boolean counted;
 
   public ShardIndexWriter(Path directory, IndexConfig config, int dimension) throws IOException {
@@ -171,7 +173,6 @@ public final class ShardIndexWriter implements Closeable {
       doc.add(new BinaryDocValuesField(ShardSchema.DOC_FP, new BytesRef(DocumentFingerprint.bytes(c.docFingerprint()))));
     }
     writer.addDocument(doc);
-    documents.add(c.docId());
     chunks++;
   }
 
@@ -267,8 +268,9 @@ public final class ShardIndexWriter implements Closeable {
     return chunks;
   }
 
+  /** Documents with a live chunk in the closed shard. */
   public long documents() {
-    return documents.size();
+    return documents;
   }
 
   public Path directory() {
@@ -277,9 +279,9 @@ public final class ShardIndexWriter implements Closeable {
 
   /**
    * Merges down to the configured segment count (unless a continuing writer was told not to), commits
-   * and closes. A shard started from a base or
-   * with deletes counts its chunks and documents from the committed index: the writer cannot know
-   * them otherwise.
+   * and closes, then counts the shard's live chunks and documents from the committed index: with a
+   * base or deletes the writer could not know them otherwise, and a set of every document id it added
+   * would cost a string per document — gigabytes on a shard of tens of millions.
    */
   @Override
   public void close() throws IOException {
@@ -294,9 +296,7 @@ public final class ShardIndexWriter implements Closeable {
     } finally {
       writer.close();
       try {
-        if (counted) {
-          countLive();
-        }
+        countLive();
       } finally {
         dir.close();
         chinese.close();
@@ -304,25 +304,27 @@ public final class ShardIndexWriter implements Closeable {
     }
   }
 
+  /**
+   * Live chunks, and document ids with at least one live chunk over the merged terms of every segment
+   * (a document's chunks can span segments when a flush falls between them).
+   */
   private void countLive() throws IOException {
     try (DirectoryReader reader = DirectoryReader.open(dir)) {
       chunks = reader.numDocs();
-      documents.clear();
-      for (LeafReaderContext leaf : reader.leaves()) {
-        Bits live = leaf.reader().getLiveDocs();
-        Terms terms = leaf.reader().terms(ShardSchema.DOC_ID);
-        if (terms == null) {
-          continue;
-        }
-        TermsEnum te = terms.iterator();
-        PostingsEnum postings = null;
-        for (BytesRef term = te.next(); term != null; term = te.next()) {
-          postings = te.postings(postings, PostingsEnum.NONE);
-          for (int d = postings.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = postings.nextDoc()) {
-            if (live == null || live.get(d)) {
-              documents.add(term.utf8ToString());
-              break;
-            }
+      documents = 0;
+      Terms terms = MultiTerms.getTerms(reader, ShardSchema.DOC_ID);
+      if (terms == null) {
+        return;
+      }
+      Bits live = MultiBits.getLiveDocs(reader);
+      TermsEnum te = terms.iterator();
+      PostingsEnum postings = null;
+      for (BytesRef term = te.next(); term != null; term = te.next()) {
+        postings = te.postings(postings, PostingsEnum.NONE);
+        for (int d = postings.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = postings.nextDoc()) {
+          if (live == null || live.get(d)) {
+            documents++;
+            break;
           }
         }
       }

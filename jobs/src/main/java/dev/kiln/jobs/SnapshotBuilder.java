@@ -174,8 +174,9 @@ public final class SnapshotBuilder {
         .put("shards", config.shards)
         .put("segments (before merge → after)", commit.segmentsBefore() + " → " + commit.segmentsAfter())
         .put("recall probe (min over shards)", commit.minRecall() < 0 ? "off"
-            : String.format(Locale.ROOT, "%.3f (floor %.2f, recall@%d, %d samples/shard)", commit.minRecall(),
-                config.index.recallFloor, config.index.recallProbeK, config.index.recallProbeSamples))
+            : String.format(Locale.ROOT, "%.3f (floor %.2f, recall@%d, %d samples/shard%s)", commit.minRecall(),
+                config.index.recallFloor, config.index.recallProbeK, config.index.recallProbeSamples,
+                incremental != null && incremental.incremental() ? "; the segments this build wrote" : ""))
         .putSeconds("parse busy", outcome.counter(JobCounters.TIME_PARSE) / 1_000_000)
         .putSeconds("chunk busy", outcome.counter(JobCounters.TIME_CHUNK) / 1_000_000)
         .putSeconds("embed busy", outcome.counter(JobCounters.TIME_EMBED) / 1_000_000)

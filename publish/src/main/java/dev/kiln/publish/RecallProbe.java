@@ -4,8 +4,18 @@ import dev.kiln.index.KnnSearch;
 import dev.kiln.index.ShardSchema;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.FilterLeafReader;
+import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.LeafReader;
+import org.apache.lucene.index.MultiReader;
+import org.apache.lucene.index.SegmentInfos;
+import org.apache.lucene.index.SegmentReader;
 import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.KnnVectorValues;
 import org.apache.lucene.index.LeafReaderContext;
@@ -14,6 +24,7 @@ import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.Bits;
 
 /**
  * Checks a shard's HNSW graph before it is published: for vectors sampled from the shard itself,
@@ -43,39 +54,101 @@ public final class RecallProbe {
    */
   public static double recall(Path shardDir, int samples, int k, int ef, boolean rescore, long seed)
       throws IOException {
-    try (FSDirectory dir = FSDirectory.open(shardDir); DirectoryReader reader = DirectoryReader.open(dir)) {
-      int count = 0;
-      for (LeafReaderContext leaf : reader.leaves()) {
-        FloatVectorValues values = leaf.reader().getFloatVectorValues(ShardSchema.VECTOR);
-        count += values == null ? 0 : values.size();
-      }
-      if (count == 0 || samples <= 0) {
-        return 1.0;
-      }
-      Random random = new Random(seed);
-      int n = Math.min(samples, count);
-      int kk = Math.min(k, count);
-      float[][] queries = new float[n][];
-      for (int q = 0; q < n; q++) {
-        queries[q] = vectorAt(reader, random.nextInt(count));
-      }
-      float[] kth = kthBestScores(reader, queries, kk);
-      IndexSearcher searcher = new IndexSearcher(reader);
-      int depth = KnnSearch.resolve(ef, reader);
-      double sum = 0;
-      for (int q = 0; q < n; q++) {
-        TopDocs ann = KnnSearch.search(searcher, ShardSchema.VECTOR, queries[q], kk, depth, null, rescore);
-        int hits = 0;
-        for (ScoreDoc sd : ann.scoreDocs) {
-          float[] v = KnnSearch.floatVector(reader, ShardSchema.VECTOR, sd.doc);
-          if (v != null && VectorSimilarityFunction.DOT_PRODUCT.compare(queries[q], v) >= kth[q] - 1e-6f) {
-            hits++;
-          }
+    return recall(shardDir, samples, k, ef, rescore, seed, Set.of());
+  }
+
+  /**
+   * As {@link #recall(Path, int, int, int, boolean, long)}, over only the segments whose names are not
+   * in {@code unchanged}: an incremental build's shard probes the segments it wrote, not its base's,
+   * which were probed when the base was built and have since only lost documents (Lucene's HNSW
+   * search still walks a deleted node's links and only leaves it out of the results). Probing the
+   * base's segments again would cost a pass over every vector of the shard for every small rebuild.
+   * Deleted chunks are neither sampled nor counted by the exact scan. 1.0 when nothing is left to probe.
+   */
+  public static double recall(Path shardDir, int samples, int k, int ef, boolean rescore, long seed,
+      Set<String> unchanged) throws IOException {
+    try (FSDirectory dir = FSDirectory.open(shardDir); DirectoryReader all = DirectoryReader.open(dir)) {
+      List<IndexReader> probed = new ArrayList<>();
+      for (LeafReaderContext leaf : all.leaves()) {
+        if (!unchanged.contains(segmentName(leaf.reader()))) {
+          probed.add(leaf.reader());
         }
-        sum += (double) Math.min(hits, kk) / kk;
       }
-      return sum / n;
+      try (MultiReader reader = new MultiReader(probed.toArray(new IndexReader[0]), false)) {
+        return recall(reader, samples, k, ef, rescore, seed);
+      }
     }
+  }
+
+  /** The names of the segments of the last commit in {@code shardDir}. */
+  public static Set<String> segmentNames(Path shardDir) throws IOException {
+    try (FSDirectory dir = FSDirectory.open(shardDir)) {
+      Set<String> names = new HashSet<>();
+      SegmentInfos.readLatestCommit(dir).forEach(info -> names.add(info.info.name));
+      return names;
+    }
+  }
+
+  private static String segmentName(LeafReader leaf) {
+    LeafReader unwrapped = FilterLeafReader.unwrap(leaf);
+    if (!(unwrapped instanceof SegmentReader segment)) {
+      throw new IllegalStateException("not a segment: " + leaf);
+    }
+    return segment.getSegmentName();
+  }
+
+  private static double recall(IndexReader reader, int samples, int k, int ef, boolean rescore, long seed)
+      throws IOException {
+    int count = 0;
+    for (LeafReaderContext leaf : reader.leaves()) {
+      count += liveVectors(leaf.reader());
+    }
+    if (count == 0 || samples <= 0) {
+      return 1.0;
+    }
+    Random random = new Random(seed);
+    int n = Math.min(samples, count);
+    int kk = Math.min(k, count);
+    float[][] queries = new float[n][];
+    for (int q = 0; q < n; q++) {
+      queries[q] = vectorAt(reader, random.nextInt(count));
+    }
+    float[] kth = kthBestScores(reader, queries, kk);
+    IndexSearcher searcher = new IndexSearcher(reader);
+    int depth = KnnSearch.resolve(ef, reader);
+    double sum = 0;
+    for (int q = 0; q < n; q++) {
+      TopDocs ann = KnnSearch.search(searcher, ShardSchema.VECTOR, queries[q], kk, depth, null, rescore);
+      int hits = 0;
+      for (ScoreDoc sd : ann.scoreDocs) {
+        float[] v = KnnSearch.floatVector(reader, ShardSchema.VECTOR, sd.doc);
+        if (v != null && VectorSimilarityFunction.DOT_PRODUCT.compare(queries[q], v) >= kth[q] - 1e-6f) {
+          hits++;
+        }
+      }
+      sum += (double) Math.min(hits, kk) / kk;
+    }
+    return sum / n;
+  }
+
+  /** Live documents of {@code leaf} with a vector. */
+  private static int liveVectors(LeafReader leaf) throws IOException {
+    FloatVectorValues values = leaf.getFloatVectorValues(ShardSchema.VECTOR);
+    if (values == null) {
+      return 0;
+    }
+    Bits live = leaf.getLiveDocs();
+    if (live == null) {
+      return values.size();
+    }
+    int n = 0;
+    KnnVectorValues.DocIndexIterator it = values.iterator();
+    for (int doc = it.nextDoc(); doc != KnnVectorValues.DocIndexIterator.NO_MORE_DOCS; doc = it.nextDoc()) {
+      if (live.get(doc)) {
+        n++;
+      }
+    }
+    return n;
   }
 
   /**
@@ -84,7 +157,7 @@ public final class RecallProbe {
    * read a shard of 500k 384-d vectors — 770 MB — twenty times per probe; the heap holds k floats a
    * query, not a score per vector.)
    */
-  private static float[] kthBestScores(DirectoryReader reader, float[][] queries, int k) throws IOException {
+  private static float[] kthBestScores(IndexReader reader, float[][] queries, int k) throws IOException {
     float[][] heaps = new float[queries.length][k]; // min-heaps of the best k scores so far
     int seen = 0;
     for (LeafReaderContext leaf : reader.leaves()) {
@@ -92,8 +165,12 @@ public final class RecallProbe {
       if (values == null) {
         continue;
       }
+      Bits live = leaf.reader().getLiveDocs();
       KnnVectorValues.DocIndexIterator it = values.iterator();
       for (int doc = it.nextDoc(); doc != KnnVectorValues.DocIndexIterator.NO_MORE_DOCS; doc = it.nextDoc()) {
+        if (live != null && !live.get(doc)) {
+          continue;
+        }
         float[] v = values.vectorValue(it.index());
         for (int q = 0; q < queries.length; q++) {
           float score = VectorSimilarityFunction.DOT_PRODUCT.compare(queries[q], v);
@@ -144,18 +221,29 @@ public final class RecallProbe {
     }
   }
 
-  /** A copy of the {@code n}-th vector in doc order. */
-  private static float[] vectorAt(DirectoryReader reader, int n) throws IOException {
+  /** A copy of the {@code n}-th live vector in doc order. */
+  private static float[] vectorAt(IndexReader reader, int n) throws IOException {
     int base = 0;
     for (LeafReaderContext leaf : reader.leaves()) {
       FloatVectorValues values = leaf.reader().getFloatVectorValues(ShardSchema.VECTOR);
       if (values == null) {
         continue;
       }
-      if (n < base + values.size()) {
-        return values.vectorValue(n - base).clone();
+      Bits live = leaf.reader().getLiveDocs();
+      int size = liveVectors(leaf.reader());
+      if (n < base + size) {
+        if (live == null) {
+          return values.vectorValue(n - base).clone();
+        }
+        int i = base;
+        KnnVectorValues.DocIndexIterator it = values.iterator();
+        for (int doc = it.nextDoc(); doc != KnnVectorValues.DocIndexIterator.NO_MORE_DOCS; doc = it.nextDoc()) {
+          if (live.get(doc) && i++ == n) {
+            return values.vectorValue(it.index()).clone();
+          }
+        }
       }
-      base += values.size();
+      base += size;
     }
     throw new IllegalArgumentException("no vector " + n);
   }

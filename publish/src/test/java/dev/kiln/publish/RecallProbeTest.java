@@ -76,6 +76,83 @@ class RecallProbeTest {
     assertEquals(RecallProbe.recall(dir, 50, 10, KnnSearch.DEFAULT_EF, false, 9), RecallProbe.recall(dir, 50, 10, 9), 0);
   }
 
+  /**
+   * An incremental build probes only the segments it wrote: over a base segment whose narrow walk
+   * (ef = k) misses and a new segment of 50 vectors (searched exactly by Lucene), the probe scoped to
+   * the new segment reads 1.0 while the whole shard reads less.
+   */
+  @Test
+  void aProbeScopedToTheNewSegmentsLeavesTheBaseSegmentsOut() throws Exception {
+    Path dir = tmp.resolve("scoped");
+    IndexConfig config = new IndexConfig();
+    shard(dir, config, 2000, 256, 1, 0.3, 1);
+    java.util.Set<String> base = RecallProbe.segmentNames(dir);
+    Random random = new Random(7);
+    try (FSDirectory d = FSDirectory.open(dir); IndexWriter w = new IndexWriter(d,
+        new IndexWriterConfig(new StandardAnalyzer()).setCodec(ShardIndexWriter.codec(config)))) {
+      for (int i = 0; i < 50; i++) {
+        w.addDocument(vectorDoc(randomUnit(random, 256)));
+      }
+    }
+    double whole = RecallProbe.recall(dir, 50, 10, 10, false, 1);
+    assertTrue(whole < 0.95, "the base segment's narrow walk misses: " + whole);
+    assertEquals(1.0, RecallProbe.recall(dir, 50, 10, 10, false, 1, base), 1e-12, "only the new segment");
+    assertEquals(whole, RecallProbe.recall(dir, 50, 10, 10, false, 1, java.util.Set.of()), 1e-12);
+    assertEquals(1.0, RecallProbe.recall(dir, 50, 10, 10, false, 1, RecallProbe.segmentNames(dir)), 1e-12,
+        "nothing new: nothing to probe");
+  }
+
+  /**
+   * Deleted chunks are neither sampled nor part of the exact top k: every live vector has a deleted
+   * twin, which would double every exact score and let only half of the live hits reach the k-th best.
+   */
+  @Test
+  void deletedChunksAreLeftOutOfTheExactScan() throws Exception {
+    Path dir = tmp.resolve("deleted");
+    IndexConfig config = new IndexConfig();
+    Random random = new Random(11);
+    // No merges: a merge would drop the deleted twins from the files instead of marking them deleted.
+    try (FSDirectory d = FSDirectory.open(dir); IndexWriter w = new IndexWriter(d,
+        new IndexWriterConfig(new StandardAnalyzer()).setCodec(ShardIndexWriter.codec(config))
+            .setMergePolicy(org.apache.lucene.index.NoMergePolicy.INSTANCE))) {
+      for (int i = 0; i < 60; i++) {
+        float[] v = randomUnit(random, 32);
+        Document live = vectorDoc(v);
+        live.add(new org.apache.lucene.document.StringField("state", "live", org.apache.lucene.document.Field.Store.NO));
+        w.addDocument(live);
+        Document twin = vectorDoc(v);
+        twin.add(new org.apache.lucene.document.StringField("state", "gone", org.apache.lucene.document.Field.Store.NO));
+        w.addDocument(twin);
+      }
+      w.deleteDocuments(new org.apache.lucene.index.Term("state", "gone"));
+    }
+    try (FSDirectory d = FSDirectory.open(dir); org.apache.lucene.index.DirectoryReader r =
+        org.apache.lucene.index.DirectoryReader.open(d)) {
+      assertEquals(60, r.numDeletedDocs(), "the twins are in the files, marked deleted");
+    }
+    double recall = RecallProbe.recall(dir, 30, 10, KnnSearch.DEFAULT_EF, false, 3);
+    assertTrue(recall >= 0.95, "live hits against live exact scores: " + recall);
+  }
+
+  private static float[] randomUnit(Random random, int dim) {
+    float[] v = new float[dim];
+    double norm = 0;
+    for (int j = 0; j < dim; j++) {
+      v[j] = (float) random.nextGaussian();
+      norm += v[j] * v[j];
+    }
+    for (int j = 0; j < dim; j++) {
+      v[j] /= (float) Math.sqrt(norm);
+    }
+    return v;
+  }
+
+  private static Document vectorDoc(float[] v) {
+    Document doc = new Document();
+    doc.add(new KnnFloatVectorField(ShardSchema.VECTOR, v, VectorSimilarityFunction.DOT_PRODUCT));
+    return doc;
+  }
+
   @Test
   void aQuantisedShardIsProbedWithFloat32Rescoring() throws Exception {
     // int4 graph, probed as the searcher searches it: candidates rescored with the float32 vectors.
