@@ -1,13 +1,14 @@
 package dev.kiln.model;
 
 import dev.kiln.snapshot.Checksums;
-import java.nio.ByteBuffer;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * What decides whether a document is unchanged since the base snapshot of an incremental build: the
@@ -40,35 +41,75 @@ public final class DocumentFingerprint {
    *     fields): a document fingerprinted under other settings is never "unchanged"
    */
   public static byte[] of(Document doc, String settings) {
-    MessageDigest md = Checksums.newDigest();
-    update(md, settings);
-    update(md, doc.id());
-    update(md, doc.title());
-    update(md, doc.text());
-    Map<String, String> metadata = new TreeMap<>(doc.metadata());
-    metadata.remove(SOURCE_URI);
-    metadata.remove(MODIFIED);
-    md.update(ByteBuffer.allocate(4).putInt(metadata.size()).array());
-    metadata.forEach((k, v) -> {
-      update(md, k);
-      update(md, v);
-    });
-    update(md, doc.contentType().name());
+    // Called for every record of an incremental build (a million a rebuild): one digest and one
+    // scratch buffer per thread, the metadata keys sorted in an array, the numbers written into the
+    // scratch buffer — the same bytes as the definition above, without a digest lookup, a sorted map
+    // and a buffer allocated per number.
+    Scratch s = SCRATCH.get();
+    MessageDigest md = s.digest;
+    md.reset();
+    s.string(settings);
+    s.string(doc.id());
+    s.string(doc.title());
+    s.string(doc.text());
+    Map<String, String> metadata = doc.metadata();
+    String[] keys = new String[metadata.size()];
+    int n = 0;
+    for (String k : metadata.keySet()) {
+      if (!SOURCE_URI.equals(k) && !MODIFIED.equals(k)) {
+        keys[n++] = k;
+      }
+    }
+    Arrays.sort(keys, 0, n);
+    s.integer(n);
+    for (int i = 0; i < n; i++) {
+      s.string(keys[i]);
+      s.string(metadata.get(keys[i]));
+    }
+    s.string(doc.contentType().name());
     float[] v = doc.vector();
     if (v == null) {
-      md.update(ByteBuffer.allocate(4).putInt(-1).array());
+      s.integer(-1);
     } else {
-      ByteBuffer b = ByteBuffer.allocate(4 + 4 * v.length).order(ByteOrder.BIG_ENDIAN);
-      b.putInt(v.length);
-      for (float f : v) {
-        b.putInt(Float.floatToIntBits(f));
-      }
-      md.update(b.array());
+      s.integer(v.length);
+      s.floats(v);
     }
     byte[] full = md.digest();
     byte[] out = new byte[BYTES];
     System.arraycopy(full, 0, out, 0, BYTES);
     return out;
+  }
+
+  private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+  private static final VarHandle INT_BE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+
+  /** A thread's digest and the buffer numbers are written through. */
+  private static final class Scratch {
+    final MessageDigest digest = Checksums.newDigest();
+    byte[] buffer = new byte[4096];
+
+    void integer(int value) {
+      INT_BE.set(buffer, 0, value);
+      digest.update(buffer, 0, 4);
+    }
+
+    void string(String value) {
+      byte[] b = (value == null ? "" : value).getBytes(StandardCharsets.UTF_8);
+      integer(b.length);
+      digest.update(b);
+    }
+
+    /** Each float's bits, NaN canonical ({@link Float#floatToIntBits}), big-endian. */
+    void floats(float[] v) {
+      int chunk = buffer.length / 4;
+      for (int from = 0; from < v.length; from += chunk) {
+        int to = Math.min(v.length, from + chunk);
+        for (int i = from; i < to; i++) {
+          INT_BE.set(buffer, (i - from) * 4, Float.floatToIntBits(v[i]));
+        }
+        digest.update(buffer, 0, (to - from) * 4);
+      }
+    }
   }
 
   /** As {@link #of}, as the 32 hex digits chunks carry. */
@@ -83,11 +124,5 @@ public final class DocumentFingerprint {
       throw new IllegalArgumentException("a document fingerprint has " + BYTES + " bytes, not " + b.length);
     }
     return b;
-  }
-
-  private static void update(MessageDigest md, String s) {
-    byte[] b = (s == null ? "" : s).getBytes(StandardCharsets.UTF_8);
-    md.update(new byte[] {(byte) (b.length >>> 24), (byte) (b.length >>> 16), (byte) (b.length >>> 8), (byte) b.length});
-    md.update(b);
   }
 }
