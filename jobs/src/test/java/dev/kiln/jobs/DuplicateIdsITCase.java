@@ -213,11 +213,11 @@ class DuplicateIdsITCase {
   @Test
   void anIncrementalBuildResolvesChangedAgainstUnchangedCopiesAsAFullBuildDoes() throws Exception {
     Path grown = work.resolve("grown");
-    copyTree(corpus, grown);
+    IncrementalBuildITCase.copyTree(corpus, grown);
     Files.write(grown.resolve("0-first.jsonl"), List.of(line("u1", "zulu"))); // u1 is in b.jsonl
     Files.write(grown.resolve("e-last.jsonl"), List.of(line("u2", "yankee"))); // u2 is in c.jsonl
     Path continued = work.resolve("continued");
-    copyTree(work.resolve("plain"), continued);
+    IncrementalBuildITCase.copyTree(work.resolve("plain"), continued);
     Manifest inc = build(grown, continued, cfg -> cfg.chunker.parents.enabled = false);
     Manifest ref = build(grown, work.resolve("grown-full"), cfg -> {
       cfg.chunker.parents.enabled = false;
@@ -233,19 +233,6 @@ class DuplicateIdsITCase {
     assertEquals(stored(work.resolve("grown-full"), ref, false, ShardSchema.DOC_ID, ShardSchema.TEXT), chunks,
         "the incremental snapshot holds the full build's chunks");
     assertEquals(ref.totalChunks(), inc.totalChunks());
-  }
-
-  private static void copyTree(Path from, Path to) throws Exception {
-    try (Stream<Path> paths = Files.walk(from)) {
-      for (Path p : paths.toList()) {
-        Path t = to.resolve(from.relativize(p).toString());
-        if (Files.isDirectory(p)) {
-          Files.createDirectories(t);
-        } else {
-          Files.copy(p, t);
-        }
-      }
-    }
   }
 
   /** Every duplicated id holds only pieces of its winner, and as many as a document of one version has. */

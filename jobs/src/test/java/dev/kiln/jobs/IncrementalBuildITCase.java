@@ -167,7 +167,8 @@ class IncrementalBuildITCase {
     assertEquals(rechunked.counters().get(JobCounters.CHUNKS), rechunked.totalChunks());
   }
 
-  private static void copyTree(Path from, Path to) throws Exception {
+  /** Copies a directory tree (a corpus, a snapshots root) file by file. */
+  static void copyTree(Path from, Path to) throws Exception {
     try (var paths = Files.walk(from)) {
       for (Path p : paths.toList()) {
         Path t = to.resolve(from.relativize(p).toString());
