@@ -67,7 +67,7 @@ final class ContinuedShard implements Closeable {
       return new ContinuedShard(new ShardIndexWriter(dir, config, dimension), null, counters);
     }
     if (!Files.isDirectory(baseDir)) {
-      throw new IOException("base shard is missing: " + baseDir);
+      throw new IOException("a shard of the base snapshot is missing: " + baseDir);
     }
     ShardIndexWriter writer = ShardIndexWriter.continuing(dir, baseDir, config, dimension, !prune);
     try {

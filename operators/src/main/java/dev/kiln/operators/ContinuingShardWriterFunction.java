@@ -10,7 +10,6 @@ import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.operators.fs.FlinkFileSystems;
 import dev.kiln.operators.fs.RemoteBaseFiles;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -231,9 +230,6 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
   private ContinuedShard openShard(SnapshotLayout layout, int shard) throws IOException {
     // On a remote root the base shard was fetched into staging by open.
     Path baseDir = baseId == null ? null : layout.shardDir(baseId, shard);
-    if (baseDir != null && !Files.isDirectory(baseDir)) {
-      throw new IOException("shard " + shard + " of base snapshot " + baseId + " is missing: " + baseDir);
-    }
     return ContinuedShard.open(layout.shardDir(snapshotId, shard), baseDir, config, dimension, prune, counters);
   }
 }
