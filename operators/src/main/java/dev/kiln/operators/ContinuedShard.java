@@ -110,11 +110,12 @@ final class ContinuedShard implements Closeable {
       }
       case REPLACE -> {
         if (decision.discarded() == 0) {
-          // The former winner was an unchanged record: its base chunks go after all.
+          // The former winner was an unchanged record: its base chunks go after all (just below).
           counters.kept().add(-1);
           restore.remove(docId);
+        } else {
+          writer.deleteDocument(docId); // the former winner's fresh chunks; the base's went with its first
         }
-        writer.deleteDocument(docId); // the former winner's fresh chunks, if any, and the base's
         fresh.add(docId);
         removeFromBase(docId, false);
       }
