@@ -34,8 +34,9 @@ public final class EmbeddedKafka implements AutoCloseable {
   private final String bootstrap;
 
   public EmbeddedKafka(Path dir) throws Exception {
-    int brokerPort = freePort();
-    int controllerPort = freePort();
+    int[] ports = freePorts(2);
+    int brokerPort = ports[0];
+    int controllerPort = ports[1];
     String logDir = dir.resolve("kafka-logs").toAbsolutePath().toString();
     Properties p = new Properties();
     p.put("process.roles", "broker,controller");
@@ -69,9 +70,25 @@ public final class EmbeddedKafka implements AutoCloseable {
     bootstrap = "127.0.0.1:" + brokerPort;
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
+  /**
+   * {@code n} distinct free loopback ports: each socket stays open until all are picked, or the
+   * system could hand out one port twice (it did: a broker and a controller listener on one port).
+   */
+  private static int[] freePorts(int n) throws IOException {
+    ServerSocket[] sockets = new ServerSocket[n];
+    try {
+      int[] ports = new int[n];
+      for (int i = 0; i < n; i++) {
+        sockets[i] = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+        ports[i] = sockets[i].getLocalPort();
+      }
+      return ports;
+    } finally {
+      for (ServerSocket s : sockets) {
+        if (s != null) {
+          s.close();
+        }
+      }
     }
   }
 
