@@ -46,8 +46,7 @@ public final class DocumentFingerprint {
     // scratch buffer — the same bytes as the definition above, without a digest lookup, a sorted map
     // and a buffer allocated per number.
     Scratch s = SCRATCH.get();
-    MessageDigest md = s.digest;
-    md.reset();
+    s.reset();
     s.string(settings);
     s.string(doc.id());
     s.string(doc.title());
@@ -74,7 +73,7 @@ public final class DocumentFingerprint {
       s.integer(v.length);
       s.floats(v);
     }
-    byte[] full = md.digest();
+    byte[] full = s.digest();
     byte[] out = new byte[BYTES];
     System.arraycopy(full, 0, out, 0, BYTES);
     return out;
@@ -83,31 +82,61 @@ public final class DocumentFingerprint {
   private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
   private static final VarHandle INT_BE = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
 
-  /** A thread's digest and the buffer numbers are written through. */
+  /**
+   * A thread's digest and a buffer the bytes gather in before they reach it: a digest update costs a
+   * call chain whatever its length, and a document is a dozen small numbers and strings.
+   */
   private static final class Scratch {
     final MessageDigest digest = Checksums.newDigest();
-    byte[] buffer = new byte[4096];
+    final byte[] buffer = new byte[8192];
+    int size;
+
+    void reset() {
+      digest.reset();
+      size = 0;
+    }
+
+    byte[] digest() {
+      flush();
+      return digest.digest();
+    }
+
+    private void flush() {
+      digest.update(buffer, 0, size);
+      size = 0;
+    }
+
+    private void room(int bytes) {
+      if (size + bytes > buffer.length) {
+        flush();
+      }
+    }
 
     void integer(int value) {
-      INT_BE.set(buffer, 0, value);
-      digest.update(buffer, 0, 4);
+      room(4);
+      INT_BE.set(buffer, size, value);
+      size += 4;
     }
 
     void string(String value) {
       byte[] b = (value == null ? "" : value).getBytes(StandardCharsets.UTF_8);
       integer(b.length);
-      digest.update(b);
+      if (b.length > buffer.length / 2) {
+        flush();
+        digest.update(b);
+      } else {
+        room(b.length);
+        System.arraycopy(b, 0, buffer, size, b.length);
+        size += b.length;
+      }
     }
 
     /** Each float's bits, NaN canonical ({@link Float#floatToIntBits}), big-endian. */
     void floats(float[] v) {
-      int chunk = buffer.length / 4;
-      for (int from = 0; from < v.length; from += chunk) {
-        int to = Math.min(v.length, from + chunk);
-        for (int i = from; i < to; i++) {
-          INT_BE.set(buffer, (i - from) * 4, Float.floatToIntBits(v[i]));
-        }
-        digest.update(buffer, 0, (to - from) * 4);
+      for (float f : v) {
+        room(4);
+        INT_BE.set(buffer, size, Float.floatToIntBits(f));
+        size += 4;
       }
     }
   }

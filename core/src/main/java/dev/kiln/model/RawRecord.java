@@ -1,8 +1,10 @@
 package dev.kiln.model;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
 /**
  * One undecoded record as a source read it: a JSON line, a whole Markdown or text file, or a Parquet
- * row rendered as a JSON object. Parsing is a separate stage so that a malformed record can be
+ * row's columns. Parsing is a separate stage so that a malformed record can be
  * quarantined with its origin instead of failing the reader.
  *
  * @param sourceUri the file the record came from
@@ -19,10 +21,20 @@ package dev.kiln.model;
  *     floats, in which case the payload's JSON lacks that field: 384 floats rendered as text and parsed
  *     back cost more than the rest of the row. {@code null} when the record has no such column, or it
  *     is not a plain list of numbers (then it stays in the JSON, for the parser to judge)
+ * @param row a Parquet row's columns as its reader decoded them, handed to the parser as they are
+ *     instead of rendered as JSON text and parsed back (which was a third of a rebuild's reading and
+ *     parsing); {@link #payload()} renders it when text is asked for (a quarantined row). {@code null}
+ *     for every other record. A record is not changed after its source emits it, so its serializer
+ *     passes it on to a chained operator without a copy
  */
 public record RawRecord(
     String sourceUri, long offset, InputFormat format, String payload, String problem, long bytes,
-    long modified, String key, float[] vector) implements java.io.Serializable {
+    long modified, String key, float[] vector, ObjectNode row) implements java.io.Serializable {
+
+  public RawRecord(String sourceUri, long offset, InputFormat format, String payload, String problem, long bytes,
+      long modified, String key, float[] vector) {
+    this(sourceUri, offset, format, payload, problem, bytes, modified, key, vector, null);
+  }
 
   public RawRecord(String sourceUri, long offset, InputFormat format, String payload, String problem, long bytes,
       long modified, String key) {
@@ -42,13 +54,24 @@ public record RawRecord(
     return new RawRecord(sourceUri, offset, format, payload, null);
   }
 
+  /** A row of columns decoded by its reader ({@link #row}). */
+  public static RawRecord ofRow(String sourceUri, long offset, InputFormat format, ObjectNode row) {
+    return new RawRecord(sourceUri, offset, format, null, null, 0, 0L, null, null, row);
+  }
+
+  /** The record's text: as read, or its decoded row rendered as a JSON object; {@code null} when it has neither. */
+  @Override
+  public String payload() {
+    return payload == null && row != null ? row.toString() : payload;
+  }
+
   public static RawRecord undecodable(String sourceUri, long offset, InputFormat format, String problem) {
     return new RawRecord(sourceUri, offset, format, null, problem);
   }
 
   /** This record with its size in the source and its file's modification time. */
   public RawRecord withSource(long bytes, long modified) {
-    return new RawRecord(sourceUri, offset, format, payload, problem, bytes, modified, key, vector);
+    return new RawRecord(sourceUri, offset, format, payload, problem, bytes, modified, key, vector, row);
   }
 
   /**
@@ -60,16 +83,16 @@ public record RawRecord(
   }
 
   public boolean isTombstone() {
-    return payload == null && problem == null && key != null;
+    return payload == null && row == null && problem == null && key != null;
   }
 
   /** This record with the key of the Kafka record it was read from. */
   public RawRecord withKey(String value) {
-    return new RawRecord(sourceUri, offset, format, payload, problem, bytes, modified, value, vector);
+    return new RawRecord(sourceUri, offset, format, payload, problem, bytes, modified, value, vector, row);
   }
 
   /** This record with its vector column decoded apart from the payload. */
   public RawRecord withVector(float[] values) {
-    return new RawRecord(sourceUri, offset, format, payload, problem, bytes, modified, key, values);
+    return new RawRecord(sourceUri, offset, format, payload, problem, bytes, modified, key, values, row);
   }
 }

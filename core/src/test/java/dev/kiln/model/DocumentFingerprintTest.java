@@ -134,7 +134,7 @@ class DocumentFingerprintTest {
       }
       ContentType type = ContentType.values()[random.nextInt(ContentType.values().length)];
       Document doc = new Document("d" + randomText(random, alphabet, 10), randomText(random, alphabet, 12),
-          randomText(random, alphabet, 3_000), metadata, "file:/c/" + round, type, vector);
+          randomText(random, alphabet, 6_000), metadata, "file:/c/" + round, type, vector);
       String settings = randomText(random, alphabet, 20);
       assertArrayEquals(plainDefinition(doc, settings), DocumentFingerprint.of(doc, settings), "document " + round);
     }

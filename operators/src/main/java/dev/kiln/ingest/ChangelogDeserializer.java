@@ -68,6 +68,6 @@ public final class ChangelogDeserializer implements KafkaRecordDeserializationSc
 
   @Override
   public TypeInformation<RawRecord> getProducedType() {
-    return TypeInformation.of(RawRecord.class);
+    return RawRecordTypeInfo.INSTANCE;
   }
 }

@@ -133,7 +133,7 @@ public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceS
           QuarantineReason.UNREADABLE_FILE).withSource(split.fileSize(), modified);
       return start == 0 ? new SingleRecordReader(bad) : new RecordBatches.Empty();
     }
-    return new ParquetRowReader(uri, reader, start, end, modified, vectorField);
+    return new ParquetRowReader(uri, reader, start, end, modified, vectorField, maxRecordBytes);
   }
 
   @Override
@@ -150,7 +150,7 @@ public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceS
 
   @Override
   public TypeInformation<RawRecord> getProducedType() {
-    return TypeInformation.of(RawRecord.class);
+    return RawRecordTypeInfo.INSTANCE;
   }
 
   private static final class SingleRecordReader implements Reader<RawRecord> {

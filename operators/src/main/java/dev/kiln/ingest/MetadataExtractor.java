@@ -26,6 +26,13 @@ final class MetadataExtractor implements Serializable {
 
   private final IngestConfig config;
   private transient List<Pattern> patterns;
+  // The last file's entries: records arrive file by file (a Parquet file holds a hundred thousand), and
+  // formatting its time and matching its path per record showed in a rebuild's profile. An extractor
+  // belongs to one parse operator, so one thread.
+  private transient long lastModified;
+  private transient String lastModifiedText;
+  private transient String lastPath;
+  private transient List<String[]> lastPathEntries;
 
   MetadataExtractor(IngestConfig config) {
     this.config = config;
@@ -35,19 +42,36 @@ final class MetadataExtractor implements Serializable {
   void addSource(RawRecord raw, String relativePath, Map<String, String> out) {
     out.put(SOURCE_URI, raw.sourceUri());
     if (raw.modified() > 0) {
-      out.put(MODIFIED, Instant.ofEpochMilli(raw.modified()).toString());
+      if (raw.modified() != lastModified || lastModifiedText == null) {
+        lastModifiedText = Instant.ofEpochMilli(raw.modified()).toString();
+        lastModified = raw.modified();
+      }
+      out.put(MODIFIED, lastModifiedText);
     }
+    if (!relativePath.equals(lastPath)) {
+      lastPathEntries = pathEntries(relativePath);
+      lastPath = relativePath;
+    }
+    for (String[] e : lastPathEntries) {
+      out.put(e[0], e[1]);
+    }
+  }
+
+  /** The named groups the path patterns match in {@code relativePath}, in pattern order. */
+  private List<String[]> pathEntries(String relativePath) {
+    List<String[]> entries = new ArrayList<>();
     for (Pattern p : patterns()) {
       Matcher m = p.matcher(relativePath);
       if (m.find()) {
         for (String group : p.namedGroups().keySet()) {
           String v = m.group(group);
           if (v != null && !v.isEmpty()) {
-            out.put(group, v);
+            entries.add(new String[] {group, v});
           }
         }
       }
     }
+    return entries;
   }
 
   /** Adds the configured top-level fields and the scalar entries of the record's metadata object. */

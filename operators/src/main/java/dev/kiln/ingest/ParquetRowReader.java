@@ -1,7 +1,6 @@
 package dev.kiln.ingest;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -25,8 +24,10 @@ import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.Type;
 
 /**
- * Rows of a Parquet file, streamed one row group at a time, each rendered as a JSON object with the
- * file's own column names (the parser maps them to id, title, text and metadata). The split owns the
+ * Rows of a Parquet file, streamed one row group at a time, each decoded into a JSON object tree with
+ * the file's own column names (the parser maps them to id, title, text and metadata) and handed on as
+ * that tree ({@link RawRecord#row}), not as text. A row whose text columns hold more characters than
+ * {@code ingest.max-record-bytes} is a {@code too_large} record. The split owns the
  * row groups that start inside it. A row group that cannot be read becomes one {@code
  * unreadable_row_group} record at its first row's number and reading goes on with the next group. A
  * record's offset is its row's number in the file. The
@@ -38,7 +39,6 @@ import org.apache.parquet.schema.Type;
  * where the parser reads or refuses it.
  */
 final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private final String uri;
@@ -50,7 +50,7 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
   private RecordReader<Group> rows;
   /** The vector column read apart from the rows (null: it stays with them); see {@link VectorColumn}. */
   private final VectorColumn vectors;
-  private RecordReader<VectorColumn.Values> vectorRows;
+  private VectorColumnReader vectorRows;
   private long rowsLeft;
   /** The file's row number of each row group's first row. */
   private final long[] firstRows;
@@ -60,9 +60,15 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
    */
   private long rowNumber;
   private long bytesPerRow;
+  /** {@code ingest.max-record-bytes}, held against the characters of a row's text columns. */
+  private final long maxRecordChars;
+  /** The characters of the text columns of the row being decoded. */
+  private long chars;
 
-  ParquetRowReader(String uri, ParquetFileReader reader, long start, long end, long modified, String vectorField) {
+  ParquetRowReader(String uri, ParquetFileReader reader, long start, long end, long modified, String vectorField,
+      long maxRecordChars) {
     this.uri = uri;
+    this.maxRecordChars = maxRecordChars;
     this.reader = reader;
     this.schema = reader.getFooter().getFileMetaData().getSchema();
     this.vectors = VectorColumn.of(schema, vectorField);
@@ -94,12 +100,17 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
         Group row = rows.read();
         rowsLeft--;
         float[][] vector = new float[1][];
+        chars = 0;
         ObjectNode fields = toJson(row);
         if (vectors != null) {
           vectorRows.read().into(fields, vector);
         }
-        String json = JSON.writeValueAsString(fields);
-        batch.add(RawRecord.of(uri, rowNumber++, InputFormat.PARQUET, json).withSource(bytesPerRow, modified)
+        if (chars > maxRecordChars) {
+          batch.add(new RawRecord(uri, rowNumber++, InputFormat.PARQUET, null, QuarantineReason.TOO_LARGE,
+              bytesPerRow, modified));
+          continue;
+        }
+        batch.add(RawRecord.ofRow(uri, rowNumber++, InputFormat.PARQUET, fields).withSource(bytesPerRow, modified)
             .withVector(vector[0]));
       } catch (RuntimeException e) {
         batch.add(unreadable(rowsLeft + " rows left: " + e));
@@ -137,7 +148,7 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
   }
 
   /** The row as a JSON object. */
-  static ObjectNode toJson(Group g) {
+  ObjectNode toJson(Group g) {
     ObjectNode o = NODES.objectNode();
     GroupType type = g.getType();
     for (int i = 0; i < type.getFieldCount(); i++) {
@@ -158,12 +169,16 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
     return o;
   }
 
-  private static JsonNode value(Group g, int field, int index) {
+  private JsonNode value(Group g, int field, int index) {
     Type f = g.getType().getType(field);
     if (f.isPrimitive()) {
       PrimitiveType p = f.asPrimitiveType();
       return switch (p.getPrimitiveTypeName()) {
-        case BINARY, FIXED_LEN_BYTE_ARRAY -> NODES.textNode(g.getString(field, index));
+        case BINARY, FIXED_LEN_BYTE_ARRAY -> {
+          String text = g.getString(field, index);
+          chars += text.length();
+          yield NODES.textNode(text);
+        }
         case INT32 -> NODES.numberNode(g.getInteger(field, index));
         case INT64 -> NODES.numberNode(g.getLong(field, index));
         case BOOLEAN -> NODES.booleanNode(g.getBoolean(field, index));

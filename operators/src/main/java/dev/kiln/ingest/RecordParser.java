@@ -18,8 +18,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Decodes raw records into documents. JSON lines and Parquet rows (rendered as JSON objects by their
- * reader) follow the BEIR layout with configurable field names ({@code _id}, {@code title},
+ * Decodes raw records into documents. JSON lines and Parquet rows (decoded into JSON object trees by
+ * their reader) follow the BEIR layout with configurable field names ({@code _id}, {@code title},
  * {@code text}, optional {@code metadata} object of scalars); a Markdown or text file becomes one
  * document whose id is its path relative to the corpus root; an HTML file likewise, kept raw for the
  * HTML chunker and titled by its {@code <title>} or first {@code <h1>}. A PDF, DOCX or PPTX file is one
@@ -41,6 +41,9 @@ public final class RecordParser implements Serializable {
   private final IngestConfig config;
   private final MetadataExtractor metadata;
   private final SuppliedVectors vectors;
+  // The last row's file: rows come file by file, and one parser serves one operator (one thread).
+  private transient String lastRowUri;
+  private transient String lastRowId;
 
   /** @param roots qualified corpus roots, used to turn file paths into document ids */
   public RecordParser(List<String> roots) {
@@ -63,6 +66,10 @@ public final class RecordParser implements Serializable {
   public Document parse(RawRecord raw) throws MalformedRecordException {
     if (raw.problem() != null) {
       throw new MalformedRecordException(raw.problem(), describe(raw.problem()));
+    }
+    if (raw.row() != null) {
+      // A Parquet row its reader decoded (and held to ingest.max-record-bytes) already.
+      return parseDecoded(raw, raw.row());
     }
     if (raw.format().isExtracted()) {
       // Its reader held the extracted text to ingest.max-record-bytes; the payload adds markup to it.
@@ -112,7 +119,10 @@ public final class RecordParser implements Serializable {
   }
 
   private Document parseObject(RawRecord raw) throws MalformedRecordException {
-    JsonNode node = readObject(raw.payload());
+    return parseDecoded(raw, readObject(raw.payload()));
+  }
+
+  private Document parseDecoded(RawRecord raw, JsonNode node) throws MalformedRecordException {
     String id = idOrNull(node);
     if (id == null) {
       throw new MalformedRecordException(QuarantineReason.MISSING_ID, "missing " + config.idField);
@@ -140,7 +150,7 @@ public final class RecordParser implements Serializable {
       throw new MalformedRecordException(QuarantineReason.EMPTY_TEXT, "empty text");
     }
     Map<String, String> meta = new LinkedHashMap<>();
-    metadata.addSource(raw, relativeId(raw.sourceUri()), meta);
+    metadata.addSource(raw, rowRelativeId(raw.sourceUri()), meta);
     metadata.addRecord(node, meta);
     return new Document(id, title, text, meta, raw.sourceUri(), ContentType.TEXT, vectorOf(raw, node));
   }
@@ -193,6 +203,15 @@ public final class RecordParser implements Serializable {
     String title = node.get(ExtractedDocument.TITLE).asText();
     return new Document(id, title.isBlank() ? fileName(id) : title, node.get(ExtractedDocument.HTML).asText(),
         meta, raw.sourceUri(), ContentType.HTML);
+  }
+
+  /** {@link #relativeId} of the file of a row, remembered for the next row of the same file. */
+  private String rowRelativeId(String uri) {
+    if (!uri.equals(lastRowUri)) {
+      lastRowId = relativeId(uri);
+      lastRowUri = uri;
+    }
+    return lastRowId;
   }
 
   /** The path of a file relative to the corpus root it was found under. */

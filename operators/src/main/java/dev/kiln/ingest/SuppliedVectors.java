@@ -77,13 +77,31 @@ public final class SuppliedVectors implements Serializable {
       throw new MalformedRecordException(QuarantineReason.VECTOR_DIMENSION,
           "vector has " + v.length + " dimensions; the model's have " + dimension);
     }
-    double norm2 = 0;
-    for (int i = 0; i < v.length; i++) {
-      if (!Float.isFinite(v[i])) {
-        throw new MalformedRecordException(QuarantineReason.VECTOR_NOT_FINITE,
-            "vector component " + i + " is " + v[i] + " (not a finite float)");
+    // Four sums, so that the additions do not wait on each other; a NaN or infinite component makes
+    // the total NaN or infinite (a finite float squared stays finite in a double), and only then are
+    // the components looked at one by one to name it.
+    double s0 = 0;
+    double s1 = 0;
+    double s2 = 0;
+    double s3 = 0;
+    int i = 0;
+    for (; i + 3 < v.length; i += 4) {
+      s0 += (double) v[i] * v[i];
+      s1 += (double) v[i + 1] * v[i + 1];
+      s2 += (double) v[i + 2] * v[i + 2];
+      s3 += (double) v[i + 3] * v[i + 3];
+    }
+    for (; i < v.length; i++) {
+      s0 += (double) v[i] * v[i];
+    }
+    double norm2 = (s0 + s1) + (s2 + s3);
+    if (!Double.isFinite(norm2)) {
+      for (int j = 0; j < v.length; j++) {
+        if (!Float.isFinite(v[j])) {
+          throw new MalformedRecordException(QuarantineReason.VECTOR_NOT_FINITE,
+              "vector component " + j + " is " + v[j] + " (not a finite float)");
+        }
       }
-      norm2 += (double) v[i] * v[i];
     }
     return check(v, norm2);
   }

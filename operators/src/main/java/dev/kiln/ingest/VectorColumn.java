@@ -3,15 +3,8 @@ package dev.kiln.ingest;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.apache.parquet.column.page.PageReadStore;
-import org.apache.parquet.io.ColumnIOFactory;
-import org.apache.parquet.io.RecordReader;
-import org.apache.parquet.io.api.Converter;
-import org.apache.parquet.io.api.GroupConverter;
-import org.apache.parquet.io.api.PrimitiveConverter;
-import org.apache.parquet.io.api.RecordMaterializer;
 import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
@@ -19,9 +12,10 @@ import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.Type;
 
 /**
- * The vector column of a Parquet file read on its own, straight into a float buffer: the generic row
- * reader ({@code SimpleGroup}) builds one object per list element, which at 384 dimensions was the
- * largest cost of reading a row. Applies when the column ({@code ingest.vector-field}) is a list of
+ * The vector column of a Parquet file read on its own, straight from its pages into floats
+ * ({@link VectorColumnReader}): the generic row reader ({@code SimpleGroup}) builds one object per list
+ * element, and Parquet's record assembly, even into a float buffer, spends more per element than the
+ * rest of a row costs (half the reading thread of a million-row rebuild). Applies when the column ({@code ingest.vector-field}) is a list of
  * FLOAT or DOUBLE — a LIST-annotated group in the three-level ({@code list.element}) or two-level
  * ({@code repeated float}) layout, or a bare repeated number — and the file has other columns; the
  * other columns are read as before. A row whose list holds a null element gets the list into its JSON
@@ -31,16 +25,14 @@ final class VectorColumn {
 
   private final String name;
   private final MessageType file;
-  private final MessageType vectorOnly;
   private final MessageType others;
   private final Layout layout;
 
   private enum Layout { BARE, TWO_LEVEL, THREE_LEVEL }
 
-  private VectorColumn(String name, MessageType file, MessageType vectorOnly, MessageType others, Layout layout) {
+  private VectorColumn(String name, MessageType file, MessageType others, Layout layout) {
     this.name = name;
     this.file = file;
-    this.vectorOnly = vectorOnly;
     this.others = others;
     this.layout = layout;
   }
@@ -86,8 +78,7 @@ final class VectorColumn {
     }
     List<Type> rest = new ArrayList<>(schema.getFields());
     rest.remove(f);
-    return new VectorColumn(field, schema, new MessageType(schema.getName(), f),
-        new MessageType(schema.getName(), rest), layout);
+    return new VectorColumn(field, schema, new MessageType(schema.getName(), rest), layout);
   }
 
   /** The file's schema without this column: what the row reader reads. */
@@ -96,8 +87,39 @@ final class VectorColumn {
   }
 
   /** A reader of this column's values, one {@link Values} a row, over a row group's pages. */
-  RecordReader<Values> reader(PageReadStore pages) {
-    return new ColumnIOFactory().getColumnIO(vectorOnly, file).getRecordReader(pages, new Materializer());
+  VectorColumnReader reader(PageReadStore pages) {
+    return new VectorColumnReader(this, pages);
+  }
+
+  /** The leaf column's path: the numbers themselves. */
+  String[] leafPath() {
+    Type f = file.getType(name);
+    return switch (layout) {
+      case BARE -> new String[] {name};
+      case TWO_LEVEL -> new String[] {name, f.asGroupType().getType(0).getName()};
+      case THREE_LEVEL -> {
+        GroupType repeated = f.asGroupType().getType(0).asGroupType();
+        yield new String[] {name, repeated.getName(), repeated.getType(0).getName()};
+      }
+    };
+  }
+
+  /**
+   * The definition level from which a row's list is present (the list group defined, even empty), and
+   * from which a level stands for an element (the repeated node defined); a bare repeated number is
+   * present only with an element.
+   */
+  int[] definitionLevels() {
+    String[] leaf = leafPath();
+    if (layout == Layout.BARE) {
+      int max = file.getMaxDefinitionLevel(leaf);
+      return new int[] {max, max};
+    }
+    return new int[] {file.getMaxDefinitionLevel(name), file.getMaxDefinitionLevel(leaf[0], leaf[1])};
+  }
+
+  MessageType file() {
+    return file;
   }
 
   /** One row's list: absent (a null column), or its numbers with the positions of null elements. */
@@ -106,7 +128,7 @@ final class VectorColumn {
     private final float[] floats;
     private final boolean[] nulls; // null when none
 
-    private Values(boolean present, float[] floats, boolean[] nulls) {
+    Values(boolean present, float[] floats, boolean[] nulls) {
       this.present = present;
       this.floats = floats;
       this.nulls = nulls;
@@ -132,107 +154,6 @@ final class VectorColumn {
           a.add(floats[i]);
         }
       }
-    }
-  }
-
-  /** Converters that append each number to a growing buffer; one instance per row group reader. */
-  private final class Materializer extends RecordMaterializer<Values> {
-    private float[] buffer = new float[512];
-    private boolean[] nulls;
-    private int size;
-    private boolean present;
-    private boolean elementSeen;
-
-    private final PrimitiveConverter number = new PrimitiveConverter() {
-      @Override
-      public void addFloat(float value) {
-        append(value);
-      }
-
-      @Override
-      public void addDouble(double value) {
-        append((float) value); // beyond float range: an infinity, which the vector check refuses
-      }
-    };
-
-    /** The three-level layout's repeated group: one element each, a null when its value is missing. */
-    private final GroupConverter entry = new GroupConverter() {
-      @Override
-      public Converter getConverter(int fieldIndex) {
-        return number;
-      }
-
-      @Override
-      public void start() {
-        elementSeen = false;
-      }
-
-      @Override
-      public void end() {
-        if (!elementSeen) {
-          append(0f);
-          nulls = nulls == null ? new boolean[buffer.length] : ensure(nulls, size);
-          nulls[size - 1] = true;
-        }
-      }
-    };
-
-    /** The LIST-annotated group itself (two- and three-level layouts). */
-    private final GroupConverter list = new GroupConverter() {
-      @Override
-      public Converter getConverter(int fieldIndex) {
-        return layout == Layout.THREE_LEVEL ? entry : number;
-      }
-
-      @Override
-      public void start() {
-        present = true;
-      }
-
-      @Override
-      public void end() {}
-    };
-
-    private final GroupConverter root = new GroupConverter() {
-      @Override
-      public Converter getConverter(int fieldIndex) {
-        return layout == Layout.BARE ? number : list;
-      }
-
-      @Override
-      public void start() {
-        size = 0;
-        nulls = null;
-        present = false;
-      }
-
-      @Override
-      public void end() {}
-    };
-
-    private void append(float value) {
-      if (size == buffer.length) {
-        buffer = Arrays.copyOf(buffer, size * 2);
-      }
-      buffer[size++] = value;
-      elementSeen = true;
-      if (layout == Layout.BARE) {
-        present = true;
-      }
-    }
-
-    private boolean[] ensure(boolean[] flags, int length) {
-      return flags.length >= length ? flags : Arrays.copyOf(flags, Math.max(length, flags.length * 2));
-    }
-
-    @Override
-    public Values getCurrentRecord() {
-      return new Values(present, Arrays.copyOf(buffer, size), nulls == null ? null : Arrays.copyOf(nulls, size));
-    }
-
-    @Override
-    public GroupConverter getRootConverter() {
-      return root;
     }
   }
 }

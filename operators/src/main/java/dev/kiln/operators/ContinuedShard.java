@@ -171,9 +171,9 @@ final class ContinuedShard implements Closeable {
       }
       TermsEnum te = terms.iterator();
       for (BytesRef term = te.next(); term != null; term = te.next()) {
-        String docId = term.utf8ToString();
-        long[] k = KeyBits.of(docId);
+        long[] k = KeyBits.of(term.bytes, term.offset, term.length);
         if (!keptIds.contains(k[0], k[1]) && !fresh.contains(k[0], k[1]) && removed.add(k[0], k[1])) {
+          String docId = term.utf8ToString();
           long n = liveChunks(base, docId);
           if (n > 0) {
             writer.deleteDocument(docId);

@@ -45,6 +45,9 @@ public final class ParseFunction extends ProcessFunction<RawRecord, SourcedDocum
   private transient LongCounter quarantined;
   private transient StageTimer timer;
   private transient Map<String, SourceMetrics> sources;
+  /** The last record's file and its root's metrics: records come file by file. */
+  private transient String lastUri;
+  private transient SourceMetrics lastSource;
 
   public ParseFunction(RecordParser parser) {
     this(parser, null);
@@ -83,7 +86,14 @@ public final class ParseFunction extends ProcessFunction<RawRecord, SourcedDocum
   public void processElement(RawRecord raw, Context ctx, Collector<SourcedDocument> out) {
     long start = System.nanoTime();
     read.add(1);
-    SourceMetrics source = sources.get(parser.rootOf(raw.sourceUri()));
+    SourceMetrics source;
+    if (raw.sourceUri().equals(lastUri)) {
+      source = lastSource;
+    } else {
+      source = sources.get(parser.rootOf(raw.sourceUri()));
+      lastUri = raw.sourceUri();
+      lastSource = source;
+    }
     if (source != null) {
       source.read().inc();
       source.bytes().inc(raw.bytes());

@@ -57,8 +57,9 @@ public final class StoredVectorIndex implements Closeable {
     if (rows.length == 0) {
       return null;
     }
-    long h = KeyBits.hi(key);
-    long l = KeyBits.lo(key);
+    long[] k = KeyBits.of(key);
+    long h = k[0];
+    long l = k[1];
     int a = 0;
     int b = rows.length - 1;
     while (a <= b) {
@@ -141,8 +142,9 @@ public final class StoredVectorIndex implements Closeable {
         hi = Arrays.copyOf(hi, n * 2);
         lo = Arrays.copyOf(lo, n * 2);
       }
-      hi[n] = KeyBits.hi(key);
-      lo[n] = KeyBits.lo(key);
+      long[] k = KeyBits.of(key);
+      hi[n] = k[0];
+      lo[n] = k[1];
       n++;
     }
 

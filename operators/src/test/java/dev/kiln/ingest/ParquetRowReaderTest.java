@@ -109,6 +109,128 @@ class ParquetRowReaderTest {
     }
   }
 
+  static final Schema NULLABLE_VECTORS = SchemaBuilder.record("Vec").fields()
+      .requiredString("_id").requiredString("text")
+      .name("embedding").type().optional().array().items().nullable().floatType()
+      .endRecord();
+
+  /** Row {@code i}'s list: null, empty, or 1 to 40 numbers, one of them null now and then (three-level only). */
+  private static List<Float> listOf(int i, boolean repetitive, boolean nullElements) {
+    if (i % 17 == 0) {
+      return null;
+    }
+    java.util.Random rnd = new java.util.Random(i);
+    List<Float> list = new java.util.ArrayList<>();
+    for (int j = 0; j < (i % 13 == 0 ? 0 : 1 + i % 40); j++) {
+      list.add(nullElements && i % 11 == 0 && j == 1 ? null : repetitive ? (j % 3) * 0.25f : rnd.nextFloat());
+    }
+    return list;
+  }
+
+  @Test
+  void theVectorColumnIsDecodedAcrossPagesInEveryEncodingLayoutAndPageVersion() throws Exception {
+    // Small pages, so that lists straddle page ends; dictionary pages (few distinct numbers) and plain
+    // ones; version 1 and 2 data pages; two- and three-level lists with null lists, empty lists and
+    // (three-level) null elements.
+    int rows = 600;
+    for (boolean threeLevel : new boolean[] {false, true}) {
+      for (boolean repetitive : new boolean[] {false, true}) {
+        for (org.apache.parquet.column.ParquetProperties.WriterVersion version
+            : org.apache.parquet.column.ParquetProperties.WriterVersion.values()) {
+          String name = (threeLevel ? "three" : "two") + (repetitive ? "-dict-" : "-plain-") + version;
+          Path sub = Files.createDirectories(dir.resolve(name));
+          org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration(false);
+          conf.setBoolean("parquet.avro.write-old-list-structure", !threeLevel);
+          Schema schema = threeLevel ? NULLABLE_VECTORS : VECTORS;
+          try (ParquetWriter<GenericRecord> w = AvroParquetWriter.<GenericRecord>builder(
+              new LocalOutputFile(sub.resolve("v.parquet"))).withSchema(schema).withConf(conf)
+              .withPageSize(512).withPageRowCountLimit(7).withDictionaryEncoding(repetitive)
+              .withWriterVersion(version).withRowGroupRowCountLimit(250).build()) {
+            for (int i = 0; i < rows; i++) {
+              GenericRecord r = new GenericData.Record(schema);
+              r.put("_id", "v" + i);
+              r.put("text", "row " + i);
+              r.put("embedding", listOf(i, repetitive, threeLevel));
+              w.write(r);
+            }
+          }
+          List<RawRecord> read = CorpusFiles.read(
+              new CorpusFileFormat(InputFormat.AUTO, 1 << 20, 1 << 20, "embedding"), 1 << 20, sub);
+          assertEquals(rows, read.size(), name);
+          for (RawRecord r : read) {
+            int i = Integer.parseInt(r.payload().replaceAll(".*\"v(\\d+)\".*", "$1"));
+            List<Float> expected = listOf(i, repetitive, threeLevel);
+            assertNull(r.problem(), name + " row " + i + ": " + r.problem());
+            if (expected == null) {
+              assertNull(r.vector(), name + " row " + i);
+              assertTrue(!r.payload().contains("embedding"), r.payload());
+            } else if (expected.contains(null)) {
+              assertNull(r.vector(), name + " row " + i);
+              String json = expected.stream().map(f -> f == null ? "null" : String.valueOf(f))
+                  .collect(java.util.stream.Collectors.joining(",", "[", "]"));
+              assertTrue(r.payload().contains("\"embedding\":" + json), name + ": " + r.payload() + " vs " + json);
+            } else {
+              float[] want = new float[expected.size()];
+              for (int j = 0; j < want.length; j++) {
+                want[j] = expected.get(j);
+              }
+              assertTrue(java.util.Arrays.equals(want, r.vector()),
+                  name + " row " + i + ": " + java.util.Arrays.toString(r.vector()) + " vs " + expected);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  static final Schema TYPED = SchemaBuilder.record("Typed").fields()
+      .requiredString("_id").optionalString("title").requiredString("text")
+      .requiredInt("year").requiredFloat("score").requiredDouble("weight").requiredBoolean("public")
+      .endRecord();
+
+  @Test
+  void aDecodedRowParsesAsItsJsonTextWouldAndAnOversizedRowIsQuarantinedByItsReader() throws Exception {
+    Path sub = Files.createDirectories(dir.resolve("typed"));
+    try (ParquetWriter<GenericRecord> w = AvroParquetWriter.<GenericRecord>builder(
+        new LocalOutputFile(sub.resolve("t.parquet"))).withSchema(TYPED).build()) {
+      for (int i = 0; i < 5; i++) {
+        GenericRecord r = new GenericData.Record(TYPED);
+        r.put("_id", "t" + i);
+        r.put("title", i == 1 ? null : "T\u00eftle " + i);
+        r.put("text", i == 3 ? "x".repeat(5_000) : "text " + i);
+        r.put("year", 1990 + i);
+        r.put("score", i == 2 ? Float.NaN : 0.1f * i);
+        r.put("weight", 1e-7 * i);
+        r.put("public", i % 2 == 0);
+        w.write(r);
+      }
+    }
+    IngestConfig c = new IngestConfig();
+    c.metadataFields = Map.of("year", "year", "score", "score", "weight", "weight", "public", "public");
+    String root = org.apache.flink.core.fs.Path.fromLocalFile(dir.toFile()).toString();
+    RecordParser parser = new RecordParser(List.of(root), c);
+    List<RawRecord> read = CorpusFiles.read(new CorpusFileFormat(InputFormat.AUTO, 4_000, 1 << 20, null), 1 << 20, sub);
+    assertEquals(5, read.size());
+    int rows = 0;
+    for (RawRecord r : read) {
+      if (r.offset() == 3) {
+        assertEquals(QuarantineReason.TOO_LARGE, r.problem(), "5,000 characters of text over a 4,000 limit");
+        continue;
+      }
+      assertTrue(r.row() != null, "handed on decoded");
+      Document decoded = parser.parse(r);
+      Document fromText = parser.parse(RawRecord.of(r.sourceUri(), r.offset(), InputFormat.PARQUET, r.payload())
+          .withSource(r.bytes(), r.modified()));
+      assertEquals(fromText.id(), decoded.id());
+      assertEquals(fromText.title(), decoded.title());
+      assertEquals(fromText.text(), decoded.text());
+      assertEquals(fromText.metadata(), decoded.metadata());
+      assertEquals(String.valueOf(1990 + r.offset()), decoded.metadata().get("year"), decoded.metadata().toString());
+      rows++;
+    }
+    assertEquals(4, rows);
+  }
+
   static final Schema NULLABLE_ITEMS = SchemaBuilder.record("Vec").fields()
       .requiredString("_id").requiredString("text")
       .name("embedding").type().array().items().nullable().floatType().noDefault()

@@ -58,6 +58,30 @@ class SuppliedVectorsTest {
   }
 
   @Test
+  void aDecodedVectorNamesItsFirstNonFiniteComponentWhereverItIs() throws Exception {
+    // 387 dimensions: four-wide sums and a tail of three, so every position class is covered
+    SuppliedVectors check = new SuppliedVectors(387, true, 1e-3);
+    for (int at : new int[] {0, 1, 2, 3, 200, 383, 384, 386}) {
+      for (float bad : new float[] {Float.NaN, Float.POSITIVE_INFINITY, Float.NEGATIVE_INFINITY}) {
+        float[] v = new float[387];
+        v[(at + 1) % 387] = 1f;
+        v[at] = bad;
+        MalformedRecordException e = assertThrows(MalformedRecordException.class, () -> check.check(v));
+        assertEquals(QuarantineReason.VECTOR_NOT_FINITE, e.reason());
+        assertTrue(e.getMessage().startsWith("vector component " + at + " is "), e.getMessage());
+      }
+    }
+    float[] huge = new float[387];
+    huge[386] = Float.MAX_VALUE; // finite, and its square is finite as a double
+    assertEquals(QuarantineReason.VECTOR_NOT_UNIT,
+        assertThrows(MalformedRecordException.class, () -> check.check(huge)).reason());
+    float[] unit = new float[387];
+    unit[385] = 0.6f;
+    unit[386] = 0.8f;
+    assertArrayEquals(unit, check.check(unit.clone()), 0f);
+  }
+
+  @Test
   void aModelThatDoesNotNormaliseAcceptsAnyNonZeroLength() throws Exception {
     RecordParser raw = new RecordParser(List.of("file:/c"), new IngestConfig(), new SuppliedVectors(2, false, 1e-3));
     Document d = raw.parse(RawRecord.of("file:/c/a.jsonl", 0, InputFormat.JSONL,
