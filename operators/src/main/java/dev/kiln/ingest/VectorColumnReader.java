@@ -18,7 +18,6 @@ import org.apache.parquet.column.page.DictionaryPage;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.column.page.PageReader;
 import org.apache.parquet.column.values.ValuesReader;
-import org.apache.parquet.column.values.rle.RunLengthBitPackingHybridDecoder;
 import org.apache.parquet.io.ParquetDecodingException;
 import org.apache.parquet.schema.PrimitiveType;
 
@@ -42,10 +41,15 @@ final class VectorColumnReader {
   private final int elementLevel;
   private final int maxLevel;
 
-  private Levels repetition;
-  private Levels definition;
-  private Numbers numbers;
-  private int leftInPage;
+  /** The current page's levels and numbers, decoded whole when it opens. */
+  private int[] repetition = new int[0];
+  private int[] definition = new int[0];
+  private float[] numbers = new float[0];
+  private int pageValues;
+  private int pageNumbers;
+  /** The next level to read, and the next number. */
+  private int at;
+  private int number;
   /** The levels of the next value, read ahead to see where a row ends; {@code has} false at the end. */
   private int rl;
   private int dl;
@@ -93,7 +97,10 @@ final class VectorColumnReader {
           buffer = Arrays.copyOf(buffer, size * 2);
         }
         if (dl == maxLevel) {
-          buffer[size++] = numbers.next();
+          if (number == pageNumbers) {
+            throw new ParquetDecodingException("a page holds fewer numbers than its levels say");
+          }
+          buffer[size++] = numbers[number++];
         } else { // an optional element that is null (three-level layout)
           buffer[size++] = 0f;
           if (nulls == null) {
@@ -112,7 +119,7 @@ final class VectorColumnReader {
 
   /** Reads the next value's levels, opening the next page when this one is done. */
   private void advance() {
-    while (leftInPage == 0) {
+    while (at == pageValues) {
       DataPage page = pages.readPage();
       if (page == null) {
         has = false;
@@ -124,76 +131,100 @@ final class VectorColumnReader {
         throw new ParquetDecodingException("page of " + Arrays.toString(column.leafPath()), e);
       }
     }
-    rl = repetition.next();
-    dl = definition.next();
-    leftInPage--;
+    rl = repetition[at];
+    dl = definition[at];
+    at++;
     has = true;
   }
 
+  /** Decodes a page's levels and numbers into the arrays above. */
   private void open(DataPage page) throws IOException {
-    leftInPage = page.getValueCount();
+    int count = page.getValueCount();
+    if (repetition.length < count) {
+      repetition = new int[count];
+      definition = new int[count];
+    }
     if (page instanceof DataPageV1 v1) {
       ByteBufferInputStream in = v1.getBytes().toInputStream();
-      repetition = Levels.of(v1.getRlEncoding().getValuesReader(descriptor, ValuesType.REPETITION_LEVEL), leftInPage, in);
-      definition = Levels.of(v1.getDlEncoding().getValuesReader(descriptor, ValuesType.DEFINITION_LEVEL), leftInPage, in);
-      numbers = numbers(v1.getValueEncoding(), in);
+      levelsV1(v1.getRlEncoding(), ValuesType.REPETITION_LEVEL, descriptor.getMaxRepetitionLevel(), in, repetition, count);
+      levelsV1(v1.getDlEncoding(), ValuesType.DEFINITION_LEVEL, maxLevel, in, definition, count);
+      readNumbers(v1.getValueEncoding(), in, count);
     } else if (page instanceof DataPageV2 v2) {
-      repetition = Levels.rle(descriptor.getMaxRepetitionLevel(), v2.getRepetitionLevels());
-      definition = Levels.rle(descriptor.getMaxDefinitionLevel(), v2.getDefinitionLevels());
-      numbers = numbers(v2.getDataEncoding(), v2.getData().toInputStream());
+      levelsV2(descriptor.getMaxRepetitionLevel(), v2.getRepetitionLevels(), repetition, count);
+      levelsV2(maxLevel, v2.getDefinitionLevels(), definition, count);
+      readNumbers(v2.getDataEncoding(), v2.getData().toInputStream(), count);
     } else {
       throw new ParquetDecodingException("unknown page type " + page.getClass().getName());
     }
+    pageValues = count;
+    at = 0;
+    number = 0;
   }
 
-  private Numbers numbers(Encoding encoding, ByteBufferInputStream in) throws IOException {
+  /** Version 1 levels: RLE (a 4-byte length, then the hybrid runs) decoded here, else by Parquet's reader. */
+  private void levelsV1(Encoding encoding, ValuesType type, int max, ByteBufferInputStream in, int[] out, int count)
+      throws IOException {
+    if (max == 0) {
+      Arrays.fill(out, 0, count, 0); // not written at all
+      return;
+    }
+    if (encoding == Encoding.RLE) {
+      ByteBuffer length = in.slice(4).order(ByteOrder.LITTLE_ENDIAN);
+      LevelRuns.decode(in.slice(length.getInt()), BytesUtils.getWidthFromMaxInt(max), out, count);
+      return;
+    }
+    ValuesReader reader = encoding.getValuesReader(descriptor, type);
+    reader.initFromPage(count, in);
+    for (int i = 0; i < count; i++) {
+      out[i] = reader.readInteger();
+    }
+  }
+
+  /** Version 2 levels: their own hybrid runs without a length, none when the maximum level is 0. */
+  private static void levelsV2(int max, BytesInput bytes, int[] out, int count) throws IOException {
+    if (max == 0) {
+      Arrays.fill(out, 0, count, 0);
+      return;
+    }
+    LevelRuns.decode(bytes.toByteBuffer(), BytesUtils.getWidthFromMaxInt(max), out, count);
+  }
+
+  /** The page's numbers (one per level at the maximum definition level), as floats. */
+  private void readNumbers(Encoding encoding, ByteBufferInputStream in, int count) throws IOException {
+    int n = 0;
+    for (int i = 0; i < count; i++) {
+      if (definition[i] == maxLevel) {
+        n++;
+      }
+    }
+    if (numbers.length < n) {
+      numbers = new float[Math.max(n, numbers.length * 2)];
+    }
     if (encoding == Encoding.PLAIN) {
-      ByteBuffer bytes = in.slice(in.available()).order(ByteOrder.LITTLE_ENDIAN);
-      return isDouble ? () -> (float) bytes.getDouble() : bytes::getFloat;
-    }
-    ValuesReader values;
-    if (encoding.usesDictionary()) {
-      if (dictionary == null) {
-        throw new ParquetDecodingException("dictionary-encoded page without a dictionary page");
-      }
-      values = encoding.getDictionaryBasedValuesReader(descriptor, ValuesType.VALUES, dictionary);
-    } else {
-      values = encoding.getValuesReader(descriptor, ValuesType.VALUES);
-    }
-    values.initFromPage(leftInPage, in);
-    // beyond float range a double becomes an infinity, which the vector check refuses
-    return isDouble ? () -> (float) values.readDouble() : values::readFloat;
-  }
-
-  /** A page's numbers in order; a PLAIN page that ends early throws {@code BufferUnderflowException}. */
-  private interface Numbers {
-    float next();
-  }
-
-  /** A page's repetition or definition levels. */
-  private interface Levels {
-    int next();
-
-    /** Version 1 levels, read from the page's stream (the values follow them). */
-    static Levels of(ValuesReader reader, int count, ByteBufferInputStream in) throws IOException {
-      reader.initFromPage(count, in);
-      return reader::readInteger;
-    }
-
-    /** Version 2 levels: their own RLE/bit-packed bytes, none when the maximum level is 0. */
-    static Levels rle(int max, BytesInput bytes) throws IOException {
-      if (max == 0) {
-        return () -> 0;
-      }
-      RunLengthBitPackingHybridDecoder decoder =
-          new RunLengthBitPackingHybridDecoder(BytesUtils.getWidthFromMaxInt(max), bytes.toInputStream());
-      return () -> {
-        try {
-          return decoder.readInt();
-        } catch (IOException e) {
-          throw new ParquetDecodingException("levels", e);
+      // one bulk copy; a page with fewer bytes than its levels say throws (the row group is unreadable)
+      ByteBuffer bytes = in.slice(n * (isDouble ? 8 : 4)).order(ByteOrder.LITTLE_ENDIAN);
+      if (isDouble) {
+        for (int i = 0; i < n; i++) {
+          numbers[i] = (float) bytes.getDouble(); // beyond float range: an infinity, which the check refuses
         }
-      };
+      } else {
+        bytes.asFloatBuffer().get(numbers, 0, n);
+      }
+    } else {
+      ValuesReader values;
+      if (encoding.usesDictionary()) {
+        if (dictionary == null) {
+          throw new ParquetDecodingException("dictionary-encoded page without a dictionary page");
+        }
+        values = encoding.getDictionaryBasedValuesReader(descriptor, ValuesType.VALUES, dictionary);
+      } else {
+        values = encoding.getValuesReader(descriptor, ValuesType.VALUES);
+      }
+      values.initFromPage(count, in);
+      for (int i = 0; i < n; i++) {
+        numbers[i] = isDouble ? (float) values.readDouble() : values.readFloat();
+      }
     }
+    pageNumbers = n;
   }
 }
