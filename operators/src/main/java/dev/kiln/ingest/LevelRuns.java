@@ -2,11 +2,14 @@ package dev.kiln.ingest;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import org.apache.parquet.column.values.bitpacking.BytePacker;
+import org.apache.parquet.column.values.bitpacking.Packer;
 import org.apache.parquet.io.ParquetDecodingException;
 
 /**
  * Parquet's RLE / bit-packing hybrid encoding of repetition and definition levels, decoded a page at a
- * time into an array (Parquet's own decoder hands them out one call per value). The runs: a varint
+ * time into an array (Parquet's own decoder hands them out one call per value; its bit unpacker is used
+ * here for the packed groups). The runs: a varint
  * header whose low bit is 0 for a run of one value repeated ({@code header >>> 1} times, the value in
  * as many little-endian bytes as its bit width needs), 1 for groups of eight bit-packed values
  * ({@code header >>> 1} groups, least significant bit first). Values past {@code count} in the last
@@ -26,7 +29,8 @@ final class LevelRuns {
       throw new ParquetDecodingException("level bit width " + bitWidth);
     }
     int byteWidth = (bitWidth + 7) / 8;
-    long mask = (1L << bitWidth) - 1;
+    BytePacker packer = Packer.LITTLE_ENDIAN.newBytePacker(bitWidth);
+    int[] group = new int[8];
     int n = 0;
     while (n < count) {
       int header = varint(in);
@@ -39,20 +43,21 @@ final class LevelRuns {
         Arrays.fill(out, n, end, value);
         n = end;
       } else {
-        long values = (long) (header >>> 1) * 8;
-        long buffer = 0;
-        int bits = 0;
-        for (long i = 0; i < values; i++) {
-          while (bits < bitWidth) {
-            buffer |= (long) (in.get() & 0xFF) << bits;
-            bits += 8;
+        // groups of eight values in bitWidth bytes, unpacked by Parquet's own packer
+        int groups = header >>> 1;
+        for (int g = 0; g < groups; g++) {
+          if (in.remaining() < bitWidth) {
+            throw new ParquetDecodingException("bit-packed levels end early");
           }
-          int v = (int) (buffer & mask);
-          buffer >>>= bitWidth;
-          bits -= bitWidth;
-          if (n < count) {
-            out[n++] = v;
+          int take = Math.min(8, count - n);
+          if (take == 8) {
+            packer.unpack8Values(in, in.position(), out, n);
+          } else if (take > 0) {
+            packer.unpack8Values(in, in.position(), group, 0);
+            System.arraycopy(group, 0, out, n, take);
           }
+          in.position(in.position() + bitWidth);
+          n += Math.max(take, 0);
         }
       }
     }

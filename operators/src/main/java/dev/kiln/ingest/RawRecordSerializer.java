@@ -2,7 +2,6 @@ package dev.kiln.ingest;
 
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -62,7 +61,7 @@ public final class RawRecordSerializer extends TypeSerializerSingleton<RawRecord
     StringValue.writeString(r.sourceUri(), out);
     out.writeLong(r.offset());
     out.writeByte(r.format().ordinal());
-    // the field, not the accessor: a row is written as a row
+    // a row is written as a row (below), not as the text payload() renders from it
     StringValue.writeString(r.row() == null ? r.payload() : null, out);
     StringValue.writeString(r.problem(), out);
     out.writeLong(r.bytes());
@@ -94,11 +93,7 @@ public final class RawRecordSerializer extends TypeSerializerSingleton<RawRecord
       vector[i] = in.readFloat();
     }
     String rowJson = StringValue.readString(in);
-    ObjectNode row = null;
-    if (rowJson != null) {
-      JsonNode node = JSON.readTree(rowJson);
-      row = (ObjectNode) node;
-    }
+    ObjectNode row = rowJson == null ? null : (ObjectNode) JSON.readTree(rowJson);
     return new RawRecord(uri, offset, format, payload, problem, bytes, modified, key, vector, row);
   }
 

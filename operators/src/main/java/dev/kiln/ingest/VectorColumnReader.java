@@ -22,9 +22,10 @@ import org.apache.parquet.io.ParquetDecodingException;
 import org.apache.parquet.schema.PrimitiveType;
 
 /**
- * One row group's vector column decoded page by page: each value's repetition and definition levels
- * say where a row starts and whether an element is there, and the numbers of a PLAIN page are read
- * from its bytes in one pass. Parquet's own column and record readers do the same through a converter
+ * One row group's vector column decoded page by page: a page's repetition and definition levels are
+ * decoded whole ({@link LevelRuns}) and say where each row starts and whether an element is there, and
+ * the numbers of a PLAIN page are copied out of its bytes in one go (as many as its levels say; a page
+ * with fewer bytes throws). Parquet's own column and record readers do the same through a converter
  * call, a level check and a lazy value read per element, which cost more than the rest of the row at
  * 384 dimensions. Any other value encoding (dictionary, byte-stream split) goes through Parquet's
  * {@link ValuesReader} for that encoding; both page versions are read. A page that does not decode
@@ -46,7 +47,6 @@ final class VectorColumnReader {
   private int[] definition = new int[0];
   private float[] numbers = new float[0];
   private int pageValues;
-  private int pageNumbers;
   /** The next level to read, and the next number. */
   private int at;
   private int number;
@@ -97,9 +97,6 @@ final class VectorColumnReader {
           buffer = Arrays.copyOf(buffer, size * 2);
         }
         if (dl == maxLevel) {
-          if (number == pageNumbers) {
-            throw new ParquetDecodingException("a page holds fewer numbers than its levels say");
-          }
           buffer[size++] = numbers[number++];
         } else { // an optional element that is null (three-level layout)
           buffer[size++] = 0f;
@@ -225,6 +222,5 @@ final class VectorColumnReader {
         numbers[i] = isDouble ? (float) values.readDouble() : values.readFloat();
       }
     }
-    pageNumbers = n;
   }
 }
