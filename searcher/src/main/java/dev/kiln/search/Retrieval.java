@@ -151,7 +151,12 @@ final class Retrieval {
       within.add(clause);
     }
     within.add(new DocSetQuery(docs), BooleanClause.Occur.FILTER);
-    TopDocs top = top(within.build(), k);
+    // Every candidate is visited anyway (a few hundred at most): counting all hits (score mode
+    // COMPLETE) spares the term scorers the impacts and block maxima that TOP_SCORES loads to skip
+    // documents, which cannot pay off on so few.
+    int n = Math.max(1, Math.min(k, searcher.getIndexReader().maxDoc()));
+    TopDocs top =
+        searcher.search(within.build(), new TopScoreDocCollectorManager(n, null, Integer.MAX_VALUE));
     int matched = 0;
     while (matched < top.scoreDocs.length && top.scoreDocs[matched].score > 0) {
       matched++;

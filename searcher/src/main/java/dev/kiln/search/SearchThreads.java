@@ -1,9 +1,6 @@
 package dev.kiln.search;
 
-import java.util.List;
 import org.apache.lucene.index.IndexReader;
-import org.apache.lucene.index.LeafReaderContext;
-import org.apache.lucene.search.IndexSearcher;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
@@ -54,19 +51,9 @@ final class SearchThreads {
   /**
    * One searcher over every shard's segments, each segment its own slice on the shared pool: a
    * query's shards are searched in parallel, and Lucene merges the per-slice top hits by score, then
-   * doc id, so results are those of a sequential search.
+   * doc id, so results are those of a sequential search. With one thread, Lucene's own search.
    */
-  static IndexSearcher searcher(IndexReader reader) {
-    ExecutorService pool = shared();
-    if (pool == null) {
-      // One thread: Lucene's own search, as before the pool existed; slices would only add merges.
-      return new IndexSearcher(reader);
-    }
-    return new IndexSearcher(reader, pool) {
-      @Override
-      protected LeafSlice[] slices(List<LeafReaderContext> leaves) {
-        return slices(leaves, Integer.MAX_VALUE, 1, false);
-      }
-    };
+  static SnapshotIndexSearcher searcher(IndexReader reader) {
+    return new SnapshotIndexSearcher(reader, shared());
   }
 }

@@ -48,7 +48,7 @@ public final class Searcher implements RetrievalPath {
   private final Manifest manifest;
   private final SearchOptions options;
   private final ShardReaders shards;
-  private final IndexSearcher searcher;
+  private final SnapshotIndexSearcher searcher;
   private final Analyzer analyzer;
   private final Analyzer chinese;
   private final Bm25QueryBuilder bm25Queries;
@@ -384,7 +384,7 @@ public final class Searcher implements RetrievalPath {
   @Override
   public void close() throws IOException {
     if (closed.compareAndSet(false, true)) {
-      IOUtils.close(embedder, shards, analyzer, chinese, reranker, lookups);
+      IOUtils.close(embedder, searcher, shards, analyzer, chinese, reranker, lookups);
     }
   }
 }

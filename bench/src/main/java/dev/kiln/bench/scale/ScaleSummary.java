@@ -37,6 +37,14 @@ final class ScaleSummary {
       line(out, "p50/p99 " + mode, "%.2f / %.2f ms", lat.path(mode).path("p50_ms").asDouble(),
           lat.path(mode).path("p99_ms").asDouble());
     }
+    JsonNode steady = s.path("latency_steady");
+    for (String mode : new String[] {"bm25", "dense", "hybrid_vector_given"}) {
+      if (steady.has(mode)) {
+        line(out, "p50/p99 steady " + mode, "%.2f / %.2f ms%s", steady.path(mode).path("p50_ms").asDouble(),
+            steady.path(mode).path("p99_ms").asDouble(),
+            mode.startsWith("hybrid") ? " (target <= 5 / <= 20 ms)" : "");
+      }
+    }
     line(out, "dense recall@10", "%.4f (target >= 0.95); first 10 of top 100: %.4f (p50 %.2f ms)",
         s.path("dense_recall_at_10").asDouble(), s.path("dense_recall_at_10_of_top100").asDouble(),
         lat.path("dense_top100").path("p50_ms").asDouble());

@@ -54,4 +54,24 @@ class Rm3RewriterTest {
     };
     assertEquals(Map.of("volcano", 2f), new Rm3Rewriter().rewrite("volcano volcano", empty).bm25Terms());
   }
+
+  @Test
+  void heaviestTermsAreTheFirstOfTheWholeModelSortedWithTiesByTerm() {
+    java.util.Random random = new java.util.Random(7);
+    java.util.Comparator<Map.Entry<String, Double>> sorted =
+        Map.Entry.<String, Double>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey());
+    for (int round = 0; round < 200; round++) {
+      Map<String, Double> model = new java.util.HashMap<>();
+      int terms = random.nextInt(60);
+      for (int i = 0; i < terms; i++) {
+        // Few distinct weights, so that ties (broken by term) are common.
+        model.put("t" + random.nextInt(1000), (double) random.nextInt(5));
+      }
+      int n = 1 + random.nextInt(12);
+      List<Map.Entry<String, Double>> all = new java.util.ArrayList<>(model.entrySet());
+      all.sort(sorted);
+      List<Map.Entry<String, Double>> expected = all.subList(0, Math.min(n, all.size()));
+      assertEquals(expected, Rm3Rewriter.heaviest(model, n), "round " + round + ", n " + n);
+    }
+  }
 }
