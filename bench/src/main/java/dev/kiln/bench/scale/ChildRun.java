@@ -20,6 +20,12 @@ final class ChildRun {
   private ChildRun() {}
 
   static JsonNode run(String heap, Path log, Class<?> main, String... args) throws IOException, InterruptedException {
+    return run(heap, List.of(), log, main, args);
+  }
+
+  /** As {@link #run(String, Path, Class, String...)}, with JVM options added to this JVM's. */
+  static JsonNode run(String heap, List<String> jvmOptions, Path log, Class<?> main, String... args)
+      throws IOException, InterruptedException {
     Path result = Files.createTempFile(log.getParent(), "result-", ".json");
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -29,6 +35,7 @@ final class ChildRun {
       }
     }
     cmd.add("-Xmx" + heap);
+    cmd.addAll(jvmOptions);
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(main.getName());

@@ -8,7 +8,7 @@ final class ScaleOptions {
   static final String USAGE = """
       usage: bench-scale.sh --chunks N [--json] [--seed S] [--noise SIGMA] [--queries Q] [--recall-queries R]
                             [--threads 1,2,4] [--qps-queries N] [--heap 4g] [--work DIR] [--datasets DIR]
-                            [--dataset scifact] [--config configs/build.yaml] [--skip-raw] [--skip-rebuild] [--keep]""";
+                            [--dataset scifact] [--config configs/build.yaml] [--skip-raw] [--skip-rebuild] [--skip-aot] [--keep]""";
 
   private static final java.util.Set<String> VALUE_OPTIONS = java.util.Set.of("--chunks", "--seed", "--noise",
       "--queries", "--recall-queries", "--threads", "--qps-queries", "--heap", "--work", "--datasets", "--dataset",
@@ -30,6 +30,8 @@ final class ScaleOptions {
   Path config = Path.of("configs/build.yaml");
   boolean skipRaw;
   boolean skipRebuild;
+  /** No second rebuild with a JVM AOT cache (it runs only on JDK 25 and newer anyway). */
+  boolean skipAot;
   boolean keep;
 
   Path runDir() {
@@ -44,6 +46,7 @@ final class ScaleOptions {
         case "--json" -> o.json = true;
         case "--skip-raw" -> o.skipRaw = true;
         case "--skip-rebuild" -> o.skipRebuild = true;
+        case "--skip-aot" -> o.skipAot = true;
         case "--keep" -> o.keep = true;
         default -> {
           if (!VALUE_OPTIONS.contains(a)) {

@@ -59,6 +59,13 @@ final class ScaleSummary {
       line(out, "rebuild (1% changed)", "%.1f s = %.2f of the full build (target <= 0.05)",
           r.path("rebuild").path("wall_s").asDouble(), r.path("rebuild_vs_full").asDouble());
     }
+    if (r.has("rebuild_aot")) {
+      line(out, "rebuild, JVM AOT cache", "%.1f s = %.3f of the full build (training run %.1f s, cache %,d bytes)",
+          r.path("rebuild_aot").path("wall_s").asDouble(), r.path("rebuild_aot_vs_full").asDouble(),
+          r.path("rebuild_aot_training_process_s").asDouble(), r.path("aot_cache_bytes").asLong());
+    } else if (r.has("rebuild_aot_error")) {
+      line(out, "rebuild, JVM AOT cache", "failed: %s", r.path("rebuild_aot_error").asText());
+    }
   }
 
   private static void line(PrintStream out, String name, String format, Object... args) {
