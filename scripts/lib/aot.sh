@@ -3,14 +3,16 @@
 # code sooner). A 1 % rebuild of a million chunks is a 30-s job in a fresh JVM, a quarter of whose CPU
 # went to class loading and JIT compiling; a nightly rebuild runs the same code as the night before.
 #
-# The first build of a given set of jars (and JVM, heap and KILN_JAVA_OPTS) trains the cache; it is
-# kept only when that build succeeded and ran at least KILN_AOT_MIN_TRAINING_S seconds (default 10),
-# so a `--help` or a failed run never becomes the profile. Later builds with the same jars use it; a
+# The first build of a given set of jars (and JVM, heap and KILN_JAVA_OPTS) records what the cache
+# needs; the cache is written (seconds more) only when that build succeeded and ran at least
+# KILN_AOT_MIN_TRAINING_S seconds (default 10), so a `--help` or a failed run never becomes the profile. Later builds with the same jars use it; a
 # rebuilt jar changes the key, and the next build trains anew (older caches of the command are removed).
 # KILN_AOT=off turns it off. Caches live in $KILN_CACHE_DIR/aot (about 120 MB each).
 #
-#   kiln_aot_prepare NAME CLASSPATH DIR   sets KILN_AOT_ARGS (JVM options, possibly none)
-#   kiln_aot_finish EXIT_CODE ELAPSED_S   after the JVM exits: keeps or drops a trained cache
+#   kiln_aot_prepare NAME CLASSPATH DIR            sets KILN_AOT_ARGS (JVM options, possibly none)
+#   kiln_aot_finish EXIT_CODE ELAPSED_S JVM_OPTION...
+#       after the JVM exits: from a training run, writes the cache (the JVM's create step, with the
+#       run's own options and class path, its output in a log) or drops the recording
 
 kiln_aot_prepare() {
   local name="$1" cp="$2" dir="$3"
@@ -19,6 +21,7 @@ kiln_aot_prepare() {
   KILN_AOT_FINAL=""
   KILN_AOT_DIR="$dir"
   KILN_AOT_NAME="$name"
+  KILN_AOT_CP="$cp"
   [[ "${KILN_AOT:-on}" == "off" ]] && return 0
   local major
   major="$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$JAVA_HOME/release" 2>/dev/null)"
@@ -33,29 +36,41 @@ kiln_aot_prepare() {
   key="$({ cat "$JAVA_HOME/release"; echo "${KILN_HEAP:-4g} ${KILN_JAVA_OPTS:-}"; stat -c '%n %s %Y' "${entries[@]}"; } \
     | sha256sum | cut -c1-16)"
   KILN_AOT_FINAL="$dir/$name-$key.aot"
-  # JVM messages (a cache that cannot be mapped, the training run's closing lines) go to stderr, so
-  # a command's stdout (--json) holds only its own output.
-  local quiet=(-XX:+DisplayVMOutputToStderr -Xlog:disable -Xlog:all=warning:stderr)
+  # JVM messages (a cache that cannot be mapped, the recording's closing line) go to stderr, so a
+  # command's stdout (--json) holds only its own output; the AOT code's warnings (classes it leaves
+  # out of the cache, hundreds of them) are not the user's business.
+  local quiet=(-XX:+DisplayVMOutputToStderr -Xlog:disable -Xlog:all=warning:stderr -Xlog:aot*=error:stderr)
   if [[ -f "$KILN_AOT_FINAL" ]]; then
     KILN_AOT_ARGS=("-XX:AOTCache=$KILN_AOT_FINAL" "${quiet[@]}")
   elif mkdir -p "$dir" 2>/dev/null && [[ -w "$dir" ]]; then
-    # Written under a name of this process, renamed once complete: a concurrent build never maps a
-    # half-written file.
+    # Recorded and written under names of this process, renamed once complete: a concurrent build
+    # never maps a half-written file.
     KILN_AOT_PENDING="$dir/.$name-$key.$$.aot"
-    KILN_AOT_ARGS=("-XX:AOTCacheOutput=$KILN_AOT_PENDING" "${quiet[@]}")
+    KILN_AOT_ARGS=(-XX:AOTMode=record "-XX:AOTConfiguration=$KILN_AOT_PENDING.config" "${quiet[@]}")
   fi
 }
 
 kiln_aot_finish() {
   local code="$1" elapsed="$2"
+  shift 2
   [[ -n "$KILN_AOT_PENDING" ]] || return 0
-  if [[ "$code" == 0 && "$elapsed" -ge "${KILN_AOT_MIN_TRAINING_S:-10}" && -s "$KILN_AOT_PENDING" ]]; then
-    local old
-    for old in "$KILN_AOT_DIR/$KILN_AOT_NAME"-*.aot; do
-      [[ -f "$old" && "$old" != "$KILN_AOT_FINAL" ]] && rm -f "$old"
-    done
-    mv -f "$KILN_AOT_PENDING" "$KILN_AOT_FINAL"
-    echo "kiln: trained a JVM AOT cache for later '$KILN_AOT_NAME' runs: $KILN_AOT_FINAL (KILN_AOT=off to disable)" >&2
+  local log="$KILN_AOT_PENDING.log"
+  if [[ "$code" == 0 && "$elapsed" -ge "${KILN_AOT_MIN_TRAINING_S:-10}" && -s "$KILN_AOT_PENDING.config" ]]; then
+    local started=$SECONDS
+    if java "$@" -XX:AOTMode=create "-XX:AOTConfiguration=$KILN_AOT_PENDING.config" \
+        "-XX:AOTCache=$KILN_AOT_PENDING" -cp "$KILN_AOT_CP" > "$log" 2>&1 && [[ -s "$KILN_AOT_PENDING" ]]; then
+      local old
+      for old in "$KILN_AOT_DIR/$KILN_AOT_NAME"-*.aot; do
+        [[ -f "$old" && "$old" != "$KILN_AOT_FINAL" ]] && rm -f "$old"
+      done
+      mv -f "$KILN_AOT_PENDING" "$KILN_AOT_FINAL"
+      echo "kiln: wrote a JVM AOT cache for later '$KILN_AOT_NAME' runs in $((SECONDS - started)) s:" \
+        "$KILN_AOT_FINAL (KILN_AOT=off to disable)" >&2
+    else
+      mv -f "$log" "$KILN_AOT_DIR/$KILN_AOT_NAME-failed.log"
+      echo "kiln: could not write the JVM AOT cache; the build is unaffected" \
+        "(see $KILN_AOT_DIR/$KILN_AOT_NAME-failed.log)" >&2
+    fi
   fi
-  rm -f "$KILN_AOT_PENDING" "$KILN_AOT_PENDING.config"
+  rm -f "$KILN_AOT_PENDING" "$KILN_AOT_PENDING.config" "$log"
 }
