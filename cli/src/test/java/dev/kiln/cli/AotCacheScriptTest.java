@@ -75,6 +75,21 @@ class AotCacheScriptTest {
   }
 
   @Test
+  void aCorruptOrTruncatedCacheIsSkippedAndTheProgramStillRuns() throws Exception {
+    assertEquals(0, run(jar.toString(), "", 60).code);
+    Path cache = caches().get(0);
+    byte[] whole = Files.readAllBytes(cache);
+    Files.write(cache, java.util.Arrays.copyOf(whole, whole.length / 3));
+    Run truncated = run(jar.toString(), "", 60);
+    assertEquals(0, truncated.code, truncated.err);
+    assertEquals("hello [0]\n", truncated.out, "a truncated cache must neither stop the run nor reach stdout");
+    Files.write(cache, "not an AOT cache at all".getBytes(StandardCharsets.UTF_8));
+    Run garbage = run(jar.toString(), "", 60);
+    assertEquals(0, garbage.code, garbage.err);
+    assertEquals("hello [0]\n", garbage.out);
+  }
+
+  @Test
   void aFailedOrShortRunLeavesNoCacheAndNoPartFiles() throws Exception {
     Run failed = run(jar.toString(), "", 60, 3);
     assertEquals(3, failed.code);
