@@ -5,8 +5,9 @@
 #
 # The first build of a given set of jars (and JVM, heap and KILN_JAVA_OPTS) records what the cache
 # needs; the cache is written (seconds more) only when that build succeeded and ran at least
-# KILN_AOT_MIN_TRAINING_S seconds (default 10), so a `--help` or a failed run never becomes the profile. Later builds with the same jars use it; a
-# rebuilt jar changes the key, and the next build trains anew (older caches of the command are removed).
+# KILN_AOT_MIN_TRAINING_S seconds (default 10), so a `--help` or a failed run never becomes the
+# profile. Later builds with the same jars use it; a rebuilt jar changes the key, and the next build
+# trains anew (older caches of the command are removed).
 # KILN_AOT=off turns it off. Caches live in $KILN_CACHE_DIR/aot (about 120 MB each).
 #
 #   kiln_aot_prepare NAME CLASSPATH DIR            sets KILN_AOT_ARGS (JVM options, possibly none)

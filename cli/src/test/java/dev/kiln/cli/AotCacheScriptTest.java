@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.util.Arrays;
 import java.util.List;
 import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
@@ -79,7 +80,7 @@ class AotCacheScriptTest {
     assertEquals(0, run(jar.toString(), "", 60).code);
     Path cache = caches().get(0);
     byte[] whole = Files.readAllBytes(cache);
-    Files.write(cache, java.util.Arrays.copyOf(whole, whole.length / 3));
+    Files.write(cache, Arrays.copyOf(whole, whole.length / 3));
     Run truncated = run(jar.toString(), "", 60);
     assertEquals(0, truncated.code, truncated.err);
     assertEquals("hello [0]\n", truncated.out, "a truncated cache must neither stop the run nor reach stdout");

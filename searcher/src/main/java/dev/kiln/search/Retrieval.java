@@ -125,8 +125,13 @@ final class Retrieval {
    * blocks, and nothing here reads the count. The hits are the same either way.
    */
   private TopDocs top(Query query, int k) throws IOException {
+    return top(query, k, false);
+  }
+
+  /** As {@link #top(Query, int)}; {@code countAll} counts every hit (score mode COMPLETE). */
+  private TopDocs top(Query query, int k, boolean countAll) throws IOException {
     int n = Math.max(1, Math.min(k, searcher.getIndexReader().maxDoc()));
-    return searcher.search(query, new TopScoreDocCollectorManager(n, null, n));
+    return searcher.search(query, new TopScoreDocCollectorManager(n, null, countAll ? Integer.MAX_VALUE : n));
   }
 
   TopDocs bm25(Map<String, Float> terms, int k, MetadataFilter filter) throws IOException {
@@ -154,9 +159,7 @@ final class Retrieval {
     // Every candidate is visited anyway (a few hundred at most): counting all hits (score mode
     // COMPLETE) spares the term scorers the impacts and block maxima that TOP_SCORES loads to skip
     // documents, which cannot pay off on so few.
-    int n = Math.max(1, Math.min(k, searcher.getIndexReader().maxDoc()));
-    TopDocs top =
-        searcher.search(within.build(), new TopScoreDocCollectorManager(n, null, Integer.MAX_VALUE));
+    TopDocs top = top(within.build(), k, true);
     int matched = 0;
     while (matched < top.scoreDocs.length && top.scoreDocs[matched].score > 0) {
       matched++;
