@@ -9,7 +9,7 @@
 # length list; 8 tenants. SciFact is embedded once with the default model into kiln-data/bench-scale/base-scifact
 # (stored embeddings/*.parquet) and its queries once into query-vectors.json; later runs reuse them.
 # Each step (Kiln build, raw Lucene build, searcher, rebuild) runs in its own JVM with --heap (default 4g), so
-# peak heap and RSS are per step. Results: kiln-data/bench-scale/n<N>/result.json (and stdout with --json),
+# peak heap and RSS are per step; every step's JVM gets scripts/kiln's huge-page option (scripts/lib/hugepages.sh). Results: kiln-data/bench-scale/n<N>/result.json (and stdout with --json),
 # a summary on stderr, logs in kiln-data/bench-scale/n<N>/logs/. Other options: scripts/bench-scale.sh --help.
 #   scripts/bench-scale.sh --chart DIR RESULT.json...   cost-against-N PNGs (log-log) from several runs' results
 set -euo pipefail
@@ -44,7 +44,10 @@ if [[ "${1:-}" == "--chart" ]]; then
   exec java -cp "$CP" dev.kiln.bench.scale.ScaleChart "$@"
 fi
 CACHE="${KILN_CACHE_DIR:-$KILN_HOME/kiln-data/cache}"
-java --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
+# Every step's JVM inherits this one's options (ChildRun): the huge-page setting scripts/kiln gives.
+source "$KILN_HOME/scripts/lib/hugepages.sh"
+kiln_hugepage_args
+java "${KILN_HUGEPAGE_ARGS[@]}" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
   -Xmx1g -Dkiln.home="$KILN_HOME" -Dkiln.cache.dir="$CACHE" -Dai.djl.offline=true -DOPT_OUT_TRACKING=true \
   -DDJL_CACHE_DIR="$CACHE/djl" -DENGINE_CACHE_DIR="$CACHE/djl" -Dlog4j2.configurationFile=classpath:log4j2.properties \
   -Dkiln.flink.plugins="${FLINK_PLUGINS_DIR:-$KILN_HOME/jobs/target/flink-plugins}" \
