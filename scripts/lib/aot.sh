@@ -34,7 +34,7 @@ kiln_aot_prepare() {
     [[ "$e" == *.jar && -f "$e" ]] || return 0
   done
   local key
-  key="$({ cat "$JAVA_HOME/release"; echo "${KILN_HEAP:-4g} ${KILN_JAVA_OPTS:-} ${KILN_AOT_KEY_EXTRA:-}"; stat -c '%n %s %Y' "${entries[@]}"; } \
+  key="$({ cat "$JAVA_HOME/release"; echo "${KILN_HEAP:-4g} ${KILN_JAVA_OPTS:-}"; stat -c '%n %s %Y' "${entries[@]}"; } \
     | sha256sum | cut -c1-16)"
   KILN_AOT_FINAL="$dir/$name-$key.aot"
   # JVM messages (a cache that cannot be mapped, the recording's closing line) go to stderr, so a
