@@ -80,6 +80,10 @@ final class RetrievalOptions {
       description = "weight the original query terms keep in that expansion, 0..1; 1 = off (default: ${DEFAULT-VALUE})")
   double hybridPrfOrigWeight;
 
+  @Option(names = "--hybrid-prf-max-df", paramLabel = "R", defaultValue = "" + LexicalFeedback.DEFAULT_MAX_DOC_RATIO,
+      description = "that expansion leaves out terms held by more than this fraction of the chunks, 0..1; 1 = keep all (default: ${DEFAULT-VALUE})")
+  double hybridPrfMaxDf;
+
   @Option(names = "--prf-scope", paramLabel = "candidates|index", defaultValue = "candidates",
       description = "hybrid feedback passes re-score the first pass's candidates, or search the whole snapshot again (default: ${DEFAULT-VALUE})")
   String prfScope;
@@ -97,7 +101,8 @@ final class RetrievalOptions {
         .rerankDepth(rerankDepth)
         .prf(prf)
         .denseFeedback(new DenseFeedback(densePrfDocs, densePrfWeight))
-        .lexicalFeedback(new LexicalFeedback(hybridPrfDocs, LexicalFeedback.DEFAULT_TERMS, hybridPrfOrigWeight))
+        .lexicalFeedback(new LexicalFeedback(hybridPrfDocs, LexicalFeedback.DEFAULT_TERMS, hybridPrfOrigWeight,
+            hybridPrfMaxDf))
         .feedbackScope(FeedbackScope.parse(prfScope));
     if (queryEmbedders != null) {
       options.queryEmbedders(queryEmbedders);

@@ -8,6 +8,7 @@ import java.util.Map;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.TokenStream;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
+import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
@@ -119,6 +120,15 @@ final class Bm25QueryBuilder {
       }
     });
     return n[0];
+  }
+
+  /** The fraction of {@code reader}'s chunks whose text holds the analysed {@code term}. */
+  double docRatio(IndexReader reader, String term) {
+    try {
+      return reader.maxDoc() == 0 ? 0 : reader.docFreq(new Term(field, term)) / (double) reader.maxDoc();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the document frequency of " + term, e);
+    }
   }
 
   /** Term counts after analysis, in first-occurrence order. */

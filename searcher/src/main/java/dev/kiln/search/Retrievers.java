@@ -23,7 +23,8 @@ final class Retrievers {
     byMode.put(SearchMode.HYBRID, new HybridRetriever(searcher,
         List.of(new HybridRetriever.Leg(new DenseRetriever(retrieval, true), options.denseDepth()),
             new HybridRetriever.Leg(lexical, options.bm25Depth())),
-        fusion(options), options.lexicalFeedback(), options.feedbackScope(), bm25Queries::terms));
+        fusion(options), options.lexicalFeedback(), options.feedbackScope(), bm25Queries::terms,
+        term -> bm25Queries.docRatio(searcher.getIndexReader(), term)));
   }
 
   static Fusion fusion(SearchOptions options) {

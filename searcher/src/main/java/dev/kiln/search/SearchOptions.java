@@ -35,7 +35,7 @@ import java.nio.file.Path;
  * @param denseFeedback pseudo-relevance feedback on hybrid search's dense side ({@code
  *     --dense-prf-docs}, {@code --dense-prf-weight})
  * @param lexicalFeedback RM3 on hybrid search's BM25 side, fed by the first fused list ({@code
- *     --hybrid-prf-docs}, {@code --hybrid-prf-orig-weight})
+ *     --hybrid-prf-docs}, {@code --hybrid-prf-orig-weight}, {@code --hybrid-prf-max-df})
  * @param ef candidates each HNSW search collects before its best k are kept (at least k; {@code
  *     --ef}); {@link KnnSearch#AUTO_EF} (the default): the snapshot's own, from its largest segment
  *     ({@link KnnSearch#efFor(long)}); on quantised snapshots they are rescored with the float32 vectors

@@ -18,6 +18,7 @@ class HybridOfManyLegsRetrieverContractTest extends RetrieverContract {
         new HybridRetriever.Leg(searcher.retriever(SearchMode.DENSE), 20),
         new HybridRetriever.Leg(searcher.retriever(SearchMode.BM25), 20),
         new HybridRetriever.Leg(searcher.retriever(SearchMode.HYBRID), 5)),
-        new ReciprocalRankFusion(60), LexicalFeedback.DEFAULT, FeedbackScope.INDEX, searcher::terms);
+        new ReciprocalRankFusion(60), LexicalFeedback.DEFAULT, FeedbackScope.INDEX, searcher::terms,
+        term -> 0);
   }
 }

@@ -10,6 +10,7 @@ import dev.kiln.search.rewrite.FeedbackScope;
 import dev.kiln.search.rewrite.LexicalFeedback;
 import dev.kiln.search.rewrite.RewrittenQuery;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -18,13 +19,23 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.MultiReader;
 import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.store.ByteBuffersDirectory;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.util.IOUtils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Hybrid's legs run side by side on the searcher's pool, and a busy pool only makes them take turns. */
+/**
+ * Hybrid's legs run side by side on the searcher's pool while it has fewer slices than pool threads,
+ * a busy pool only makes them take turns, and a searcher whose slices fill the pool runs them in turn.
+ */
 class HybridRetrieverConcurrencyTest {
   private static final RetrieverQuery QUERY = new RetrieverQuery("q", RewrittenQuery.of("q", Map.of("q", 1)),
       new float[] {1f});
@@ -84,6 +95,50 @@ class HybridRetrieverConcurrencyTest {
   }
 
   @Test
+  @Timeout(30)
+  void legsTakeTurnsInTheCallingThreadOnceTheSearchersSlicesFillThePool() throws Exception {
+    // One slice per segment, at least as many segments as the pool has threads: each leg's own
+    // segment tasks already fill the pool, so the legs run one after the other, in order.
+    int segments = Math.max(2, SearchThreads.size());
+    List<Directory> dirs = new ArrayList<>();
+    List<DirectoryReader> readers = new ArrayList<>();
+    try {
+      for (int i = 0; i < segments; i++) {
+        Directory dir = new ByteBuffersDirectory();
+        try (IndexWriter w = new IndexWriter(dir, new IndexWriterConfig())) {
+          w.addDocument(new Document());
+        }
+        dirs.add(dir);
+        readers.add(DirectoryReader.open(dir));
+      }
+      SnapshotIndexSearcher sliced = new SnapshotIndexSearcher(
+          new MultiReader(readers.toArray(new DirectoryReader[0]), false), pool);
+      assertEquals(segments, sliced.getSlices().length);
+      List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
+      Set<Thread> ranOn = ConcurrentHashMap.newKeySet();
+      Retriever first = leg(() -> {
+        ranOn.add(Thread.currentThread());
+        events.add("first start");
+        Thread.sleep(50); // side by side, the second leg would start meanwhile
+        events.add("first end");
+        return true;
+      }, 1);
+      Retriever second = leg(() -> {
+        ranOn.add(Thread.currentThread());
+        events.add("second start");
+        return true;
+      }, 2);
+      List<Candidate> fused = hybrid(sliced, first, second).retrieve(QUERY, 10, MetadataFilter.none());
+      assertEquals(Set.of(1, 2), Set.copyOf(fused.stream().map(Candidate::doc).toList()));
+      assertEquals(List.of("first start", "first end", "second start"), events);
+      assertEquals(Set.of(Thread.currentThread()), ranOn);
+    } finally {
+      IOUtils.close(readers);
+      IOUtils.close(dirs);
+    }
+  }
+
+  @Test
   void aFailingLegFailsTheSearchWithItsOwnException() throws IOException {
     IOException broken = new IOException("shard unreadable");
     Retriever failing = new FixedLeg(() -> {
@@ -96,7 +151,8 @@ class HybridRetrieverConcurrencyTest {
 
   private static HybridRetriever hybrid(IndexSearcher searcher, Retriever a, Retriever b) {
     return new HybridRetriever(searcher, List.of(new HybridRetriever.Leg(a, 10), new HybridRetriever.Leg(b, 10)),
-        new MinMaxBlend(0.5), LexicalFeedback.OFF, FeedbackScope.CANDIDATES, text -> Map.of());
+        new MinMaxBlend(0.5), LexicalFeedback.OFF, FeedbackScope.CANDIDATES, text -> Map.of(),
+        term -> 0);
   }
 
   /** A leg that finds {@code doc} when {@code found} says so, nothing otherwise. */

@@ -43,7 +43,7 @@ class SearchModeTest {
     assertEquals(SearchOptions.builder().depth(5).build(), defaults.withCandidateDepth(5));
     assertTrue(defaults.describe().contains("dense-prf=3 docs x 0.25"), defaults.describe());
     assertTrue(defaults.withDenseFeedback(DenseFeedback.OFF).describe().contains("dense-prf=off"));
-    assertTrue(defaults.describe().contains("hybrid-prf=rm3 from the fused top 10 (10 terms, original weight 0.7)"),
+    assertTrue(defaults.describe().contains("hybrid-prf=rm3 from the fused top 10 (10 terms, original weight 0.7, none in over 0.2 of the chunks)"),
         defaults.describe());
     assertEquals(dev.kiln.index.KnnSearch.AUTO_EF, defaults.ef());
     assertTrue(defaults.describe().contains(" ef=auto "), defaults.describe());

@@ -424,7 +424,8 @@ class SearcherTest {
         .stream().map(f -> textOf.get(f.id())).toList();
     Bm25QueryBuilder analysis = new Bm25QueryBuilder(
         dev.kiln.index.Analyzers.forName(searcher.manifest().index().analyzer()), dev.kiln.index.ShardSchema.TEXT);
-    Map<String, Float> terms = LexicalFeedback.DEFAULT.expand(query, feedback, analysis::terms).bm25Terms();
+    Map<String, Float> terms = LexicalFeedback.DEFAULT.expand(query, feedback, analysis::terms,
+        t -> analysis.docRatio(searcher.indexSearcher().getIndexReader(), t)).bm25Terms();
     List<SearchHit> expanded = searcher.bm25(terms, depth, MetadataFilter.none());
     // "pyroclastic" is in one chunk only; the expansion reaches chunks plain BM25 cannot.
     assertEquals(List.of("volcano#1"), chunkIds(plain));
@@ -481,7 +482,8 @@ class SearcherTest {
           .stream().map(f -> textOf.get(f.id())).toList();
       Bm25QueryBuilder analysis = new Bm25QueryBuilder(
           dev.kiln.index.Analyzers.forName(narrow.manifest().index().analyzer()), dev.kiln.index.ShardSchema.TEXT);
-      Map<String, Float> terms = LexicalFeedback.DEFAULT.expand(query, feedback, analysis::terms).bm25Terms();
+      Map<String, Float> terms = LexicalFeedback.DEFAULT.expand(query, feedback, analysis::terms,
+          t -> analysis.docRatio(narrow.indexSearcher().getIndexReader(), t)).bm25Terms();
       List<SearchHit> everywhere = narrow.bm25(terms, 100, MetadataFilter.none());
       // The candidates' BM25 scores are their scores in the whole snapshot; the best two are kept.
       List<SearchHit> within = everywhere.stream().filter(h -> textOf.containsKey(h.chunkId())).limit(depth).toList();

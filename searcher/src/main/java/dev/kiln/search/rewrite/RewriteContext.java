@@ -11,4 +11,12 @@ public interface RewriteContext {
 
   /** Texts of the top {@code n} chunks for the query under the request's filter, best first. */
   List<String> firstPassTexts(String query, int n);
+
+  /**
+   * The fraction of the snapshot's chunks that hold {@code term} (an analysed term), for a rewriter
+   * that leaves out terms too common to rank by; 0 where the context cannot tell.
+   */
+  default double docRatio(String term) {
+    return 0;
+  }
 }

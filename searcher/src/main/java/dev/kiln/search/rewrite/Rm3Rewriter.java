@@ -15,6 +15,12 @@ import java.util.PriorityQueue;
  * length, weighted by a rank prior), its {@code fbTerms} heaviest terms are kept, and the expanded
  * query is {@code origWeight · P(t|query) + (1 - origWeight) · P(t|feedback)}.
  *
+ * <p>An expansion term held by more than {@code maxDocRatio} of the chunks ({@link
+ * RewriteContext#docRatio}) is left out, unless the query has it already: its IDF is so low that its
+ * weight barely moves a ranking, yet its postings are the longest to advance through. Feedback
+ * chunks that are not about anything in particular bring such terms most (on a million chunks of
+ * sampled text they were most of what the expanded query cost).
+ *
  * <p>Only the BM25 side is expanded: the dense side keeps the user's text, because appending terms
  * to the embedded text drifts the vector more than it helps. Anserini's defaults are
  * fbDocs=10, fbTerms=10, origWeight=0.5.
@@ -27,18 +33,28 @@ public final class Rm3Rewriter implements QueryRewriter {
   private final int fbDocs;
   private final int fbTerms;
   private final float origWeight;
+  private final double maxDocRatio;
 
   public Rm3Rewriter() {
     this(DEFAULT_FB_DOCS, DEFAULT_FB_TERMS, DEFAULT_ORIG_WEIGHT);
   }
 
+  /** Every expansion term kept, however common. */
   public Rm3Rewriter(int fbDocs, int fbTerms, float origWeight) {
-    if (fbDocs < 1 || fbTerms < 1 || !(origWeight >= 0 && origWeight <= 1)) {
-      throw new IllegalArgumentException("need fbDocs >= 1, fbTerms >= 1, origWeight in [0, 1]");
+    this(fbDocs, fbTerms, origWeight, 1);
+  }
+
+  /** @param maxDocRatio expansion terms held by a larger fraction of the chunks are left out; 1 keeps all */
+  public Rm3Rewriter(int fbDocs, int fbTerms, float origWeight, double maxDocRatio) {
+    if (fbDocs < 1 || fbTerms < 1 || !(origWeight >= 0 && origWeight <= 1)
+        || !(maxDocRatio > 0 && maxDocRatio <= 1)) {
+      throw new IllegalArgumentException(
+          "need fbDocs >= 1, fbTerms >= 1, origWeight in [0, 1], maxDocRatio in (0, 1]");
     }
     this.fbDocs = fbDocs;
     this.fbTerms = fbTerms;
     this.origWeight = origWeight;
+    this.maxDocRatio = maxDocRatio;
   }
 
   @Override
@@ -74,6 +90,11 @@ public final class Rm3Rewriter implements QueryRewriter {
     original.forEach((t, c) -> weights.put(t, origWeight * c / qLength));
     for (int i = 0; i < kept; i++) {
       Map.Entry<String, Double> e = ranked.get(i);
+      // The weights stay those of the whole selection: leaving a common term out takes its share of
+      // the feedback mass away rather than handing it to the others.
+      if (maxDocRatio < 1 && !original.containsKey(e.getKey()) && context.docRatio(e.getKey()) > maxDocRatio) {
+        continue;
+      }
       float w = (float) ((1 - origWeight) * e.getValue() / fbMass);
       weights.merge(e.getKey(), w, Float::sum);
     }

@@ -27,7 +27,7 @@ class LexicalFeedbackTest {
   void expandsFromTheFirstDocsTextsOnlyAndKeepsTheOriginalWeight() {
     LexicalFeedback one = new LexicalFeedback(1, 10, 0.7);
     Map<String, Float> terms = one.expand("lava flow",
-        List.of("lava flow basalt basalt", "sourdough bread oven"), LexicalFeedbackTest::words).bm25Terms();
+        List.of("lava flow basalt basalt", "sourdough bread oven"), LexicalFeedbackTest::words, t -> 0).bm25Terms();
     assertTrue(terms.containsKey("basalt"), terms.toString());
     assertFalse(terms.containsKey("sourdough"), "only the first text may feed a 1-doc expansion: " + terms);
     double original = terms.get("lava") + terms.get("flow");
@@ -49,5 +49,25 @@ class LexicalFeedbackTest {
     ConfigException w = assertThrows(ConfigException.class, () -> new LexicalFeedback(10, 10, 1.5));
     assertTrue(w.getMessage().contains("--hybrid-prf-orig-weight"), w.getMessage());
     assertThrows(ConfigException.class, () -> new LexicalFeedback(10, 0, 0.7));
+    for (double ratio : new double[] {0, -0.1, 1.5, Double.NaN}) {
+      ConfigException df = assertThrows(ConfigException.class, () -> new LexicalFeedback(10, 10, 0.7, ratio));
+      assertTrue(df.getMessage().contains("--hybrid-prf-max-df"), df.getMessage());
+    }
+  }
+
+  @Test
+  void leavesOutExpansionTermsInMoreThanTheRatioOfChunks() {
+    // basalt is in half the chunks: above the default 0.2 it is left out; at 1 it stays.
+    List<String> texts = List.of("lava flow basalt basalt tephra");
+    Map<String, Float> capped = LexicalFeedback.DEFAULT.expand("lava flow", texts, LexicalFeedbackTest::words,
+        t -> t.equals("basalt") ? 0.5 : 0.01).bm25Terms();
+    assertFalse(capped.containsKey("basalt"), capped.toString());
+    assertTrue(capped.containsKey("tephra"), capped.toString());
+    Map<String, Float> all = new LexicalFeedback(10, 10, 0.7, 1).expand("lava flow", texts, LexicalFeedbackTest::words,
+        t -> t.equals("basalt") ? 0.5 : 0.01).bm25Terms();
+    assertTrue(all.containsKey("basalt"), all.toString());
+    assertEquals(0.2, LexicalFeedback.DEFAULT.maxDocRatio());
+    assertTrue(LexicalFeedback.DEFAULT.describe().contains("none in over 0.2 of the chunks"),
+        LexicalFeedback.DEFAULT.describe());
   }
 }

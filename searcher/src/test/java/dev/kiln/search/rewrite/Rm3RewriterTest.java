@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class Rm3RewriterTest {
@@ -37,6 +38,38 @@ class Rm3RewriterTest {
     assertTrue(w.get("lava") > w.get("magma"), w.toString());
     assertEquals(4, w.size(), w.toString());
     assertEquals(1.0, w.values().stream().mapToDouble(Float::doubleValue).sum(), 1e-5);
+  }
+
+  @Test
+  void expansionTermsHeldByTooManyChunksAreLeftOutButTheQuerysOwnTermsStay() {
+    // lava, magma and the query's own "volcano" are in most chunks; eruption and chamber in few.
+    Map<String, Double> ratios = Map.of("lava", 0.6, "magma", 0.3, "volcano", 0.9, "eruption", 0.01, "chamber", 0.02);
+    RewriteContext counted = new RewriteContext() {
+      @Override
+      public Map<String, Integer> analyze(String text) {
+        return CONTEXT.analyze(text);
+      }
+
+      @Override
+      public List<String> firstPassTexts(String query, int n) {
+        return List.of("lava magma eruption lava volcano", "magma chamber lava");
+      }
+
+      @Override
+      public double docRatio(String term) {
+        return ratios.getOrDefault(term, 0.0);
+      }
+    };
+    Map<String, Float> all = new Rm3Rewriter(2, 5, 0.5f).rewrite("volcano", counted).bm25Terms();
+    Map<String, Float> capped = new Rm3Rewriter(2, 5, 0.5f, 0.2).rewrite("volcano", counted).bm25Terms();
+    assertTrue(all.keySet().containsAll(List.of("lava", "magma", "eruption", "chamber")), all.toString());
+    assertEquals(Set.of("volcano", "eruption", "chamber"), capped.keySet());
+    // The kept terms weigh what they weighed among all five: the common ones' share is not handed out.
+    for (String t : capped.keySet()) {
+      assertEquals(all.get(t), capped.get(t), 1e-7, t);
+    }
+    assertTrue(capped.get("volcano") > 0.5f, "the query's own term keeps its feedback share too: " + capped);
+    assertEquals(all, new Rm3Rewriter(2, 5, 0.5f, 1).rewrite("volcano", counted).bm25Terms(), "1 keeps every term");
   }
 
   @Test
