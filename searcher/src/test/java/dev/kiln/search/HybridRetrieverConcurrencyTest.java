@@ -116,16 +116,18 @@ class HybridRetrieverConcurrencyTest {
       assertEquals(segments, sliced.getSlices().length);
       List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
       Set<Thread> ranOn = ConcurrentHashMap.newKeySet();
+      CountDownLatch secondStarted = new CountDownLatch(1);
       Retriever first = leg(() -> {
         ranOn.add(Thread.currentThread());
         events.add("first start");
-        Thread.sleep(50); // side by side, the second leg would start meanwhile
-        events.add("first end");
+        // Side by side, an idle pool thread starts the second leg meanwhile; in turn it cannot.
+        events.add(secondStarted.await(200, TimeUnit.MILLISECONDS) ? "second started meanwhile" : "first end");
         return true;
       }, 1);
       Retriever second = leg(() -> {
         ranOn.add(Thread.currentThread());
         events.add("second start");
+        secondStarted.countDown();
         return true;
       }, 2);
       List<Candidate> fused = hybrid(sliced, first, second).retrieve(QUERY, 10, MetadataFilter.none());
