@@ -45,6 +45,11 @@ final class HybridRetriever implements Retriever {
     Leg {
       Objects.requireNonNull(retriever, "retriever");
     }
+
+    /** The leg's candidates for a fused top {@code k}: its depth of them, at least k. */
+    List<Candidate> retrieve(RetrieverQuery query, int k, MetadataFilter filter) throws IOException {
+      return retriever.retrieve(query, Math.max(k, depth), filter);
+    }
   }
 
   private final IndexSearcher searcher;
@@ -113,7 +118,7 @@ final class HybridRetriever implements Retriever {
       for (int i = 0; i < legs.size(); i++) {
         Leg leg = legs.get(i);
         if (leg.retriever().usesTerms()) {
-          lists.set(i, leg.retriever().retrieve(again, Math.max(k, leg.depth()), filter));
+          lists.set(i, leg.retrieve(again, k, filter));
         }
       }
     }
@@ -130,7 +135,7 @@ final class HybridRetriever implements Retriever {
     List<List<Candidate>> lists = new ArrayList<>(legs.size());
     if (legsTakeTurns) {
       for (Leg leg : legs) {
-        lists.add(leg.retriever().retrieve(query, Math.max(k, leg.depth()), filter));
+        lists.add(leg.retrieve(query, k, filter));
       }
       return lists;
     }
@@ -139,7 +144,7 @@ final class HybridRetriever implements Retriever {
     // leg searches its segments on the same pool.
     List<Callable<List<Candidate>>> first = new ArrayList<>(legs.size());
     for (Leg leg : legs) {
-      first.add(() -> leg.retriever().retrieve(query, Math.max(k, leg.depth()), filter));
+      first.add(() -> leg.retrieve(query, k, filter));
     }
     lists.addAll(searcher.getTaskExecutor().invokeAll(first));
     return lists;

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.ToDoubleFunction;
 import org.junit.jupiter.api.Test;
 
 class Rm3RewriterTest {
@@ -44,22 +45,8 @@ class Rm3RewriterTest {
   void expansionTermsHeldByTooManyChunksAreLeftOutButTheQuerysOwnTermsStay() {
     // lava, magma and the query's own "volcano" are in most chunks; eruption and chamber in few.
     Map<String, Double> ratios = Map.of("lava", 0.6, "magma", 0.3, "volcano", 0.9, "eruption", 0.01, "chamber", 0.02);
-    RewriteContext counted = new RewriteContext() {
-      @Override
-      public Map<String, Integer> analyze(String text) {
-        return CONTEXT.analyze(text);
-      }
-
-      @Override
-      public List<String> firstPassTexts(String query, int n) {
-        return List.of("lava magma eruption lava volcano", "magma chamber lava");
-      }
-
-      @Override
-      public double docRatio(String term) {
-        return ratios.getOrDefault(term, 0.0);
-      }
-    };
+    RewriteContext counted = withFeedback(List.of("lava magma eruption lava volcano", "magma chamber lava"),
+        term -> ratios.getOrDefault(term, 0.0));
     Map<String, Float> all = new Rm3Rewriter(2, 5, 0.5f).rewrite("volcano", counted).bm25Terms();
     Map<String, Float> capped = new Rm3Rewriter(2, 5, 0.5f, 0.2).rewrite("volcano", counted).bm25Terms();
     assertTrue(all.keySet().containsAll(List.of("lava", "magma", "eruption", "chamber")), all.toString());
@@ -74,7 +61,13 @@ class Rm3RewriterTest {
 
   @Test
   void aQueryWithoutFeedbackStaysAsItIs() {
-    RewriteContext empty = new RewriteContext() {
+    RewriteContext empty = withFeedback(List.of(), term -> 0);
+    assertEquals(Map.of("volcano", 2f), new Rm3Rewriter().rewrite("volcano volcano", empty).bm25Terms());
+  }
+
+  /** {@link #CONTEXT}'s analysis with these feedback texts and document ratios. */
+  private static RewriteContext withFeedback(List<String> texts, ToDoubleFunction<String> ratios) {
+    return new RewriteContext() {
       @Override
       public Map<String, Integer> analyze(String text) {
         return CONTEXT.analyze(text);
@@ -82,10 +75,14 @@ class Rm3RewriterTest {
 
       @Override
       public List<String> firstPassTexts(String query, int n) {
-        return List.of();
+        return texts.subList(0, Math.min(n, texts.size()));
+      }
+
+      @Override
+      public double docRatio(String term) {
+        return ratios.applyAsDouble(term);
       }
     };
-    assertEquals(Map.of("volcano", 2f), new Rm3Rewriter().rewrite("volcano volcano", empty).bm25Terms());
   }
 
   @Test
