@@ -133,7 +133,8 @@ final class Bm25QueryBuilder {
 
   /** Term counts after analysis, in first-occurrence order. */
   Map<String, Integer> terms(String text) {
-    Map<String, Integer> counts = new LinkedHashMap<>();
+    // Sized for the text, so that a chunk's hundred-odd terms do not grow the map four times over.
+    Map<String, Integer> counts = LinkedHashMap.newLinkedHashMap(Math.min(1024, 8 + text.length() / 8));
     Analyzer a = chinese != null && Languages.isChinese(text) ? chinese : analyzer;
     try (TokenStream tokens = a.tokenStream(field, text)) {
       CharTermAttribute term = tokens.addAttribute(CharTermAttribute.class);

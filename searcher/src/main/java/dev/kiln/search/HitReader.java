@@ -45,7 +45,12 @@ final class HitReader {
   }
 
   SearchHit hit(int doc, double score) throws IOException {
-    return toHit(stored.document(doc), score);
+    return toHit(document(doc), score);
+  }
+
+  /** A candidate read whole. */
+  Document document(int doc) throws IOException {
+    return stored.document(doc);
   }
 
   /** The chunk id of a candidate: the key fusion joins rankings on and breaks ties by. */

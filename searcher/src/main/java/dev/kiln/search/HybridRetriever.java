@@ -6,6 +6,7 @@ import dev.kiln.search.fusion.ScoredId;
 import dev.kiln.search.rewrite.FeedbackScope;
 import dev.kiln.search.rewrite.LexicalFeedback;
 import dev.kiln.search.rewrite.RewrittenQuery;
+import dev.kiln.index.ShardSchema;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -15,6 +16,7 @@ import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
+import org.apache.lucene.document.Document;
 import org.apache.lucene.search.IndexSearcher;
 
 /**
@@ -98,18 +100,20 @@ final class HybridRetriever implements Retriever {
   @Override
   public List<Candidate> retrieve(RetrieverQuery query, int k, MetadataFilter filter) throws IOException {
     List<List<Candidate>> lists = firstPass(query, k, filter);
+    Map<Integer, Document> stored = new HashMap<>();
     if (feedback.enabled()) {
       Fused fused = fuse(lists, feedback.docs());
       int[] feedbackDocs = new int[fused.ids().size()];
       for (int i = 0; i < feedbackDocs.length; i++) {
         feedbackDocs[i] = fused.docOf(fused.ids().get(i));
       }
-      List<Map.Entry<String, Map<String, Integer>>> read = readAndAnalyse(feedbackDocs);
+      List<FeedbackChunk> read = readAndAnalyse(feedbackDocs);
       List<String> texts = new ArrayList<>(read.size());
       Map<String, Map<String, Integer>> analysed = new HashMap<>();
-      for (Map.Entry<String, Map<String, Integer>> e : read) {
-        texts.add(e.getKey());
-        analysed.putIfAbsent(e.getKey(), e.getValue());
+      for (FeedbackChunk c : read) {
+        texts.add(c.text());
+        analysed.putIfAbsent(c.text(), c.terms());
+        stored.put(c.doc(), c.stored());
       }
       RewrittenQuery expanded = feedback.expand(query.text(), texts,
           text -> analysed.containsKey(text) ? analysed.get(text) : analyze.apply(text), docRatio);
@@ -125,7 +129,8 @@ final class HybridRetriever implements Retriever {
     Fused fused = fuse(lists, k);
     List<Candidate> out = new ArrayList<>(fused.ids().size());
     for (ScoredId f : fused.ids()) {
-      out.add(new Candidate(fused.docOf(f), f.score()));
+      int doc = fused.docOf(f);
+      out.add(new Candidate(doc, f.score(), stored.get(doc)));
     }
     return out;
   }
@@ -150,27 +155,31 @@ final class HybridRetriever implements Retriever {
     return lists;
   }
 
+  /** A feedback chunk: its doc, its stored fields read whole, its text and the text's analysis. */
+  private record FeedbackChunk(int doc, Document stored, String text, Map<String, Integer> terms) {}
+
   /**
-   * The feedback chunks' texts, best first, each with its analysis: reading a chunk's text (a stored
-   * block decompressed) and analysing it are most of the feedback step's cost, so the two halves of
-   * the list run side by side.
+   * The feedback chunks, best first, read whole and their texts analysed: reading a chunk (a stored
+   * block decompressed) and analysing its text are most of the feedback step's cost, so the two
+   * halves of the list run side by side. They are read whole because most feedback chunks come back
+   * among the hits, which then need not be read again.
    */
-  private List<Map.Entry<String, Map<String, Integer>>> readAndAnalyse(int[] docs) throws IOException {
+  private List<FeedbackChunk> readAndAnalyse(int[] docs) throws IOException {
     int half = (docs.length + 1) / 2;
-    List<Callable<List<Map.Entry<String, Map<String, Integer>>>>> parts = List.of(
+    List<Callable<List<FeedbackChunk>>> parts = List.of(
         () -> readAndAnalyse(docs, 0, half), () -> readAndAnalyse(docs, half, docs.length));
-    List<Map.Entry<String, Map<String, Integer>>> out = new ArrayList<>(docs.length);
+    List<FeedbackChunk> out = new ArrayList<>(docs.length);
     searcher.getTaskExecutor().invokeAll(parts).forEach(out::addAll);
     return out;
   }
 
-  private List<Map.Entry<String, Map<String, Integer>>> readAndAnalyse(int[] docs, int from, int to)
-      throws IOException {
+  private List<FeedbackChunk> readAndAnalyse(int[] docs, int from, int to) throws IOException {
     HitReader reader = new HitReader(searcher); // one per thread: stored fields are not shared
-    List<Map.Entry<String, Map<String, Integer>>> out = new ArrayList<>(to - from);
+    List<FeedbackChunk> out = new ArrayList<>(to - from);
     for (int i = from; i < to; i++) {
-      String text = Objects.requireNonNullElse(reader.text(docs[i]), "");
-      out.add(Map.entry(text, analyze.apply(text)));
+      Document d = reader.document(docs[i]);
+      String text = Objects.requireNonNullElse(d.get(ShardSchema.TEXT), "");
+      out.add(new FeedbackChunk(docs[i], d, text, analyze.apply(text)));
     }
     return out;
   }
@@ -188,7 +197,7 @@ final class HybridRetriever implements Retriever {
   }
 
   private Fused fuse(List<List<Candidate>> lists, int k) {
-    Map<String, Integer> docs = new HashMap<>();
+    Map<String, Integer> docs = HashMap.newHashMap(lists.stream().mapToInt(List::size).sum());
     List<List<ScoredId>> rankings = new ArrayList<>(lists.size());
     for (List<Candidate> list : lists) {
       rankings.add(ranking(list, docs));

@@ -209,7 +209,8 @@ public final class Searcher implements RetrievalPath {
       HitReader reader = new HitReader(searcher);
       List<SearchHit> hits = new ArrayList<>();
       for (Candidate c : retriever.retrieve(query, n, filter)) {
-        hits.add(reader.hit(c.doc(), c.score()));
+        // Hybrid's lexical feedback has read most of its hits whole already.
+        hits.add(c.stored() != null ? HitReader.toHit(c.stored(), c.score()) : reader.hit(c.doc(), c.score()));
       }
       return hits;
     } catch (IOException e) {

@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.embed.TextEmbedder;
+import dev.kiln.index.ShardSchema;
 import dev.kiln.model.Chunk;
 import dev.kiln.search.filter.MetadataFilter;
 import dev.kiln.testing.TestSeeds;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -91,7 +93,8 @@ public abstract class RetrieverContract {
     embedder.close();
   }
 
-  private List<Candidate> candidates(String text, int k, MetadataFilter filter) throws IOException {
+  /** The retriever's candidates for {@code text} under {@code filter}, as the searcher prepares the query. */
+  protected List<Candidate> candidates(String text, int k, MetadataFilter filter) throws IOException {
     MetadataFilter bound = searcher.bind(filter);
     return retriever.retrieve(searcher.prepare(retriever, text, null, bound), k, bound);
   }
@@ -99,6 +102,15 @@ public abstract class RetrieverContract {
   private List<SearchHit> hits(String text, int k, MetadataFilter filter) {
     MetadataFilter bound = searcher.bind(filter);
     return searcher.read(retriever, searcher.prepare(retriever, text, null, bound), k, bound);
+  }
+
+  /** A doc's chunk id, read from the index itself. */
+  protected String chunkIdOf(int doc) {
+    try {
+      return searcher.indexSearcher().storedFields().document(doc).get(ShardSchema.CHUNK_ID);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private static String randomQuery(Random random) {
@@ -130,6 +142,16 @@ public abstract class RetrieverContract {
       assertTrue(Double.isFinite(c.score()), where + ": score " + c.score());
       if (i > 0) {
         assertTrue(c.score() <= candidates.get(i - 1).score(), where + ": not best first at " + i);
+      }
+    }
+    for (Candidate c : candidates) {
+      if (c.stored() != null) { // read ahead by the retriever: the doc's own fields, nobody else's
+        assertEquals(chunkIdOf(c.doc()), c.stored().get(ShardSchema.CHUNK_ID), where + ": fields carried for " + c.doc());
+      }
+    }
+    if (hits.size() == candidates.size()) {
+      for (int i = 0; i < hits.size(); i++) {
+        assertEquals(chunkIdOf(candidates.get(i).doc()), hits.get(i).chunkId(), where + ": hit " + i);
       }
     }
     Set<String> ids = new HashSet<>();

@@ -53,7 +53,7 @@ public final class MinMaxBlend implements Fusion {
       throw new IllegalArgumentException("k must be >= 0, was " + k);
     }
     Fusion.checkWeights(rankings, weights);
-    Map<String, Double> scores = new HashMap<>();
+    Map<String, Double> scores = HashMap.newHashMap(rankings.stream().mapToInt(List::size).sum());
     for (int r = 0; r < rankings.size(); r++) {
       double weight = weights.get(r);
       List<ScoredId> ranking = rankings.get(r);
@@ -67,7 +67,7 @@ public final class MinMaxBlend implements Fusion {
         max = Math.max(max, s.score());
       }
       double range = max - min;
-      Map<String, Double> best = new HashMap<>();
+      Map<String, Double> best = HashMap.newHashMap(ranking.size());
       for (ScoredId s : ranking) {
         // All-equal scores carry no preference: every candidate counts as fully relevant.
         double norm = range > 0 ? (s.score() - min) / range : 1.0;

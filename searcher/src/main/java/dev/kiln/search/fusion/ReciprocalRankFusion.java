@@ -57,7 +57,7 @@ public final class ReciprocalRankFusion implements Fusion {
     if (k < 0) {
       throw new IllegalArgumentException("k must be >= 0, was " + k);
     }
-    Map<String, Double> scores = new HashMap<>();
+    Map<String, Double> scores = HashMap.newHashMap(rankings.stream().mapToInt(List::size).sum());
     for (int r = 0; r < rankings.size(); r++) {
       double weight = weights.get(r);
       // A retriever that repeats an id must not vote for it twice: its best rank counts.

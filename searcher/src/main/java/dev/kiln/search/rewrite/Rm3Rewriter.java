@@ -67,7 +67,7 @@ public final class Rm3Rewriter implements QueryRewriter {
     if (feedback.isEmpty()) {
       return RewrittenQuery.of(query, original);
     }
-    Map<String, Double> model = new HashMap<>();
+    Map<String, Double> model = HashMap.newHashMap(1024); // ten chunks hold about a thousand terms
     for (int rank = 0; rank < feedback.size(); rank++) {
       Map<String, Integer> tf = context.analyze(feedback.get(rank));
       int length = tf.values().stream().mapToInt(Integer::intValue).sum();
