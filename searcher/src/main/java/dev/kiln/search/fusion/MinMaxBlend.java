@@ -1,7 +1,6 @@
 package dev.kiln.search.fusion;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,9 +16,6 @@ import java.util.Map;
  * confident; it is sensitive to the candidate depth, since the worst candidate anchors 0.
  */
 public final class MinMaxBlend implements Fusion {
-  private static final Comparator<ScoredId> BEST_FIRST =
-      Comparator.comparingDouble(ScoredId::score).reversed().thenComparing(ScoredId::id);
-
   private final double alpha;
 
   public MinMaxBlend(double alpha) {
@@ -75,9 +71,6 @@ public final class MinMaxBlend implements Fusion {
       }
       best.forEach((id, norm) -> scores.merge(id, weight * norm, Double::sum));
     }
-    List<ScoredId> fused = new ArrayList<>(scores.size());
-    scores.forEach((id, score) -> fused.add(new ScoredId(id, score)));
-    fused.sort(BEST_FIRST);
-    return fused.size() > k ? List.copyOf(fused.subList(0, k)) : List.copyOf(fused);
+    return BestFirst.top(scores, k);
   }
 }

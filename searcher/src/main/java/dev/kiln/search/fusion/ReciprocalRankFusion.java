@@ -1,7 +1,6 @@
 package dev.kiln.search.fusion;
 
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -16,9 +15,6 @@ import java.util.Set;
  * as cosine similarity and BM25. Equal fused scores are ordered by id so results are reproducible.
  */
 public final class ReciprocalRankFusion implements Fusion {
-  private static final Comparator<ScoredId> BEST_FIRST =
-      Comparator.comparingDouble(ScoredId::score).reversed().thenComparing(ScoredId::id);
-
   private final int rrfK;
 
   public ReciprocalRankFusion(int rrfK) {
@@ -70,9 +66,6 @@ public final class ReciprocalRankFusion implements Fusion {
         }
       }
     }
-    List<ScoredId> fused = new ArrayList<>(scores.size());
-    scores.forEach((id, score) -> fused.add(new ScoredId(id, score)));
-    fused.sort(BEST_FIRST);
-    return fused.size() > k ? List.copyOf(fused.subList(0, k)) : List.copyOf(fused);
+    return BestFirst.top(scores, k);
   }
 }

@@ -116,6 +116,8 @@ public final class Rm3Rewriter implements QueryRewriter {
     for (Map.Entry<String, Double> e : model.entrySet()) {
       if (lightestFirst.size() < n) {
         lightestFirst.add(e);
+      } else if (e.getValue() < lightestFirst.peek().getValue()) {
+        continue; // most terms: lighter than the n-th heaviest, told by one comparison
       } else if (HEAVIEST.compare(e, lightestFirst.peek()) < 0) {
         lightestFirst.poll();
         lightestFirst.add(e);
