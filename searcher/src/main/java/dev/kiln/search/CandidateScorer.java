@@ -48,19 +48,22 @@ final class CandidateScorer {
       weights.add(searcher.createWeight(q, ScoreMode.COMPLETE, 1f));
     }
     float[] scores = new float[sorted.length];
-    List<Callable<Void>> leaves = new ArrayList<>();
-    for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
-      int from = lowerBound(sorted, leaf.docBase);
-      int to = lowerBound(sorted, leaf.docBase + leaf.reader().maxDoc());
-      if (from < to) {
-        leaves.add(() -> {
-          score(weights, leaf, sorted, from, to, scores);
-          return null;
-        });
-      }
+    List<Callable<Void>> slices = new ArrayList<>();
+    for (IndexSearcher.LeafSlice slice : searcher.getSlices()) {
+      slices.add(() -> {
+        for (IndexSearcher.LeafReaderContextPartition part : slice.partitions) {
+          LeafReaderContext leaf = part.ctx;
+          int from = lowerBound(sorted, leaf.docBase + part.minDocId);
+          int to = lowerBound(sorted, leaf.docBase + Math.min(part.maxDocId, leaf.reader().maxDoc()));
+          if (from < to) {
+            score(weights, leaf, sorted, from, to, scores);
+          }
+        }
+        return null;
+      });
     }
-    // Each leaf writes its own range of the score array; invokeAll's return publishes them.
-    searcher.getTaskExecutor().invokeAll(leaves);
+    // Each slice writes its own ranges of the score array; invokeAll's return publishes them.
+    searcher.getTaskExecutor().invokeAll(slices);
     return best(sorted, scores, k);
   }
 

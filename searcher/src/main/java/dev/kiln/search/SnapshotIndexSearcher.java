@@ -2,6 +2,8 @@ package dev.kiln.search;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Executor;
 import org.apache.lucene.index.IndexReader;
@@ -33,9 +35,45 @@ final class SnapshotIndexSearcher extends IndexSearcher implements Closeable {
 
   @Override
   protected LeafSlice[] slices(List<LeafReaderContext> leaves) {
-    // One slice per segment: a query's shards run in parallel. Without a pool, Lucene's own slicing
-    // (slices would only add merges).
-    return sliced ? slices(leaves, Integer.MAX_VALUE, 1, false) : super.slices(leaves);
+    // Without a pool, Lucene's own slicing (slices would only add merges).
+    return sliced ? balanced(leaves, SearchThreads.size()) : super.slices(leaves);
+  }
+
+  /**
+   * Whole segments in at most {@code threads} slices, balanced by documents: the largest segment
+   * first, each to the slice holding the fewest so far. One slice per segment while there are no
+   * more segments than threads, so a query's shards run in parallel. An incremental rebuild adds a
+   * small segment to each shard; as slices of their own, those ran as extra tasks beside the large
+   * ones (more busy threads than cores), and a slice of several segments searches them with one
+   * collector, so the small segment is pruned against the threshold the large one reached.
+   */
+  static LeafSlice[] balanced(List<LeafReaderContext> leaves, int threads) {
+    int n = Math.max(1, Math.min(threads, leaves.size()));
+    List<LeafReaderContext> largestFirst = new ArrayList<>(leaves);
+    largestFirst.sort(Comparator.comparingInt((LeafReaderContext l) -> l.reader().maxDoc()).reversed()
+        .thenComparingInt(l -> l.ord));
+    List<List<LeafReaderContextPartition>> slices = new ArrayList<>(n);
+    long[] docs = new long[n];
+    for (int i = 0; i < n; i++) {
+      slices.add(new ArrayList<>());
+    }
+    for (LeafReaderContext leaf : largestFirst) {
+      int lightest = 0;
+      for (int i = 1; i < n; i++) {
+        if (docs[i] < docs[lightest]) {
+          lightest = i;
+        }
+      }
+      slices.get(lightest).add(LeafReaderContextPartition.createForEntireSegment(leaf));
+      docs[lightest] += leaf.reader().maxDoc();
+    }
+    List<LeafSlice> out = new ArrayList<>(n);
+    for (List<LeafReaderContextPartition> slice : slices) {
+      if (!slice.isEmpty()) {
+        out.add(new LeafSlice(slice));
+      }
+    }
+    return out.toArray(new LeafSlice[0]);
   }
 
   @Override

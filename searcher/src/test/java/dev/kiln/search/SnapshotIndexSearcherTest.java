@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.lucene.document.Document;
@@ -13,7 +15,10 @@ import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.NoMergePolicy;
 import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.Directory;
 import org.junit.jupiter.api.Test;
@@ -50,6 +55,57 @@ class SnapshotIndexSearcherTest {
         assertNotSame(before, second.storedFields());
         assertEquals("c0", second.storedFields().document(0).get("id"));
       }
+    }
+  }
+
+  /** Segments of these sizes, in this order (no merges). */
+  private static Directory segments(int... sizes) throws Exception {
+    Directory dir = new ByteBuffersDirectory();
+    try (IndexWriter w = new IndexWriter(dir, new IndexWriterConfig().setMergePolicy(NoMergePolicy.INSTANCE))) {
+      for (int size : sizes) {
+        for (int i = 0; i < size; i++) {
+          w.addDocument(new Document());
+        }
+        w.commit();
+      }
+    }
+    return dir;
+  }
+
+  private static List<Integer> docsPerSlice(IndexSearcher.LeafSlice[] slices) {
+    return Arrays.stream(slices).map(IndexSearcher.LeafSlice::getMaxDocs).sorted().toList();
+  }
+
+  @Test
+  void anIncrementalRebuildsSmallSegmentsJoinTheLargeOnesInAsManySlicesAsThreads() throws Exception {
+    // Two shards' large segments and the small ones a rebuild added, on two threads.
+    try (Directory dir = segments(500, 8, 490, 6); DirectoryReader reader = DirectoryReader.open(dir)) {
+      IndexSearcher.LeafSlice[] slices = SnapshotIndexSearcher.balanced(reader.leaves(), 2);
+      assertEquals(List.of(500, 504), docsPerSlice(slices)); // 500 | 490 + 8 + 6
+      assertEquals(4, Arrays.stream(slices).mapToInt(s -> s.partitions.length).sum(), "every segment, once");
+      assertEquals(reader.leaves().size(), Arrays.stream(slices).flatMap(s -> Arrays.stream(s.partitions))
+          .map(p -> p.ctx.ord).distinct().count());
+    }
+  }
+
+  @Test
+  void noMoreSegmentsThanThreadsMeansOneSliceEach() throws Exception {
+    try (Directory dir = segments(300, 200); DirectoryReader reader = DirectoryReader.open(dir)) {
+      assertEquals(List.of(200, 300), docsPerSlice(SnapshotIndexSearcher.balanced(reader.leaves(), 4)));
+      assertEquals(List.of(200, 300), docsPerSlice(SnapshotIndexSearcher.balanced(reader.leaves(), 2)));
+      assertEquals(List.of(500), docsPerSlice(SnapshotIndexSearcher.balanced(reader.leaves(), 1)));
+    }
+  }
+
+  @Test
+  void aPooledSearcherSlicesBalancedAndFindsEveryDoc() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try (Directory dir = segments(50, 3, 40, 2, 1); DirectoryReader reader = DirectoryReader.open(dir);
+        SnapshotIndexSearcher searcher = new SnapshotIndexSearcher(reader, pool)) {
+      assertEquals(Math.min(5, SearchThreads.size()), searcher.getSlices().length);
+      assertEquals(96, searcher.count(new MatchAllDocsQuery()));
+    } finally {
+      pool.shutdownNow();
     }
   }
 
