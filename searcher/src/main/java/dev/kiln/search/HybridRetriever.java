@@ -1,12 +1,12 @@
 package dev.kiln.search;
 
+import dev.kiln.index.ShardSchema;
 import dev.kiln.search.filter.MetadataFilter;
 import dev.kiln.search.fusion.Fusion;
 import dev.kiln.search.fusion.ScoredId;
 import dev.kiln.search.rewrite.FeedbackScope;
 import dev.kiln.search.rewrite.LexicalFeedback;
 import dev.kiln.search.rewrite.RewrittenQuery;
-import dev.kiln.index.ShardSchema;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
