@@ -100,7 +100,7 @@ final class CandidateScorer {
         matched.add(new ScoreDoc(sorted[i], scores[i]));
       }
     }
-    matched.sort((a, b) -> a.score != b.score ? Float.compare(b.score, a.score) : Integer.compare(a.doc, b.doc));
+    matched.sort(Retrieval.BEST_FIRST);
     List<ScoreDoc> top = matched.subList(0, Math.min(k, matched.size()));
     return new TopDocs(new TotalHits(matched.size(), TotalHits.Relation.EQUAL_TO), top.toArray(new ScoreDoc[0]));
   }

@@ -36,6 +36,10 @@ import org.apache.lucene.search.TotalHits;
  * caller reads only the hits it returns ({@link HitReader}). Ties are broken by doc id, as Lucene does.
  */
 final class Retrieval {
+  /** Best score first, ties by doc id: the order of Lucene's top docs. */
+  static final Comparator<ScoreDoc> BEST_FIRST =
+      (a, b) -> a.score != b.score ? Float.compare(b.score, a.score) : Integer.compare(a.doc, b.doc);
+
   private final IndexSearcher searcher;
   private final Bm25QueryBuilder bm25Queries;
   private final SearchOptions options;
@@ -106,7 +110,7 @@ final class Retrieval {
         sd.score = similarity.compare(vector, values.vectorValue(it.index()));
       }
     }
-    Arrays.sort(docs, (a, b) -> a.score != b.score ? Float.compare(b.score, a.score) : Integer.compare(a.doc, b.doc));
+    Arrays.sort(docs, BEST_FIRST);
     return new TopDocs(top.totalHits, docs);
   }
 
