@@ -41,6 +41,23 @@ public final class DocumentFingerprint {
    *     fields): a document fingerprinted under other settings is never "unchanged"
    */
   public static byte[] of(Document doc, String settings) {
+    return of(settings, doc.id(), doc.title(), doc.text(), null, doc.metadata(), doc.contentType(), doc.vector());
+  }
+
+  /**
+   * As {@link #of(Document, String)} for the parts of a document not built yet, its text given as the
+   * UTF-8 bytes it was read as: a reader that has the bytes need not decode the text to fingerprint it.
+   *
+   * @param textUtf8 exactly the UTF-8 encoding of the document's text (well-formed UTF-8: a malformed
+   *     sequence decodes to U+FFFD, and then the fingerprint is of the decoded text's encoding)
+   */
+  public static byte[] ofUtf8Text(String settings, String id, String title, byte[] textUtf8,
+      Map<String, String> metadata, ContentType contentType, float[] vector) {
+    return of(settings, id, title, null, textUtf8, metadata, contentType, vector);
+  }
+
+  private static byte[] of(String settings, String id, String title, String text, byte[] textUtf8,
+      Map<String, String> metadata, ContentType contentType, float[] v) {
     // Called for every record of an incremental build (a million a rebuild): one digest and one
     // scratch buffer per thread, the metadata keys sorted in an array, the numbers written into the
     // scratch buffer — the same bytes as the definition above, without a digest lookup, a sorted map
@@ -48,10 +65,16 @@ public final class DocumentFingerprint {
     Scratch s = SCRATCH.get();
     s.reset();
     s.string(settings);
-    s.string(doc.id());
-    s.string(doc.title());
-    s.string(doc.text());
-    Map<String, String> metadata = doc.metadata();
+    s.string(id);
+    s.string(title == null ? "" : title);
+    if (textUtf8 != null) {
+      s.utf8(textUtf8);
+    } else {
+      s.string(text == null ? "" : text);
+    }
+    if (metadata == null) {
+      metadata = Map.of();
+    }
     String[] keys = new String[metadata.size()];
     int n = 0;
     for (String k : metadata.keySet()) {
@@ -65,8 +88,7 @@ public final class DocumentFingerprint {
       s.string(keys[i]);
       s.string(metadata.get(keys[i]));
     }
-    s.string(doc.contentType().name());
-    float[] v = doc.vector();
+    s.string((contentType == null ? ContentType.TEXT : contentType).name());
     if (v == null) {
       s.integer(-1);
     } else {
@@ -119,7 +141,11 @@ public final class DocumentFingerprint {
     }
 
     void string(String value) {
-      byte[] b = (value == null ? "" : value).getBytes(StandardCharsets.UTF_8);
+      utf8((value == null ? "" : value).getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A string's UTF-8 bytes, after their length. */
+    void utf8(byte[] b) {
       integer(b.length);
       if (b.length > buffer.length / 2) {
         flush();

@@ -137,6 +137,10 @@ class DocumentFingerprintTest {
           randomText(random, alphabet, 6_000), metadata, "file:/c/" + round, type, vector);
       String settings = randomText(random, alphabet, 20);
       assertArrayEquals(plainDefinition(doc, settings), DocumentFingerprint.of(doc, settings), "document " + round);
+      // a reader that has the text's UTF-8 bytes gets the same fingerprint from them
+      assertArrayEquals(DocumentFingerprint.of(doc, settings), DocumentFingerprint.ofUtf8Text(settings, doc.id(),
+          doc.title(), doc.text().getBytes(java.nio.charset.StandardCharsets.UTF_8), doc.metadata(),
+          doc.contentType(), doc.vector()), "document " + round + " from its text's bytes");
     }
   }
 

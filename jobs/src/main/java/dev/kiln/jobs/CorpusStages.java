@@ -50,7 +50,7 @@ final class CorpusStages {
   static Streams read(StreamExecutionEnvironment env, BuildConfig config, ModelSpec model, BaseDocuments base) {
     List<Path> roots = paths(config);
     CorpusFileFormat format = new CorpusFileFormat(config.inputFormat(), config.ingest.maxRecordBytes,
-        config.ingest.maxSpoolBytes, config.ingest.vectorField);
+        config.ingest.maxSpoolBytes, config.ingest.vectorField, config.ingest.textField);
     long splitBytes = config.ingest.splitBytes;
     FileSource<RawRecord> source = FileSource
         .forBulkFileFormat(format, roots.toArray(new Path[0]))

@@ -34,6 +34,7 @@ public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceS
   private final int maxRecordBytes;
   private final long maxSpoolBytes;
   private final String vectorField;
+  private final String textField;
 
   public CorpusFileFormat(InputFormat format) {
     this(format, 16 << 20);
@@ -58,6 +59,16 @@ public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceS
    *     instead of rendering it into the row's JSON, or {@code null}
    */
   public CorpusFileFormat(InputFormat format, long maxRecordBytes, long maxSpoolBytes, String vectorField) {
+    this(format, maxRecordBytes, maxSpoolBytes, vectorField, null);
+  }
+
+  /**
+   * @param textField the top-level string column Parquet readers keep as UTF-8 until asked for its text
+   *     ({@code ingest.text-field}: {@link Utf8Text}), or {@code null}
+   */
+  public CorpusFileFormat(InputFormat format, long maxRecordBytes, long maxSpoolBytes, String vectorField,
+      String textField) {
+    this.textField = textField;
     this.format = format;
     this.maxRecordBytes = (int) Math.min(Integer.MAX_VALUE - 16, maxRecordBytes);
     this.maxSpoolBytes = maxSpoolBytes;
@@ -133,7 +144,7 @@ public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceS
           QuarantineReason.UNREADABLE_FILE).withSource(split.fileSize(), modified);
       return start == 0 ? new SingleRecordReader(bad) : new RecordBatches.Empty();
     }
-    return new ParquetRowReader(uri, reader, start, end, modified, vectorField, maxRecordBytes);
+    return new ParquetRowReader(uri, reader, start, end, modified, vectorField, textField, maxRecordBytes);
   }
 
   @Override

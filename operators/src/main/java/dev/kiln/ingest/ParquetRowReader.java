@@ -36,7 +36,9 @@ import org.apache.parquet.schema.Type;
  * dimensions, rendering the floats as text and parsing them back was most of the parse stage's time.
  * It is read by its own column reader ({@link VectorColumn}) into a float buffer, not through the
  * generic row objects; a vector column of another shape (or a file of nothing else) stays in the JSON,
- * where the parser reads or refuses it.
+ * where the parser reads or refuses it. The text column ({@code ingest.text-field}), a top-level
+ * string, stays as the file's UTF-8 bytes ({@link Utf8Text}) until something asks for the string: an
+ * incremental build fingerprints an unchanged row from those bytes and never decodes its text.
  */
 final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
@@ -62,12 +64,17 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
   private long bytesPerRow;
   /** {@code ingest.max-record-bytes}, held against the characters of a row's text columns. */
   private final long maxRecordChars;
-  /** The characters of the text columns of the row being decoded. */
+  /** The characters of the text columns of the row being decoded, but for its {@link #text}. */
   private long chars;
+  /** The top-level string column kept as UTF-8 ({@code ingest.text-field}), or {@code null}. */
+  private final String textField;
+  /** The row's {@link #textField} value, or {@code null}. */
+  private Utf8Text text;
 
   ParquetRowReader(String uri, ParquetFileReader reader, long start, long end, long modified, String vectorField,
-      long maxRecordChars) {
+      String textField, long maxRecordChars) {
     this.uri = uri;
+    this.textField = textField;
     this.maxRecordChars = maxRecordChars;
     this.reader = reader;
     this.schema = reader.getFooter().getFileMetaData().getSchema();
@@ -101,11 +108,12 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
         rowsLeft--;
         float[][] vector = new float[1][];
         chars = 0;
-        ObjectNode fields = toJson(row);
+        text = null;
+        ObjectNode fields = toJson(row, true);
         if (vectors != null) {
           vectorRows.read().into(fields, vector);
         }
-        if (chars > maxRecordChars) {
+        if (tooLarge()) {
           batch.add(new RawRecord(uri, rowNumber++, InputFormat.PARQUET, null, QuarantineReason.TOO_LARGE,
               bytesPerRow, modified));
           continue;
@@ -147,8 +155,19 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
     return new RawRecord(uri, rowNumber, InputFormat.PARQUET, detail, QuarantineReason.UNREADABLE_ROW_GROUP);
   }
 
-  /** The row as a JSON object. */
-  ObjectNode toJson(Group g) {
+  /**
+   * Whether the row's text columns hold more characters than {@code ingest.max-record-bytes}; the
+   * kept text's byte length bounds its characters, so it is decoded to count them only past the limit.
+   */
+  private boolean tooLarge() {
+    if (text == null || chars + text.byteLength() <= maxRecordChars) {
+      return chars > maxRecordChars;
+    }
+    return chars + text.toString().length() > maxRecordChars;
+  }
+
+  /** The row (top: the file's row, not a nested group) as a JSON object. */
+  ObjectNode toJson(Group g, boolean top) {
     ObjectNode o = NODES.objectNode();
     GroupType type = g.getType();
     for (int i = 0; i < type.getFieldCount(); i++) {
@@ -157,7 +176,12 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
       if (n == 0) {
         continue;
       }
-      if (f.isRepetition(Type.Repetition.REPEATED)) {
+      if (top && f.getName().equals(textField) && !f.isRepetition(Type.Repetition.REPEATED) && f.isPrimitive()
+          && f.asPrimitiveType().getPrimitiveTypeName() == PrimitiveType.PrimitiveTypeName.BINARY) {
+        // copy(): a value whose reader reuses its bytes gets its own; the bytes are only ever read
+        text = new Utf8Text(g.getBinary(i, 0).copy().getBytes());
+        o.putPOJO(f.getName(), text);
+      } else if (f.isRepetition(Type.Repetition.REPEATED)) {
         ArrayNode a = o.putArray(f.getName());
         for (int j = 0; j < n; j++) {
           a.add(value(g, i, j));
@@ -208,7 +232,7 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
       }
       return a;
     }
-    return toJson(sub);
+    return toJson(sub, false);
   }
 
   @Override

@@ -5,10 +5,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.POJONode;
 import dev.kiln.chunk.HtmlStructure;
 import dev.kiln.config.IngestConfig;
 import dev.kiln.model.ContentType;
 import dev.kiln.model.Document;
+import dev.kiln.model.DocumentFingerprint;
 import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
 import java.io.Serializable;
@@ -131,7 +134,7 @@ public final class RecordParser implements Serializable {
   }
 
   /** A record's id: its {@code ingest.id-field} ({@code id} too when that is {@code _id}), or null. */
-  String idOrNull(JsonNode node) {
+  public String idOrNull(JsonNode node) {
     JsonNode id = node.get(config.idField);
     if (id == null && config.idField.equals("_id")) {
       id = node.get("id");
@@ -153,6 +156,50 @@ public final class RecordParser implements Serializable {
     metadata.addSource(raw, rowRelativeId(raw.sourceUri()), meta);
     metadata.addRecord(node, meta);
     return new Document(id, title, text, meta, raw.sourceUri(), ContentType.TEXT, vectorOf(raw, node));
+  }
+
+  /**
+   * The fingerprint {@link DocumentFingerprint#of} would give the document {@link #parse} makes of a
+   * decoded row, computed without making it: the text is hashed from its UTF-8 bytes when the row kept
+   * them ({@link Utf8Text}) and they are well-formed, so an incremental build never decodes an
+   * unchanged row's text. {@code null} when the row would not become a document as it is (no id, no
+   * text, a vector that fails its check), or is not a decoded row whose text was kept: then the caller
+   * parses it and fingerprints the document.
+   */
+  public byte[] fingerprint(RawRecord raw, String settings) {
+    ObjectNode node = raw.row();
+    if (raw.problem() != null || node == null || !(node.get(config.textField) instanceof POJONode p)
+        || !(p.getPojo() instanceof Utf8Text text)) {
+      return null;
+    }
+    String id = idOrNull(node);
+    if (id == null) {
+      return null;
+    }
+    String title = textOf(node.get(config.titleField));
+    byte[] utf8 = text.wellFormed();
+    if (utf8 == null || (title.isBlank() && text.isBlank())) {
+      return null;
+    }
+    float[] vector = null;
+    if (vectors != null) {
+      if (raw.vector() == null) {
+        JsonNode v = node.get(config.vectorField);
+        if (v != null && !v.isNull()) {
+          return null; // a vector left in the row: the parser reads and checks it
+        }
+      } else {
+        try {
+          vector = vectors.check(raw.vector()); // read only: the row keeps its array
+        } catch (MalformedRecordException e) {
+          return null;
+        }
+      }
+    }
+    Map<String, String> meta = new LinkedHashMap<>();
+    metadata.addSource(raw, rowRelativeId(raw.sourceUri()), meta);
+    metadata.addRecord(node, meta);
+    return DocumentFingerprint.ofUtf8Text(settings, id, title, utf8, meta, ContentType.TEXT, vector);
   }
 
   /**

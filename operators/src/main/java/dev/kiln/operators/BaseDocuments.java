@@ -1,8 +1,10 @@
 package dev.kiln.operators;
 
 import dev.kiln.index.DocFingerprints;
+import dev.kiln.ingest.RecordParser;
 import dev.kiln.model.Document;
 import dev.kiln.model.DocumentFingerprint;
+import dev.kiln.model.RawRecord;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
@@ -53,5 +55,15 @@ public final class BaseDocuments implements Serializable {
 
   boolean unchanged(Document doc) {
     return fingerprints.contains(DocumentFingerprint.of(doc, settings));
+  }
+
+  /**
+   * Whether a raw record is an unchanged document, decided without parsing it where the parser can
+   * fingerprint it as it is ({@link RecordParser#fingerprint}): {@code TRUE} or {@code FALSE}, else
+   * {@code null} (parse it, then ask {@link #unchanged(Document)}).
+   */
+  Boolean unchanged(RecordParser parser, RawRecord raw) {
+    byte[] fp = parser.fingerprint(raw, settings);
+    return fp == null ? null : fingerprints.contains(fp);
   }
 }
