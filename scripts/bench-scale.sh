@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Scale benchmark: Kiln vs raw Lucene on the same synthetic corpus of N one-chunk records with precomputed
 # vectors, then the searcher on the snapshot, then a rebuild after 1 % of the records changed (on JDK 25+
-# that rebuild again with a JVM AOT cache trained by an untimed one, as scripts/kiln build keeps; --skip-aot).
+# that rebuild again with a JVM AOT cache trained by an untimed one, as scripts/kiln build keeps; --skip-aot);
+# each rebuild runs --rebuilds times (default 3), rolled back between, and the median is the ratio's.
 #   scripts/bench-scale.sh --chunks 100000 [--json]     (N also as 100k, 1m)
 # Deterministic: the corpus, the queries and the changed records are functions of --seed (default 42).
 # Data: vectors are random convex mixes of 2-3 real SciFact document vectors plus Gaussian noise (--noise,
@@ -17,7 +18,7 @@ KILN_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$KILN_HOME"
 source "$KILN_HOME/scripts/lib/java-env.sh"
 if [[ " $* " == *" --help "* || $# -eq 0 ]]; then
-  sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
   echo "options: --chunks N [--json] [--seed S] [--noise SIGMA] [--queries Q] [--recall-queries R] [--threads 1,2,4]"
   echo "         [--qps-queries N] [--heap 4g] [--work DIR] [--datasets DIR] [--dataset scifact] [--skip-raw] [--skip-rebuild] [--skip-aot] [--keep]"
   [[ $# -eq 0 ]] && exit 2 || exit 0
@@ -35,7 +36,7 @@ JARS="$KILN_HOME/kiln-data/bench-scale/jars/$$"
 mkdir -p "$JARS"
 trap 'rm -rf "$JARS"' EXIT
 CP=""
-for j in $(ls bench/target/kiln-bench-*.jar | head -n 1) $(tr ':' ' ' < bench/target/classpath.txt); do
+for j in $(ls "$KILN_HOME"/bench/target/kiln-bench-*.jar | head -n 1) $(tr ':' ' ' < bench/target/classpath.txt); do
   if [[ "$j" == "$KILN_HOME"/* ]]; then cp "$j" "$JARS/"; j="$JARS/$(basename "$j")"; fi
   CP="${CP:+$CP:}$j"
 done

@@ -8,11 +8,12 @@ final class ScaleOptions {
   static final String USAGE = """
       usage: bench-scale.sh --chunks N [--json] [--seed S] [--noise SIGMA] [--queries Q] [--recall-queries R]
                             [--threads 1,2,4] [--qps-queries N] [--heap 4g] [--work DIR] [--datasets DIR]
-                            [--dataset scifact] [--config configs/build.yaml] [--skip-raw] [--skip-rebuild] [--skip-aot] [--keep]""";
+                            [--dataset scifact] [--config configs/build.yaml] [--rebuilds 3] [--skip-raw] [--skip-rebuild]
+                            [--skip-aot] [--keep] [--resume]""";
 
   private static final java.util.Set<String> VALUE_OPTIONS = java.util.Set.of("--chunks", "--seed", "--noise",
       "--queries", "--recall-queries", "--threads", "--qps-queries", "--heap", "--work", "--datasets", "--dataset",
-      "--config");
+      "--config", "--rebuilds");
 
   long chunks = -1;
   boolean json;
@@ -30,9 +31,20 @@ final class ScaleOptions {
   Path config = Path.of("configs/build.yaml");
   boolean skipRaw;
   boolean skipRebuild;
+  /**
+   * How many times the 1 % rebuild (and the one with the AOT cache) runs, rolled back to the full
+   * build before each: single rebuilds spread by ±10 % within minutes on a shared machine, so the
+   * ratio to the full build is taken from their median.
+   */
+  int rebuilds = 3;
   /** No second rebuild with a JVM AOT cache (it runs only on JDK 25 and newer anyway). */
   boolean skipAot;
   boolean keep;
+  /**
+   * Go on from the corpus and Kiln build an earlier run of the same size kept ({@code --keep}) when
+   * it left its build's result ({@code kiln-build.json}): the search and rebuild steps only.
+   */
+  boolean resume;
 
   Path runDir() {
     return work.resolve("n" + chunks);
@@ -48,6 +60,7 @@ final class ScaleOptions {
         case "--skip-rebuild" -> o.skipRebuild = true;
         case "--skip-aot" -> o.skipAot = true;
         case "--keep" -> o.keep = true;
+        case "--resume" -> o.resume = true;
         default -> {
           if (!VALUE_OPTIONS.contains(a)) {
             throw new IllegalArgumentException("unknown option " + a);
@@ -71,6 +84,7 @@ final class ScaleOptions {
               case "--datasets" -> o.datasets = Path.of(v);
               case "--dataset" -> o.dataset = v;
               case "--config" -> o.config = Path.of(v);
+              case "--rebuilds" -> o.rebuilds = Integer.parseInt(v);
               default -> throw new IllegalArgumentException("unknown option " + a);
             }
           } catch (NumberFormatException e) {
@@ -82,8 +96,9 @@ final class ScaleOptions {
     if (o.chunks < 1) {
       throw new IllegalArgumentException("--chunks N (N >= 1) is required");
     }
-    if (o.queries < 1 || o.recallQueries < 1 || o.qpsQueries < 1 || !(o.noise >= 0)) {
-      throw new IllegalArgumentException("--queries, --recall-queries and --qps-queries must be >= 1, --noise >= 0");
+    if (o.queries < 1 || o.recallQueries < 1 || o.qpsQueries < 1 || o.rebuilds < 1 || !(o.noise >= 0)) {
+      throw new IllegalArgumentException(
+          "--queries, --recall-queries, --qps-queries and --rebuilds must be >= 1, --noise >= 0");
     }
     if (!o.threads.matches("[1-9][0-9]*(,[1-9][0-9]*)*")) {
       throw new IllegalArgumentException("--threads: a comma-separated list of thread counts, was " + o.threads);

@@ -66,6 +66,13 @@ final class ScaleSummary {
     } else if (r.has("rebuild_aot_error")) {
       line(out, "rebuild, JVM AOT cache", "failed: %s", r.path("rebuild_aot_error").asText());
     }
+    for (String name : new String[] {"rebuild", "rebuild_aot"}) {
+      if (r.has(name + "_walls_s")) {
+        line(out, name.replace('_', ' ') + ", median", "%.1f s = %.3f of the full build (runs %s s)",
+            r.path(name + "_median_s").asDouble(), r.path(name + "_median_vs_full").asDouble(),
+            r.path(name + "_walls_s").toString());
+      }
+    }
   }
 
   private static void line(PrintStream out, String name, String format, Object... args) {

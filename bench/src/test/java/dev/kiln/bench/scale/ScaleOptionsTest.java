@@ -17,6 +17,8 @@ class ScaleOptionsTest {
     assertTrue(o.json);
     assertEquals(42, o.seed);
     assertEquals("1,2,4", o.threads);
+    assertEquals(3, o.rebuilds, "rebuilds timed, the median taken");
+    assertEquals(1, ScaleOptions.parse(new String[] {"--chunks", "1m", "--rebuilds", "1"}).rebuilds);
   }
 
   @Test
@@ -26,6 +28,7 @@ class ScaleOptionsTest {
     assertTrue(message("--chunks", "10", "--frobnicate").contains("unknown option --frobnicate"));
     assertTrue(message("--chunks", "10", "--seed").contains("--seed needs a value"));
     assertTrue(message("--chunks", "10", "--threads", "1,,2").contains("--threads"));
+    assertTrue(message("--chunks", "10", "--rebuilds", "0").contains("--rebuilds"));
   }
 
   private static String message(String... args) {
