@@ -41,7 +41,8 @@ public final class DocumentFingerprint {
    *     fields): a document fingerprinted under other settings is never "unchanged"
    */
   public static byte[] of(Document doc, String settings) {
-    return of(settings, doc.id(), doc.title(), doc.text(), null, doc.metadata(), doc.contentType(), doc.vector());
+    return ofUtf8Text(settings, doc.id(), doc.title(), doc.text().getBytes(StandardCharsets.UTF_8), doc.metadata(),
+        doc.contentType(), doc.vector());
   }
 
   /**
@@ -52,11 +53,6 @@ public final class DocumentFingerprint {
    *     sequence decodes to U+FFFD, and then the fingerprint is of the decoded text's encoding)
    */
   public static byte[] ofUtf8Text(String settings, String id, String title, byte[] textUtf8,
-      Map<String, String> metadata, ContentType contentType, float[] vector) {
-    return of(settings, id, title, null, textUtf8, metadata, contentType, vector);
-  }
-
-  private static byte[] of(String settings, String id, String title, String text, byte[] textUtf8,
       Map<String, String> metadata, ContentType contentType, float[] v) {
     // Called for every record of an incremental build (a million a rebuild): one digest and one
     // scratch buffer per thread, the metadata keys sorted in an array, the numbers written into the
@@ -66,15 +62,8 @@ public final class DocumentFingerprint {
     s.reset();
     s.string(settings);
     s.string(id);
-    s.string(title == null ? "" : title);
-    if (textUtf8 != null) {
-      s.utf8(textUtf8);
-    } else {
-      s.string(text == null ? "" : text);
-    }
-    if (metadata == null) {
-      metadata = Map.of();
-    }
+    s.string(title);
+    s.utf8(textUtf8);
     String[] keys = new String[metadata.size()];
     int n = 0;
     for (String k : metadata.keySet()) {
@@ -88,7 +77,7 @@ public final class DocumentFingerprint {
       s.string(keys[i]);
       s.string(metadata.get(keys[i]));
     }
-    s.string((contentType == null ? ContentType.TEXT : contentType).name());
+    s.string(contentType.name());
     if (v == null) {
       s.integer(-1);
     } else {

@@ -152,10 +152,8 @@ public final class RecordParser implements Serializable {
     if (title.isBlank() && text.isBlank()) {
       throw new MalformedRecordException(QuarantineReason.EMPTY_TEXT, "empty text");
     }
-    Map<String, String> meta = new LinkedHashMap<>();
-    metadata.addSource(raw, rowRelativeId(raw.sourceUri()), meta);
-    metadata.addRecord(node, meta);
-    return new Document(id, title, text, meta, raw.sourceUri(), ContentType.TEXT, vectorOf(raw, node));
+    return new Document(id, title, text, rowMetadata(raw, node), raw.sourceUri(), ContentType.TEXT,
+        vectorOf(raw, node));
   }
 
   /**
@@ -196,10 +194,16 @@ public final class RecordParser implements Serializable {
         }
       }
     }
+    return DocumentFingerprint.ofUtf8Text(settings, id, title, utf8, rowMetadata(raw, node), ContentType.TEXT,
+        vector);
+  }
+
+  /** A row's metadata: its file's and path patterns' entries, then the record's own. */
+  private Map<String, String> rowMetadata(RawRecord raw, JsonNode node) {
     Map<String, String> meta = new LinkedHashMap<>();
     metadata.addSource(raw, rowRelativeId(raw.sourceUri()), meta);
     metadata.addRecord(node, meta);
-    return DocumentFingerprint.ofUtf8Text(settings, id, title, utf8, meta, ContentType.TEXT, vector);
+    return meta;
   }
 
   /**

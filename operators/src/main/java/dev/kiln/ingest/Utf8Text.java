@@ -87,36 +87,38 @@ public final class Utf8Text implements JsonSerializable {
       int c = b[i] & 0xFF;
       if (c < 0x80) {
         i++;
-      } else if (c >= 0xC2 && c <= 0xDF) {
-        if (i + 1 >= n || !continuation(b[i + 1])) {
-          return false;
-        }
-        i += 2;
+        continue;
+      }
+      // the sequence's length and the range its second byte must fall in (table 3-7)
+      int len;
+      int lo = 0x80;
+      int hi = 0xBF;
+      if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
       } else if (c >= 0xE0 && c <= 0xEF) {
-        if (i + 2 >= n) {
-          return false;
-        }
-        int c1 = b[i + 1] & 0xFF;
-        int lo = c == 0xE0 ? 0xA0 : 0x80; // no overlong forms
-        int hi = c == 0xED ? 0x9F : 0xBF; // no surrogates
-        if (c1 < lo || c1 > hi || !continuation(b[i + 2])) {
-          return false;
-        }
-        i += 3;
+        len = 3;
+        lo = c == 0xE0 ? 0xA0 : lo; // no overlong forms
+        hi = c == 0xED ? 0x9F : hi; // no surrogates
       } else if (c >= 0xF0 && c <= 0xF4) {
-        if (i + 3 >= n) {
-          return false;
-        }
-        int c1 = b[i + 1] & 0xFF;
-        int lo = c == 0xF0 ? 0x90 : 0x80; // no overlong forms
-        int hi = c == 0xF4 ? 0x8F : 0xBF; // nothing above U+10FFFF
-        if (c1 < lo || c1 > hi || !continuation(b[i + 2]) || !continuation(b[i + 3])) {
-          return false;
-        }
-        i += 4;
+        len = 4;
+        lo = c == 0xF0 ? 0x90 : lo; // no overlong forms
+        hi = c == 0xF4 ? 0x8F : hi; // nothing above U+10FFFF
       } else {
         return false; // a stray continuation byte, C0, C1 or F5..FF
       }
+      if (i + len > n) {
+        return false;
+      }
+      int c1 = b[i + 1] & 0xFF;
+      if (c1 < lo || c1 > hi) {
+        return false;
+      }
+      for (int k = 2; k < len; k++) {
+        if (!continuation(b[i + k])) {
+          return false;
+        }
+      }
+      i += len;
     }
     return true;
   }
