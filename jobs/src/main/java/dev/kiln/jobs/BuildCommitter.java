@@ -9,6 +9,7 @@ import dev.kiln.operators.StageReport;
 import dev.kiln.publish.GateFailedException;
 import dev.kiln.publish.PublishConflictException;
 import dev.kiln.publish.RecallFloor;
+import dev.kiln.publish.ShardSizeAdvice;
 import dev.kiln.publish.ShardVerifier;
 import dev.kiln.publish.SnapshotPublisher;
 import dev.kiln.snapshot.Manifest;
@@ -138,6 +139,7 @@ final class BuildCommitter {
           + " file is still verified), or fix the cause and rerun the build with '--reuse-from " + id
           + "' to reuse its vectors");
     }
+    ShardSizeAdvice.advise(manifest).ifPresent(advice -> LOG.warn("snapshot {}: {}", id, advice));
     PausePoint.reached("before-current");
     if (plan.publish) {
       try {

@@ -4,6 +4,7 @@ import dev.kiln.config.BuildConfig;
 import dev.kiln.config.ConfigException;
 import dev.kiln.config.Counters;
 import dev.kiln.operators.JobCounters;
+import dev.kiln.publish.ShardSizeAdvice;
 import dev.kiln.publish.SnapshotPublisher;
 import dev.kiln.publish.StagingHeartbeat;
 import dev.kiln.snapshot.LocalSnapshotStorage;
@@ -172,6 +173,7 @@ public final class SnapshotBuilder {
         .put("chunks oversize (kept whole)", outcome.counter(JobCounters.CHUNKS_OVERSIZE))
         .put("parents written", outcome.counter(JobCounters.PARENTS_WRITTEN))
         .put("shards", config.shards)
+        .put("largest shard (chunks)", ShardSizeAdvice.describeLargest(commit.manifest()))
         .put("segments (before merge → after)", commit.segmentsBefore() + " → " + commit.segmentsAfter())
         .put("recall probe (min over shards)", commit.minRecall() < 0 ? "off"
             : String.format(Locale.ROOT, "%.3f (floor %.2f, recall@%d, %d samples/shard%s)", commit.minRecall(),

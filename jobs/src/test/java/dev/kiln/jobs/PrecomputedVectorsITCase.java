@@ -196,6 +196,11 @@ class PrecomputedVectorsITCase {
     assertEquals(7L, m.counters().get("chunks.supplied"));
     assertEquals(MODEL, m.model().name());
     assertTrue(jsonlOutput.contains("embedding models loaded"), jsonlOutput);
+    // The counters table names the largest shard (the size the default search depth depends on).
+    long largest = m.shards().stream().mapToLong(Manifest.ShardEntry::chunks).max().orElseThrow();
+    assertTrue(largest > 0 && largest < m.totalChunks(), "two shards: " + m.shards());
+    assertEquals(String.format(java.util.Locale.ROOT, "%,d", largest),
+        jsonl.counters().asMap().get("largest shard (chunks)"), jsonlOutput);
   }
 
   /**

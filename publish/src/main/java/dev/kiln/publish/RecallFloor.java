@@ -69,8 +69,10 @@ public final class RecallFloor {
     if (!low.isEmpty()) {
       throw new GateFailedException(HeldRecord.RECALL_FLOOR, "snapshot " + id
           + " will not be published: the recall probe is below index.recall-floor " + index.recallFloor + " ("
-          + String.join(", ", low) + "); raise index.hnsw-beam-width / index.hnsw-m or lower the floor (the probe"
-          + " searches as queries do, at the searcher's default depth)", null);
+          + String.join(", ", low) + "); build more, smaller shards (--shards; a shard"
+          + " is one HNSW graph, and a smaller graph reaches more of the true top k at the same depth), raise"
+          + " index.hnsw-beam-width / index.hnsw-m, or lower the floor (the probe searches as queries do, at the"
+          + " searcher's default depth)", null);
     }
     return min;
   }
