@@ -27,11 +27,6 @@ public final class ShardSizeAdvice {
 
   private ShardSizeAdvice() {}
 
-  /** The largest shard's chunk count. */
-  public static long largestShard(Manifest manifest) {
-    return largest(chunksPerShard(manifest));
-  }
-
   /** The largest shard's chunk count for the counters table, flagged when it is past the advised size. */
   public static String describeLargest(Manifest manifest) {
     return describeLargest(chunksPerShard(manifest));
@@ -44,7 +39,7 @@ public final class ShardSizeAdvice {
   }
 
   /** The shard count that keeps {@code chunks} at about {@link #TARGET_SHARD_CHUNKS} a shard (at least 1). */
-  public static int advisedShards(long chunks) {
+  static int advisedShards(long chunks) {
     return (int) Math.max(1, (chunks + TARGET_SHARD_CHUNKS - 1) / TARGET_SHARD_CHUNKS);
   }
 
@@ -54,7 +49,7 @@ public final class ShardSizeAdvice {
   }
 
   /** Advice when the largest of the shards (their chunk counts) is past {@link #MAX_ADVISED_SHARD_CHUNKS}. */
-  public static Optional<String> advise(List<Long> chunksPerShard) {
+  static Optional<String> advise(List<Long> chunksPerShard) {
     long largest = largest(chunksPerShard);
     if (largest <= MAX_ADVISED_SHARD_CHUNKS) {
       return Optional.empty();
