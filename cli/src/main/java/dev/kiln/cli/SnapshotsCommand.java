@@ -173,6 +173,10 @@ final class SnapshotsCommand implements Runnable {
           out().printf(Locale.ROOT, "  %s: %d parents (%s), %d files%n", m.docstore().directory(),
               m.docstore().parents(), m.docstore().format(), m.docstore().files().size());
         }
+        if (m.corpusFiles() != null) {
+          out().printf(Locale.ROOT, "  %s: %d files (%d kept from the base, not read), %d bytes%n",
+              m.corpusFiles().file(), m.corpusFiles().files(), m.corpusFiles().kept(), m.corpusFiles().bytes());
+        }
         out().println(problems.isEmpty() ? "  verified: every file matches its size and sha256" : "  NOT VERIFIED");
       }
       if (!problems.isEmpty()) {

@@ -51,6 +51,14 @@ public class BuildConfig implements Serializable {
    */
   public String incremental = "auto";
   /**
+   * How an incremental build tells an unchanged corpus file: {@code stat} (default) leaves unread a file
+   * whose URI, size and modification time equal its base's listing ({@code corpus-files.tsv}) and from
+   * which the base quarantined nothing, keeping its documents from the base; {@code read} reads every
+   * file and compares each record's fingerprint. Use {@code read} where a file can change without its
+   * size or modification time changing (a tool that restores times, a clock set back).
+   */
+  public String incrementalFiles = "stat";
+  /**
    * How the job's stages exchange data: {@code hybrid} (Flink's hybrid shuffle: a stage starts
    * consuming while the one before still produces, everything spilled for restarts; the TaskManagers
    * must be configured for it), {@code blocking} (Flink's batch default: each stage waits for the whole
@@ -128,6 +136,9 @@ public class BuildConfig implements Serializable {
     }
     if (!"auto".equals(incremental) && !"off".equals(incremental)) {
       throw new ConfigException("incremental must be 'auto' or 'off', was '" + incremental + "'");
+    }
+    if (!"stat".equals(incrementalFiles) && !"read".equals(incrementalFiles)) {
+      throw new ConfigException("incremental-files must be 'stat' or 'read', was '" + incrementalFiles + "'");
     }
     if (restartDelayMs < 0) {
       throw new ConfigException("restart-delay-ms must be >= 0, was " + restartDelayMs);

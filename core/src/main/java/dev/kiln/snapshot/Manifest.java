@@ -30,9 +30,20 @@ public record Manifest(
     @JsonProperty("docstore") DocstoreEntry docstore,
     @JsonProperty("changelog") ChangelogInfo changelog,
     // Added within v1: written only when some key is range-indexed; readers before it ignore it.
-    @JsonProperty("range_fields") @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> rangeFields) {
+    @JsonProperty("range_fields") @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> rangeFields,
+    // Added within v1: corpus builds only; readers before it ignore it.
+    @JsonProperty("corpus_files") CorpusFilesEntry corpusFiles) {
 
   public static final int FORMAT_VERSION = 1;
+
+  /** A manifest without a corpus files listing. */
+  public Manifest(int formatVersion, String id, String created, String parent, ModelInfo model,
+      ChunkerInfo chunker, IndexInfo index, Map<String, Long> counters, List<ShardEntry> shards,
+      QuarantineInfo quarantine, EmbeddingsInfo embeddings, DocstoreEntry docstore, ChangelogInfo changelog,
+      Map<String, String> rangeFields) {
+    this(formatVersion, id, created, parent, model, chunker, index, counters, shards, quarantine,
+        embeddings, docstore, changelog, rangeFields, null);
+  }
 
   /** A manifest without range-indexed metadata keys. */
   public Manifest(int formatVersion, String id, String created, String parent, ModelInfo model,
@@ -53,7 +64,7 @@ public record Manifest(
   /** This manifest with a changelog section. */
   public Manifest withChangelog(ChangelogInfo info) {
     return new Manifest(formatVersion, id, created, parent, model, chunker, index, counters, shards, quarantine,
-        embeddings, docstore, info, rangeFields);
+        embeddings, docstore, info, rangeFields, corpusFiles);
   }
 
   /**
@@ -62,7 +73,14 @@ public record Manifest(
    */
   public Manifest withRangeFields(Map<String, String> fields) {
     return new Manifest(formatVersion, id, created, parent, model, chunker, index, counters, shards, quarantine,
-        embeddings, docstore, changelog, fields == null || fields.isEmpty() ? null : new java.util.TreeMap<>(fields));
+        embeddings, docstore, changelog, fields == null || fields.isEmpty() ? null : new java.util.TreeMap<>(fields),
+        corpusFiles);
+  }
+
+  /** This manifest with its corpus files listing ({@link SnapshotLayout#CORPUS_FILES}); null for none. */
+  public Manifest withCorpusFiles(CorpusFilesEntry entry) {
+    return new Manifest(formatVersion, id, created, parent, model, chunker, index, counters, shards, quarantine,
+        embeddings, docstore, changelog, rangeFields, entry);
   }
 
   /**
@@ -147,6 +165,24 @@ public record Manifest(
       @JsonProperty("total") long total,
       @JsonProperty("by_reason") Map<String, Long> byReason,
       @JsonProperty("location") String location) {}
+
+  /**
+   * The corpus files a corpus build saw ({@link CorpusFiles}), in the top-level file {@code file}
+   * (always {@link SnapshotLayout#CORPUS_FILES}), verified like the shard files.
+   *
+   * @param files rows of the listing
+   * @param kept rows of files unchanged since the base (not read, their documents kept from it)
+   * @param bytes the listed files' sizes, summed
+   * @param size the listing's own size in bytes
+   * @param sha256 the listing's own SHA-256 (hex)
+   */
+  public record CorpusFilesEntry(
+      @JsonProperty("file") String file,
+      @JsonProperty("files") long files,
+      @JsonProperty("kept") long kept,
+      @JsonProperty("bytes") long bytes,
+      @JsonProperty("size") long size,
+      @JsonProperty("sha256") String sha256) {}
 
   /** The embedding model the vectors were made with. */
   public record ModelInfo(

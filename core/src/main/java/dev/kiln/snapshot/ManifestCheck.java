@@ -12,8 +12,9 @@ import java.util.regex.Pattern;
  * a manifest declares is its {@code shards} list: N entries must be shards 0..N-1, each exactly once,
  * each in the directory {@link SnapshotLayout#shardDirName} gives it, each with at least one file;
  * stored vectors live in {@link SnapshotLayout#EMBEDDINGS} and the parents docstore in
- * {@link SnapshotLayout#PARENTS}, one part per listed shard; every file name passes
- * {@link SafePaths}, appears once, has a size and a SHA-256.
+ * {@link SnapshotLayout#PARENTS}, one part per listed shard, the corpus files listing in
+ * {@link SnapshotLayout#CORPUS_FILES}; every file name passes {@link SafePaths}, appears once, has a
+ * size and a SHA-256.
  */
 public final class ManifestCheck {
   private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
@@ -90,6 +91,23 @@ public final class ManifestCheck {
         if (!known) {
           problems.add(SnapshotLayout.PARENTS + "/" + SafePaths.printable(f.name()) + " is not in a part of a listed shard");
         }
+      }
+    }
+    Manifest.CorpusFilesEntry c = m.corpusFiles();
+    if (c != null) {
+      String file = SnapshotLayout.CORPUS_FILES;
+      if (!file.equals(c.file())) {
+        problems.add("the corpus files listing is '" + SafePaths.printable(c.file()) + "', expected " + file);
+      }
+      if (c.size() < 0) {
+        problems.add(file + " has size " + c.size());
+      }
+      if (c.sha256() == null || !SHA256.matcher(c.sha256()).matches()) {
+        problems.add(file + " has no valid sha256");
+      }
+      if (c.files() < 0 || c.kept() < 0 || c.kept() > c.files() || c.bytes() < 0) {
+        problems.add(file + " counts " + c.files() + " files, " + c.kept() + " kept, " + c.bytes()
+            + " bytes (expected 0 <= kept <= files, bytes >= 0)");
       }
     }
     return problems;

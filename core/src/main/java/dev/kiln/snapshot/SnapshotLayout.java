@@ -18,6 +18,7 @@ import java.util.regex.Pattern;
  * ROOT/snapshots/ID/parents/shard-00000/... parents docstore per shard (parent-child chunking only)
  * ROOT/snapshots/ID/STAGING                 present while the snapshot is being built or deleted
  * ROOT/snapshots/ID/embeddings/part-*.parquet stored chunk vectors
+ * ROOT/snapshots/ID/corpus-files.tsv        the corpus files a corpus build saw ({@link CorpusFiles})
  * ROOT/snapshots/ID/VERIFIED                every byte checked against this manifest (at publish / download)
  * ROOT/snapshots/ID/HELD                    the build failed a gate: publish only with --force
  * </pre>
@@ -36,6 +37,12 @@ public final class SnapshotLayout {
   public static final String HELD = "HELD";
   /** Directory of a snapshot's stored vectors. */
   public static final String EMBEDDINGS = "embeddings";
+  /**
+   * The corpus files a corpus build saw, with sizes and modification times ({@link CorpusFiles}): what
+   * the next incremental build compares the corpus with. Top level; listed in the manifest's
+   * {@code corpus_files}.
+   */
+  public static final String CORPUS_FILES = "corpus-files.tsv";
   /** {@code CURRENT} holds one id: anything longer is not a pointer and is never read whole. */
   public static final int MAX_CURRENT_BYTES = 1024;
   /** Staging markers and the small records beside a manifest. */
@@ -110,6 +117,10 @@ public final class SnapshotLayout {
 
   public static String heldKey(String id) {
     return snapshotKey(id) + HELD;
+  }
+
+  public static String corpusFilesKey(String id) {
+    return snapshotKey(id) + CORPUS_FILES;
   }
 
   public static String shardKey(String id, int shard) {

@@ -154,7 +154,8 @@ public final class SnapshotStore {
 
   /**
    * Checks every byte: each file the manifest lists exists with the recorded size and SHA-256
-   * (shards, docstore and stored vectors), and nothing unlisted lies in the snapshot.
+   * (shards, docstore, stored vectors and the corpus files listing), and nothing unlisted lies in the
+   * snapshot.
    *
    * @return the problems found; empty when the snapshot verifies
    */

@@ -15,7 +15,8 @@ import java.util.Set;
  * {@code segments_N} it finds, so a planted one would be served unverified.
  *
  * <p>{@link Scope#SERVING} covers what a searcher reads (shards and the parents docstore);
- * {@link Scope#ALL} adds the stored vectors and the snapshot directory itself.
+ * {@link Scope#ALL} adds the stored vectors, the corpus files listing and the snapshot directory
+ * itself.
  */
 public final class SnapshotVerifier {
   /** Lucene's lock file: empty, never listed, may or may not be there. */
@@ -65,6 +66,11 @@ public final class SnapshotVerifier {
         unlisted(prefix, e.directory(), e.files(), problems);
         top.add(e.directory());
       }
+      Manifest.CorpusFilesEntry c = m.corpusFiles();
+      if (c != null) {
+        file(prefix, SnapshotLayout.CORPUS_FILES, c.size(), c.sha256(), hash, problems, totals);
+        top.add(SnapshotLayout.CORPUS_FILES);
+      }
       try {
         for (String name : storage.list(prefix)) {
           if (!top.contains(name)) {
@@ -83,30 +89,35 @@ public final class SnapshotVerifier {
       long[] totals) {
     String prefix = SnapshotLayout.snapshotKey(id);
     for (Manifest.FileEntry f : files) {
-      String name = dir + "/" + f.name();
-      try {
-        String key = SafePaths.key(prefix, "file", name);
-        long size = storage.size(key);
-        totals[0]++;
-        totals[1] += size;
-        if (size != f.size()) {
-          problems.add(name + ": size " + size + ", manifest says " + f.size());
-          continue;
-        }
-        if (hash) {
-          String sha;
-          try (InputStream in = storage.open(key)) {
-            sha = Checksums.sha256(in);
-          }
-          if (!sha.equals(f.sha256())) {
-            problems.add(name + ": sha256 " + sha + ", manifest says " + f.sha256());
-          }
-        }
-      } catch (NoSuchFileException e) {
-        problems.add(name + ": missing");
-      } catch (IOException | RuntimeException e) {
-        problems.add(name + ": unreadable (" + e.getMessage() + ")");
+      file(prefix, dir + "/" + f.name(), f.size(), f.sha256(), hash, problems, totals);
+    }
+  }
+
+  /** Size (and SHA-256) of the file {@code name} (relative to the snapshot's {@code prefix}). */
+  private void file(String prefix, String name, long expectedSize, String expectedSha, boolean hash,
+      List<String> problems, long[] totals) {
+    try {
+      String key = SafePaths.key(prefix, "file", name);
+      long size = storage.size(key);
+      totals[0]++;
+      totals[1] += size;
+      if (size != expectedSize) {
+        problems.add(name + ": size " + size + ", manifest says " + expectedSize);
+        return;
       }
+      if (hash) {
+        String sha;
+        try (InputStream in = storage.open(key)) {
+          sha = Checksums.sha256(in);
+        }
+        if (!sha.equals(expectedSha)) {
+          problems.add(name + ": sha256 " + sha + ", manifest says " + expectedSha);
+        }
+      }
+    } catch (NoSuchFileException e) {
+      problems.add(name + ": missing");
+    } catch (IOException | RuntimeException e) {
+      problems.add(name + ": unreadable (" + e.getMessage() + ")");
     }
   }
 

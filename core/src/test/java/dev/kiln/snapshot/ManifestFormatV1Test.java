@@ -1,6 +1,7 @@
 package dev.kiln.snapshot;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -100,6 +101,23 @@ class ManifestFormatV1Test {
     assertEquals(1L, c.deletes());
     assertEquals("20261202T160439Z-27e419", m.parent());
     assertNull(m.docstore());
+  }
+
+  @Test
+  void corpusFilesIsAnOptionalSectionThatOtherEditsKeep() throws IOException {
+    Manifest full = read("manifest-full.json");
+    assertNull(full.corpusFiles(), "absent in manifests written before it");
+    assertFalse(SnapshotStore.json().readTree(SnapshotStore.json().writeValueAsBytes(full)).has("corpus_files"));
+    Manifest.CorpusFilesEntry entry = new Manifest.CorpusFilesEntry(SnapshotLayout.CORPUS_FILES, 4, 2, 122320, 301,
+        "ab".repeat(32));
+    Manifest with = full.withCorpusFiles(entry);
+    JsonNode tree = SnapshotStore.json().readTree(SnapshotStore.json().writeValueAsBytes(with));
+    assertEquals("{\"file\":\"corpus-files.tsv\",\"files\":4,\"kept\":2,\"bytes\":122320,\"size\":301,\"sha256\":\""
+        + "ab".repeat(32) + "\"}", tree.get("corpus_files").toString());
+    assertEquals(with, SnapshotStore.json().treeToValue(tree, Manifest.class));
+    assertEquals(entry, with.withChangelog(null).corpusFiles());
+    assertEquals(entry, with.withRangeFields(java.util.Map.of("version", "long")).corpusFiles());
+    assertNull(with.withCorpusFiles(null).corpusFiles());
   }
 
   /** Paths under {@code expected} whose value {@code actual} lacks or changes (objects compared key by key). */

@@ -158,4 +158,87 @@ class SnapshotHardeningTest {
     assertTrue(opened.hashed(), "the record was made for another manifest");
     assertTrue(store.verify(store.manifest(id)).get(0).contains("embeddings/part-00000.parquet: sha256"));
   }
+
+  /** Writes {@code corpus-files.tsv} into snapshot {@code id} and returns its manifest section. */
+  private Manifest.CorpusFilesEntry corpusFiles(String id) throws Exception {
+    Path file = new SnapshotLayout(root).snapshotDir(id).resolve(SnapshotLayout.CORPUS_FILES);
+    try (java.io.OutputStream out = Files.newOutputStream(file)) {
+      return CorpusFiles.write(out, "settings", List.of(new CorpusFiles.Entry("file:/c/a.jsonl", 12, 1, false),
+          new CorpusFiles.Entry("file:/c/b.jsonl", 30, 2, true)));
+    }
+  }
+
+  @Test
+  void aCorpusFilesSectionIsCheckedForStructure() throws Exception {
+    String id = SnapshotLayout.newSnapshotId();
+    Manifest m = snapshot(id);
+    SnapshotStore store = new SnapshotStore(root);
+    String sha = "0".repeat(64);
+    Map<Manifest.CorpusFilesEntry, String> bad = Map.of(
+        new Manifest.CorpusFilesEntry("../corpus-files.tsv", 1, 0, 1, 1, sha),
+        "the corpus files listing is '../corpus-files.tsv', expected corpus-files.tsv",
+        new Manifest.CorpusFilesEntry("corpus\nfiles.tsv", 1, 0, 1, 1, sha), "'corpus\\u000afiles.tsv'",
+        new Manifest.CorpusFilesEntry(SnapshotLayout.CORPUS_FILES, 1, 0, 1, -1, sha), "corpus-files.tsv has size -1",
+        new Manifest.CorpusFilesEntry(SnapshotLayout.CORPUS_FILES, 1, 0, 1, 1, "F".repeat(64)),
+        "corpus-files.tsv has no valid sha256",
+        new Manifest.CorpusFilesEntry(SnapshotLayout.CORPUS_FILES, 1, 0, 1, 1, null), "no valid sha256",
+        new Manifest.CorpusFilesEntry(SnapshotLayout.CORPUS_FILES, -1, 0, 1, 1, sha), "counts -1 files",
+        new Manifest.CorpusFilesEntry(SnapshotLayout.CORPUS_FILES, 1, 2, 1, 1, sha), "1 files, 2 kept",
+        new Manifest.CorpusFilesEntry(SnapshotLayout.CORPUS_FILES, 1, -1, 1, 1, sha), "-1 kept",
+        new Manifest.CorpusFilesEntry(SnapshotLayout.CORPUS_FILES, 1, 0, -1, 1, sha), "-1 bytes");
+    bad.forEach((entry, expected) -> {
+      assertEquals(1, ManifestCheck.problems(m.withCorpusFiles(entry)).size(), entry.toString());
+      try {
+        writeManifest(m.withCorpusFiles(entry));
+      } catch (Exception e) {
+        throw new AssertionError(e);
+      }
+      SnapshotException e = assertThrows(SnapshotException.class, () -> store.manifest(id), entry.toString());
+      assertTrue(e.getMessage().contains("malformed") && e.getMessage().contains(expected), e.getMessage());
+    });
+    assertEquals(List.of(), ManifestCheck.problems(m.withCorpusFiles(
+        new Manifest.CorpusFilesEntry(SnapshotLayout.CORPUS_FILES, 0, 0, 0, 0, sha))));
+  }
+
+  @Test
+  void aListedCorpusFilesListingIsVerifiedLikeEveryOtherFile() throws Exception {
+    String id = SnapshotLayout.newSnapshotId();
+    Manifest m = snapshot(id).withCorpusFiles(corpusFiles(id));
+    SnapshotStore store = new SnapshotStore(root);
+    // Present but not in the manifest: unlisted, like any other file.
+    assertEquals(List.of("corpus-files.tsv: not listed in the manifest"), store.verify(store.manifest(id)));
+    writeManifest(m);
+    assertEquals(List.of(), store.verify(store.manifest(id)));
+    assertEquals(List.of(), store.verifyAndRecord(id, "publish"));
+    assertEquals(4, store.verifiedRecord(id).orElseThrow().files(), "two shard files, one part, the listing");
+    assertEquals(m.corpusFiles().size() + "shard 0 data".length() * 2 + "vectors".length(),
+        store.verifiedRecord(id).orElseThrow().bytes());
+    try (java.io.InputStream in = Files.newInputStream(store.layout().snapshotDir(id).resolve("corpus-files.tsv"))) {
+      CorpusFiles listed = CorpusFiles.read(in);
+      assertEquals(m.corpusFiles().files(), listed.size());
+      assertEquals(m.corpusFiles().kept(), listed.keptCount());
+      assertEquals(m.corpusFiles().bytes(), listed.bytes());
+    }
+
+    // One flipped byte: full verification names the file; a searcher does not read it.
+    Path file = store.layout().snapshotDir(id).resolve(SnapshotLayout.CORPUS_FILES);
+    byte[] bytes = Files.readAllBytes(file);
+    bytes[bytes.length - 2] ^= 1;
+    Files.write(file, bytes);
+    List<String> problems = store.verify(store.manifest(id));
+    assertEquals(1, problems.size(), problems.toString());
+    assertTrue(problems.get(0).startsWith("corpus-files.tsv: sha256 "), problems.toString());
+    assertTrue(new SnapshotVerifier(store.storage()).check(m, SnapshotVerifier.Scope.ALL, false).problems().isEmpty(),
+        "same size: only hashing sees it");
+    assertTrue(new SnapshotVerifier(store.storage()).check(m, SnapshotVerifier.Scope.SERVING, true).problems().isEmpty());
+    assertFalse(store.openForServing(id).manifest().corpusFiles() == null);
+
+    Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length - 1));
+    assertEquals(List.of("corpus-files.tsv: size " + (bytes.length - 1) + ", manifest says " + bytes.length),
+        new SnapshotVerifier(store.storage()).check(m, SnapshotVerifier.Scope.ALL, false).problems());
+    Files.delete(file);
+    assertEquals(List.of("corpus-files.tsv: missing"), store.verify(store.manifest(id)));
+    assertFalse(store.verifyAndRecord(id, "verify").isEmpty());
+    store.openForServing(id);
+  }
 }

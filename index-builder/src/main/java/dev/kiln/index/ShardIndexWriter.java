@@ -20,6 +20,8 @@ import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.KnnFloatVectorField;
+import org.apache.lucene.document.NumericDocValuesField;
+import org.apache.lucene.document.SortedDocValuesField;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
@@ -171,6 +173,10 @@ public final class ShardIndexWriter implements Closeable {
     }
     if (!c.docFingerprint().isEmpty()) {
       doc.add(new BinaryDocValuesField(ShardSchema.DOC_FP, new BytesRef(DocumentFingerprint.bytes(c.docFingerprint()))));
+    }
+    if (c.source() != null && !c.source().sourceUri().isEmpty()) {
+      doc.add(new SortedDocValuesField(ShardSchema.SOURCE, new BytesRef(c.source().sourceUri())));
+      doc.add(new NumericDocValuesField(ShardSchema.SOURCE_OFFSET, c.source().offset()));
     }
     writer.addDocument(doc);
     chunks++;

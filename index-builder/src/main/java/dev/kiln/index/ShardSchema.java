@@ -29,6 +29,15 @@ public final class ShardSchema {
    * shards written before it existed (such a base is rebuilt in full).
    */
   public static final String DOC_FP = "doc_fp";
+  /**
+   * The URI of the corpus file the chunk's record was read from: sorted doc values on every chunk of a
+   * corpus build (absent for changelog records). With {@link #SOURCE_OFFSET} it is the record's
+   * position, which the next incremental build needs to keep the documents of a file it does not read
+   * ({@link SourcePositions}). Absent in shards written before it existed (their files are read).
+   */
+  public static final String SOURCE = "src";
+  /** The record's offset in its {@link #SOURCE} file (line byte offset, Parquet row): numeric doc values. */
+  public static final String SOURCE_OFFSET = "src_offset";
   /** 1 for an indivisible block kept whole over the chunk size: stored. */
   public static final String OVERSIZE = "oversize";
   /** Metadata key of a chunk's heading breadcrumb ({@code meta.breadcrumb}). */

@@ -50,7 +50,8 @@ final class BuildCommitter {
       JobCounters.CHANGELOG_DELETES, JobCounters.CHANGELOG_DELETE_UNKNOWN, JobCounters.CHANGELOG_SUPERSEDED,
       JobCounters.CHANGELOG_CHUNKS_REMOVED);
   private static final List<String> INCREMENTAL_COUNTERS = List.of(JobCounters.INCREMENTAL_UNCHANGED,
-      JobCounters.INCREMENTAL_KEPT, JobCounters.INCREMENTAL_REMOVED, JobCounters.CHANGELOG_CHUNKS_REMOVED);
+      JobCounters.INCREMENTAL_KEPT, JobCounters.INCREMENTAL_REMOVED, JobCounters.CHANGELOG_CHUNKS_REMOVED,
+      JobCounters.RECORDS_UNREAD);
 
   private final CommitPlan plan;
 
@@ -88,7 +89,9 @@ final class BuildCommitter {
     int before = 0;
     int after = 0;
     try {
-      BadInputCheck.check(count(totals, JobCounters.RECORDS_READ), count(totals, JobCounters.QUARANTINED),
+      // Records of files left unread (unchanged since the base) count as records: they were read once.
+      BadInputCheck.check(count(totals, JobCounters.RECORDS_READ) + count(totals, JobCounters.RECORDS_UNREAD),
+          count(totals, JobCounters.QUARANTINED),
           plan.maxBadFraction, bad, plan.quarantineDir);
       if (count(totals, JobCounters.DOCUMENTS) == 0 && plan.changelog == null) {
         throw new SnapshotException("no documents were read (" + count(totals, JobCounters.RECORDS_READ)
@@ -212,7 +215,7 @@ final class BuildCommitter {
     Manifest m = new Manifest(Manifest.FORMAT_VERSION, plan.snapshotId, Instant.now().toString(), draft.parent(),
         draft.model(), draft.chunker(), draft.index(), counters, entries,
         new Manifest.QuarantineInfo(quarantined, bad.byReason(), quarantined > 0 ? plan.quarantineDir : null),
-        embeddings, docstore).withRangeFields(draft.rangeFields());
+        embeddings, docstore).withRangeFields(draft.rangeFields()).withCorpusFiles(draft.corpusFiles());
     if (plan.incrementalBaseChunks >= 0) {
       INCREMENTAL_COUNTERS.forEach(name -> m.counters().put(name, count(totals, name)));
     }

@@ -174,15 +174,17 @@ public final class BuildJob {
       quarantined = changes.quarantine();
       reports = changes.reports();
       continued = new Continued(changelog.base(), changelog.remoteBaseFiles(target), changes.removals(), false,
-          shardFiles(changelog.baseManifest()));
+          shardFiles(changelog.baseManifest()), null);
     } else {
       BaseDocuments base = incremental != null && incremental.incremental() ? incremental.documents() : null;
-      CorpusStages.Streams corpus = CorpusStages.read(env, config, model, base);
+      CorpusStages.Streams corpus = CorpusStages.read(env, config, model, base,
+          base == null ? null : incremental.unreadListing());
       documents = corpus.documents();
       quarantined = corpus.quarantine();
       reports = corpus.reports();
       if (base != null) {
-        continued = new Continued(incremental.base(), null, corpus.kept(), true, shardFiles(incremental.baseManifest()));
+        continued = new Continued(incremental.base(), null, corpus.kept(), true, shardFiles(incremental.baseManifest()),
+            incremental.unreadListing());
       }
     }
     reports = reports.union(quarantined
@@ -199,9 +201,10 @@ public final class BuildJob {
    *
    * @param remoteBase the base's files on a remote root, else {@code null}
    * @param changes what happens to base documents besides fresh chunks: removals or keeps
+   * @param unreadListing the corpus listing whose kept files were not read (their documents stay), or {@code null}
    */
   private record Continued(String base, RemoteBaseFiles remoteBase, DataStream<ShardChange> changes, boolean prune,
-      Map<Integer, List<Manifest.FileEntry>> baseFiles) {}
+      Map<Integer, List<Manifest.FileEntry>> baseFiles, String unreadListing) {}
 
   /** Each shard's files as a base manifest lists them (none without a base). */
   private static Map<Integer, List<Manifest.FileEntry>> shardFiles(Manifest base) {
@@ -252,7 +255,8 @@ public final class BuildJob {
             .fullWindowPartition()
             .mapPartition(TaskThreadFailures.of(new ContinuingShardWriterFunction(writeRoot, snapshotId,
                 continued.base(), continued.remoteBase(), shards, model.dimension(), config.index, continued.prune(),
-                continued.baseFiles(), continued.prune() ? quarantineDir(snapshotId) : null)))
+                continued.baseFiles(), continued.prune() ? quarantineDir(snapshotId) : null,
+                continued.unreadListing())))
             .returns(StageReport.class)
             .name("write-shards")
             .setParallelism(writers)

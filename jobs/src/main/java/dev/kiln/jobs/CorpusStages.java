@@ -46,15 +46,19 @@ final class CorpusStages {
   record Streams(DataStream<SourcedDocument> documents, DataStream<ShardChange> kept,
       DataStream<QuarantinedRecord> quarantine, DataStream<StageReport> reports) {}
 
-  /** @param base an incremental build's base documents, or {@code null} for a full build */
-  static Streams read(StreamExecutionEnvironment env, BuildConfig config, ModelSpec model, BaseDocuments base) {
+  /**
+   * @param base an incremental build's base documents, or {@code null} for a full build
+   * @param unreadListing an incremental build's corpus listing whose kept files are not read, or {@code null}
+   */
+  static Streams read(StreamExecutionEnvironment env, BuildConfig config, ModelSpec model, BaseDocuments base,
+      String unreadListing) {
     List<Path> roots = paths(config);
-    CorpusFileFormat format = new CorpusFileFormat(config.inputFormat(), config.ingest.maxRecordBytes,
-        config.ingest.maxSpoolBytes, config.ingest.vectorField, config.ingest.textField);
+    CorpusFileFormat format = format(config);
     long splitBytes = config.ingest.splitBytes;
     FileSource<RawRecord> source = FileSource
         .forBulkFileFormat(format, roots.toArray(new Path[0]))
-        .setFileEnumerator(() -> new CorpusFileEnumerator(format, splitBytes))
+        .setFileEnumerator(() -> unreadListing == null ? new CorpusFileEnumerator(format, splitBytes)
+            : unreadFiles(format, splitBytes, unreadListing))
         .build();
     DataStream<RawRecord> raw = env.fromSource(source, WatermarkStrategy.noWatermarks(), "read-corpus");
 
@@ -65,6 +69,20 @@ final class CorpusStages {
         SourcedDocument.class, JobCounters.PARSE_STAGE);
     return new Streams(parsed, base == null ? null : parsed.getSideOutput(ParseFunction.UNCHANGED),
         parsed.getSideOutput(ParseFunction.QUARANTINE), parsed.getSideOutput(StageReports.TAG));
+  }
+
+  /** How corpus files are cut into splits and read. */
+  static CorpusFileFormat format(BuildConfig config) {
+    return new CorpusFileFormat(config.inputFormat(), config.ingest.maxRecordBytes,
+        config.ingest.maxSpoolBytes, config.ingest.vectorField, config.ingest.textField);
+  }
+
+  private static CorpusFileEnumerator unreadFiles(CorpusFileFormat format, long splitBytes, String listing) {
+    try {
+      return new CorpusFileEnumerator(format, splitBytes, listing);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("cannot read the corpus listing " + listing, e);
+    }
   }
 
   /** Corpus roots as Flink paths, checked to exist so that a typo fails before the job starts. */

@@ -21,11 +21,19 @@ import java.util.List;
  *
  * @param base the base snapshot, or {@code null} for a full build
  * @param documents what the parse stage compares documents against, or {@code null}
+ * @param unreadListing the build's own {@code corpus-files.tsv} (a local path) when it leaves files
+ *     unchanged since the base unread ({@link CorpusListing}), else {@code null}
  */
-record IncrementalPlan(String base, Manifest baseManifest, BaseDocuments documents, String reason) {
+record IncrementalPlan(String base, Manifest baseManifest, BaseDocuments documents, String reason,
+    String unreadListing) {
 
   static IncrementalPlan full(String reason) {
-    return new IncrementalPlan(null, null, null, reason);
+    return new IncrementalPlan(null, null, null, reason, null);
+  }
+
+  /** This plan, leaving unread the kept files of the listing at {@code listing}. */
+  IncrementalPlan withUnreadListing(String listing) {
+    return new IncrementalPlan(base, baseManifest, documents, reason, listing);
   }
 
   boolean incremental() {
@@ -69,7 +77,7 @@ record IncrementalPlan(String base, Manifest baseManifest, BaseDocuments documen
       dirs.add(dir.toAbsolutePath().toString());
     }
     return new IncrementalPlan(base, m, new BaseDocuments(base, dirs, job.documentSettings()),
-        "over CURRENT " + base + " (" + m.totalChunks() + " chunks)");
+        "over CURRENT " + base + " (" + m.totalChunks() + " chunks)", null);
   }
 
   /** What differs from the base in a way its segments cannot absorb, or {@code null}. */

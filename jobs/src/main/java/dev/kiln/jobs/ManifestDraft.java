@@ -24,7 +24,7 @@ final class ManifestDraft {
   private ManifestDraft() {}
 
   static CommitPlan plan(BuildConfig config, BuildJob job, String id, String base, ChangelogPlan changelog,
-      IncrementalPlan incremental, boolean force) {
+      IncrementalPlan incremental, Manifest.CorpusFilesEntry corpusFiles, boolean force) {
     ModelSpec model = job.model();
     Manifest draft = new Manifest(Manifest.FORMAT_VERSION, id, null, base,
         new Manifest.ModelInfo(model.name(), model.dimension(), model.pooling().name().toLowerCase(Locale.ROOT),
@@ -35,7 +35,7 @@ final class ManifestDraft {
         Map.of(), List.of(), null,
         new Manifest.EmbeddingsInfo(VectorFiles.DIRECTORY, job.modelFingerprint(), model.dimension(), 0, 0, null,
             List.of(), 0),
-        null).withRangeFields(rangeFieldsKey(config));
+        null).withRangeFields(rangeFieldsKey(config)).withCorpusFiles(corpusFiles);
     String json;
     try {
       json = SnapshotStore.json().writeValueAsString(draft);

@@ -76,12 +76,26 @@ public final class SnapshotBuilder {
     if (incremental != null) {
       out.println("+ incremental: " + (incremental.incremental() ? "yes, " : "no, a full build: ") + incremental.reason());
     }
-    CommitPlan plan = ManifestDraft.plan(config, job, id, base, changelog, incremental, force);
+    // Every corpus build lists its files, so that the next one can leave the unchanged ones unread.
+    CorpusListing listing = changelog != null ? null : CorpusListing.plan(config, job, store, incremental);
+    byte[] listed = listing == null ? null : listing.encode();
+    if (listing != null) {
+      out.println("+ corpus files: " + listing.entries().size() + " listed; " + listing.reason());
+      if (listing.kept() > 0) {
+        incremental = incremental.withUnreadListing(
+            store.layout().snapshotDir(id).resolve(SnapshotLayout.CORPUS_FILES).toAbsolutePath().toString());
+      }
+    }
+    CommitPlan plan = ManifestDraft.plan(config, job, id, base, changelog, incremental,
+        listing == null ? null : listing.entry(listed), force);
     // The marker's heartbeat tells gc on any host that this build is alive, however long it runs.
     StagingHeartbeat heartbeat = StagingHeartbeat.start(store.storage(), id, publisher.begin(id, base),
         StagingHeartbeat.DEFAULT_INTERVAL);
     BuildJob.JobOutcome outcome;
     try {
+      if (listed != null) {
+        CorpusListing.write(store, id, listed);
+      }
       outcome = job.execute(env, id, changelog, incremental, plan);
     } catch (DetachedSubmission e) {
       heartbeat.close();
@@ -151,7 +165,8 @@ public final class SnapshotBuilder {
     if (incremental != null) {
       c.put("incremental", incremental.incremental() ? incremental.reason() : "no: " + incremental.reason());
       if (incremental.incremental()) {
-        c.put("documents unchanged (base chunks kept)", outcome.counter(JobCounters.INCREMENTAL_KEPT))
+        c.put("records of unchanged files (not read)", outcome.counter(JobCounters.RECORDS_UNREAD))
+            .put("documents unchanged (base chunks kept)", outcome.counter(JobCounters.INCREMENTAL_KEPT))
             .put("documents removed (gone from the corpus)", outcome.counter(JobCounters.INCREMENTAL_REMOVED))
             .put("base chunks removed", outcome.counter(JobCounters.CHANGELOG_CHUNKS_REMOVED));
       }

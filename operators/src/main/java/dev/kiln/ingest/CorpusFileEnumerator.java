@@ -1,7 +1,9 @@
 package dev.kiln.ingest;
 
 import java.io.File;
+import dev.kiln.snapshot.CorpusFiles;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -38,14 +40,30 @@ public final class CorpusFileEnumerator extends NonSplittingRecursiveEnumerator 
 
   private final CorpusFileFormat format;
   private final long splitBytes;
+  /** Files an incremental build leaves unread (unchanged since its base), by URI; empty: none. */
+  private final Set<String> unread;
 
   public CorpusFileEnumerator(CorpusFileFormat format, long splitBytes) {
     this.format = format;
     this.splitBytes = splitBytes;
+    this.unread = Set.of();
+  }
+
+  /**
+   * @param corpusListing an incremental build's {@code corpus-files.tsv} (a local path), whose
+   *     {@code kept} files are not listed as splits: the shard writers keep their documents from the base
+   */
+  public CorpusFileEnumerator(CorpusFileFormat format, long splitBytes, String corpusListing) throws IOException {
+    this.format = format;
+    this.splitBytes = splitBytes;
+    try (InputStream in = Files.newInputStream(java.nio.file.Path.of(corpusListing))) {
+      this.unread = CorpusFiles.read(in).keptUris();
+    }
+    LOG.info("{} corpus files unchanged since the base are not read ({})", unread.size(), corpusListing);
   }
 
   /** Whether the split stands for a path the listing could not use. */
-  static boolean isUnreadable(FileSourceSplit split) {
+  public static boolean isUnreadable(FileSourceSplit split) {
     return split.fileSize() == UNREADABLE;
   }
 
@@ -62,7 +80,9 @@ public final class CorpusFileEnumerator extends NonSplittingRecursiveEnumerator 
       return;
     }
     if (!status.isDir()) {
-      convertToSourceSplits(status, fs, target);
+      if (!unread.contains(path.toString())) {
+        convertToSourceSplits(status, fs, target);
+      }
       return;
     }
     java.nio.file.Path local = localPath(fs, path);

@@ -3,6 +3,8 @@ package dev.kiln.operators;
 import dev.kiln.config.IndexConfig;
 import dev.kiln.index.ShardIndexWriter;
 import dev.kiln.index.ShardSchema;
+import dev.kiln.index.SourcePositions;
+import dev.kiln.model.RecordPosition;
 import dev.kiln.model.EmbeddedChunk;
 import dev.kiln.vectors.KeyBits;
 import dev.kiln.vectors.KeySet;
@@ -141,6 +143,30 @@ final class ContinuedShard implements Closeable {
         keptIds.add(docId);
       }
     }
+  }
+
+  /**
+   * An incremental build's corpus files left unread because they are unchanged since the base
+   * ({@code corpus-files.tsv}): each base document read from one takes part as the unchanged record it
+   * would have been, at its recorded position, so duplicate ids resolve as if the file had been read.
+   *
+   * @return the documents offered (the records of those files in this shard)
+   */
+  long keepUnread(Set<String> files, WriterDuplicates duplicates) throws IOException {
+    if (base == null || files.isEmpty()) {
+      return 0;
+    }
+    KeySet offered = new KeySet();
+    long[] n = {0};
+    SourcePositions.visit(base, files, (id, uri, offset) -> {
+      long[] k = KeyBits.of(id.bytes, id.offset, id.length);
+      if (offered.add(k[0], k[1])) {
+        String docId = id.utf8ToString();
+        unchanged(docId, duplicates.unchanged(docId, new RecordPosition(uri, offset)));
+        n[0]++;
+      }
+    });
+    return n[0];
   }
 
   /** A changelog build: the document was deleted, or upserted (its fresh chunks come separately). */

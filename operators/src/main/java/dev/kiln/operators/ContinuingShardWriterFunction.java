@@ -9,7 +9,12 @@ import dev.kiln.route.ShardRouter;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.operators.fs.FlinkFileSystems;
 import dev.kiln.operators.fs.RemoteBaseFiles;
+import dev.kiln.snapshot.CorpusFiles;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.util.Set;
+import org.apache.flink.api.common.accumulators.LongCounter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +40,11 @@ import org.apache.flink.util.Collector;
  * shard keeps its base segments instead of being merged down to {@code index.max-segments}, which would
  * rebuild every HNSW graph.
  *
+ * <p>An incremental build may also leave unread the corpus files unchanged since its base (same size and
+ * modification time, {@code corpus-files.tsv}): each shard then keeps the base documents read from them,
+ * each taking part in deduplication as the unchanged record it would have been, at its recorded position
+ * ({@link ContinuedShard#keepUnread}), and counts them as {@code records.unread}.
+ *
  * <p>On a remote snapshots root ({@code s3://}, {@code hdfs://}) Lucene still works on a local disk:
  * each base shard this subtask continues is downloaded into a temporary directory and verified against
  * the base manifest ({@link RemoteBaseFiles}) when the function opens, and each finished shard is
@@ -55,6 +65,15 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
   private final Map<Integer, List<Manifest.FileEntry>> baseFiles;
   /** Where an incremental build quarantines the losers of duplicate ids, or {@code null}. */
   private final String quarantineDir;
+  /**
+   * An incremental build's corpus listing ({@code corpus-files.tsv} of the snapshot being built, on a
+   * local disk), whose {@code kept} files the source does not read; {@code null}: every file is read.
+   */
+  private final String corpusListing;
+  /** The files of {@link #corpusListing} left unread: their base documents are kept here. */
+  private transient Set<String> unread;
+  private transient LongCounter unreadRecords;
+  private transient LongCounter documents;
   private transient ContinuedShard.Counters counters;
   private transient StageTimer timer;
   /** Where this subtask writes: the root itself, or a remote root's local working directory. */
@@ -68,10 +87,12 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
    *     segments are not merged down
    * @param baseFiles the base manifest's files per shard (empty without a base): files the new shard
    *     still shares with its base keep their verified checksums instead of being hashed again
+   * @param corpusListing an incremental build's corpus listing naming the files it leaves unread, or
+   *     {@code null}
    */
   public ContinuingShardWriterFunction(String snapshotsRoot, String snapshotId, String baseId,
       RemoteBaseFiles remoteBase, int shards, int dimension, IndexConfig config, boolean prune,
-      Map<Integer, List<Manifest.FileEntry>> baseFiles, String quarantineDir) {
+      Map<Integer, List<Manifest.FileEntry>> baseFiles, String quarantineDir, String corpusListing) {
     if (baseId != null && FlinkFileSystems.isRemote(snapshotsRoot)
         && (remoteBase == null || !baseId.equals(remoteBase.baseId()))) {
       throw new IllegalArgumentException("a changelog build on remote root " + snapshotsRoot
@@ -86,6 +107,10 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
     this.config = config;
     this.prune = prune;
     this.quarantineDir = quarantineDir;
+    if (corpusListing != null && !prune) {
+      throw new IllegalArgumentException("only an incremental build leaves corpus files unread");
+    }
+    this.corpusListing = corpusListing;
     this.baseFiles = new java.util.HashMap<>();
     baseFiles.forEach((k, v) -> this.baseFiles.put(k, new java.util.ArrayList<>(v)));
   }
@@ -98,6 +123,14 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
         getRuntimeContext().getLongCounter(JobCounters.CHANGELOG_DELETE_UNKNOWN),
         getRuntimeContext().getLongCounter(JobCounters.CHANGELOG_CHUNKS_REMOVED));
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_WRITE);
+    unreadRecords = getRuntimeContext().getLongCounter(JobCounters.RECORDS_UNREAD);
+    documents = getRuntimeContext().getLongCounter(JobCounters.DOCUMENTS);
+    unread = Set.of();
+    if (corpusListing != null) {
+      try (InputStream in = Files.newInputStream(Path.of(corpusListing))) {
+        unread = CorpusFiles.read(in).keptUris();
+      }
+    }
     int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
     staging = WriterStaging.open(snapshotsRoot, snapshotId, "changelog", subtask);
@@ -180,7 +213,7 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
         }
         ContinuedShard s = states.get(shard);
         if (s == null) {
-          s = openShard(layout, shard);
+          s = openShard(layout, shard, duplicates);
           states.put(shard, s);
         }
         switch (change.kind()) {
@@ -204,7 +237,7 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
       }
       for (int shard = subtask; shard < shards; shard += parallelism) {
         if (!states.containsKey(shard)) {
-          states.put(shard, openShard(layout, shard));
+          states.put(shard, openShard(layout, shard, duplicates));
         }
       }
       for (ContinuedShard s : states.values()) {
@@ -227,9 +260,22 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
     }
   }
 
-  private ContinuedShard openShard(SnapshotLayout layout, int shard) throws IOException {
+  private ContinuedShard openShard(SnapshotLayout layout, int shard, WriterDuplicates duplicates) throws IOException {
     // On a remote root the base shard was fetched into staging by open.
     Path baseDir = baseId == null ? null : layout.shardDir(baseId, shard);
-    return ContinuedShard.open(layout.shardDir(snapshotId, shard), baseDir, config, dimension, prune, counters);
+    ContinuedShard s = ContinuedShard.open(layout.shardDir(snapshotId, shard), baseDir, config, dimension, prune,
+        counters);
+    if (!unread.isEmpty()) {
+      try {
+        // The records of the unread files are this shard's documents as much as those the parser saw.
+        long n = s.keepUnread(unread, duplicates);
+        unreadRecords.add(n);
+        documents.add(n);
+      } catch (IOException | RuntimeException e) {
+        s.close();
+        throw e;
+      }
+    }
+    return s;
   }
 }

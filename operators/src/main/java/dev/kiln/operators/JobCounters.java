@@ -56,6 +56,11 @@ public final class JobCounters {
   public static final String INCREMENTAL_UNCHANGED = "incremental.unchanged";
   /** Incremental builds: base documents kept by the shard writers (unchanged winners of deduplication). */
   public static final String INCREMENTAL_KEPT = "incremental.kept";
+  /**
+   * Incremental builds: records of corpus files unchanged since the base (same size and modification
+   * time, {@code corpus-files.tsv}) that were not read; the shard writers keep their documents.
+   */
+  public static final String RECORDS_UNREAD = "records.unread";
   /** Incremental builds: base documents removed because the corpus no longer holds them. */
   public static final String INCREMENTAL_REMOVED = "incremental.removed";
 
@@ -72,7 +77,7 @@ public final class JobCounters {
   public static final List<String> EMBED_STAGE = List.of(CHUNKS_EMBEDDED, CHUNKS_REUSED, CHUNKS_SUPPLIED,
       CHUNKS_DEDUPLICATED, CHUNKS_TRUNCATED, MODEL_LOADS, TIME_EMBED);
   public static final List<String> WRITE_STAGE = List.of(CHUNKS_WRITTEN, TIME_WRITE, CHANGELOG_CHUNKS_REMOVED,
-      CHANGELOG_DELETE_UNKNOWN, RANGE_VALUES_UNPARSED, INCREMENTAL_KEPT, INCREMENTAL_REMOVED,
+      CHANGELOG_DELETE_UNKNOWN, RANGE_VALUES_UNPARSED, INCREMENTAL_KEPT, INCREMENTAL_REMOVED, RECORDS_UNREAD,
       // a full build's writers resolve duplicate ids (WriterDuplicates): they correct these
       CHUNKS, CHUNKS_DUPLICATE_ID, DOCUMENTS, QUARANTINED);
   public static final List<String> PARENTS_STAGE = List.of(PARENTS_WRITTEN, CHANGELOG_PARENTS, PARENTS);

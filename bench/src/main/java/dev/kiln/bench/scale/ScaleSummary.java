@@ -66,6 +66,11 @@ final class ScaleSummary {
     } else if (r.has("rebuild_aot_error")) {
       line(out, "rebuild, JVM AOT cache", "failed: %s", r.path("rebuild_aot_error").asText());
     }
+    if (r.has("rebuild_one_file")) {
+      line(out, "rebuild, 1% changed in one file", "%.1f s = %.3f of the full build (%s records of unchanged files not read)",
+          r.path("rebuild_one_file").path("wall_s").asDouble(), r.path("rebuild_one_file_vs_full").asDouble(),
+          r.path("rebuild_one_file").path("counters").path("records of unchanged files (not read)").asText("?"));
+    }
     for (String name : new String[] {"rebuild", "rebuild_aot"}) {
       if (r.has(name + "_walls_s")) {
         line(out, name.replace('_', ' ') + ", median", "%.1f s = %.3f of the full build (runs %s s)",

@@ -72,47 +72,70 @@ final class SyntheticCorpus {
    */
   long write(long n, Path dir, double changedFraction, Path vectorsOut) throws IOException {
     Files.createDirectories(dir);
-    int dim = base.docVectors.get(0).length;
     long changedCount = 0;
     OutputStream vout = vectorsOut == null ? null : new BufferedOutputStream(Files.newOutputStream(vectorsOut), 1 << 20);
-    ByteBuffer row = ByteBuffer.allocate(dim * 4).order(ByteOrder.LITTLE_ENDIAN);
     try {
       for (long start = 0; start < n; start += ROWS_PER_FILE) {
-        Path file = dir.resolve(String.format(Locale.ROOT, "part-%04d.parquet", start / ROWS_PER_FILE));
-        try (ParquetWriter<GenericRecord> w = AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(file))
-            .withConf(new PlainParquetConfiguration())
-            .withSchema(SCHEMA)
-            .withCompressionCodec(CompressionCodecName.SNAPPY)
-            .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
-            .build()) {
-          for (long i = start; i < Math.min(n, start + ROWS_PER_FILE); i++) {
-            boolean change = changed(i, changedFraction);
-            changedCount += change ? 1 : 0;
-            SplittableRandom rnd = new SplittableRandom(mix(change ? ~seed : seed, i));
-            float[] v = vector(rnd, base.docVectors);
-            GenericRecord r = new GenericData.Record(SCHEMA);
-            r.put("_id", id(i));
-            r.put("title", base.text.title(rnd));
-            r.put("text", base.text.text(rnd));
-            r.put("tenant", TENANTS[zipf(rnd, TENANTS.length)]);
-            r.put("doc_type", DOC_TYPES[rnd.nextInt(DOC_TYPES.length)]);
-            List<Float> list = new ArrayList<>(dim);
-            for (float f : v) {
-              list.add(f);
-            }
-            r.put("vector", list);
-            w.write(r);
-            if (vout != null) {
-              row.clear();
-              row.asFloatBuffer().put(v);
-              vout.write(row.array());
-            }
-          }
-        }
+        changedCount += writePart(dir, start, Math.min(n, start + ROWS_PER_FILE), changedFraction, 0, vout);
       }
     } finally {
       if (vout != null) {
         vout.close();
+      }
+    }
+    return changedCount;
+  }
+
+  /**
+   * Rewrites only the first part file of a corpus {@link #write written} at {@code changedFraction}, with
+   * {@code fraction} of all {@code n} records (or the whole file, if fewer) changed again within it: a
+   * nightly export that rewrote one file and left the others as they were.
+   *
+   * @return how many records of the file differ from the corpus it replaces
+   */
+  long rewriteFirstPart(long n, Path dir, double changedFraction, double fraction) throws IOException {
+    long end = Math.min(n, ROWS_PER_FILE);
+    double within = Math.min(1.0, fraction * n / end);
+    return writePart(dir, 0, end, changedFraction, within, null);
+  }
+
+  /** Writes records {@code start..end} as one part file; returns how many differ from the original corpus (or from the {@code changedFraction} one). */
+  private long writePart(Path dir, long start, long end, double changedFraction, double againFraction,
+      OutputStream vout) throws IOException {
+    int dim = base.docVectors.get(0).length;
+    ByteBuffer row = ByteBuffer.allocate(dim * 4).order(ByteOrder.LITTLE_ENDIAN);
+    long changedCount = 0;
+    Path file = dir.resolve(String.format(Locale.ROOT, "part-%04d.parquet", start / ROWS_PER_FILE));
+    try (ParquetWriter<GenericRecord> w = AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(file))
+        .withConf(new PlainParquetConfiguration())
+        .withSchema(SCHEMA)
+        .withCompressionCodec(CompressionCodecName.SNAPPY)
+        .withWriteMode(ParquetFileWriter.Mode.OVERWRITE)
+        .build()) {
+      for (long i = start; i < end; i++) {
+        boolean change = changed(i, changedFraction);
+        boolean again = againFraction > 0
+            && new SplittableRandom(mix(seed ^ 0x2545F4914F6CDD1DL, i)).nextDouble() < againFraction;
+        changedCount += (againFraction > 0 ? again : change) ? 1 : 0;
+        SplittableRandom rnd = new SplittableRandom(mix(again ? seed * 31 + 7 : change ? ~seed : seed, i));
+        float[] v = vector(rnd, base.docVectors);
+        GenericRecord r = new GenericData.Record(SCHEMA);
+        r.put("_id", id(i));
+        r.put("title", base.text.title(rnd));
+        r.put("text", base.text.text(rnd));
+        r.put("tenant", TENANTS[zipf(rnd, TENANTS.length)]);
+        r.put("doc_type", DOC_TYPES[rnd.nextInt(DOC_TYPES.length)]);
+        List<Float> list = new ArrayList<>(dim);
+        for (float f : v) {
+          list.add(f);
+        }
+        r.put("vector", list);
+        w.write(r);
+        if (vout != null) {
+          row.clear();
+          row.asFloatBuffer().put(v);
+          vout.write(row.array());
+        }
       }
     }
     return changedCount;

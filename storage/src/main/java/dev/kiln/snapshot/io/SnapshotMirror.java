@@ -92,8 +92,9 @@ public final class SnapshotMirror {
 
   /**
    * As {@link #localize(String)}, but only the files a searcher reads (shards and the parents
-   * docstore, not the stored vectors): what {@code kiln search} and {@code kiln serve} need. The local
-   * {@code VERIFIED} record then says so ({@code by: download-serving}) and counts only those files.
+   * docstore, not the stored vectors nor the corpus files listing): what {@code kiln search} and
+   * {@code kiln serve} need. The local {@code VERIFIED} record then says so
+   * ({@code by: download-serving}) and counts only those files.
    */
   public java.nio.file.Path localizeForServing(String id) throws IOException {
     return localize(id, false);
@@ -124,6 +125,12 @@ public final class SnapshotMirror {
     }
     if (m.docstore() != null) {
       bytes += fetch(snapshot, m.docstore().directory(), m.docstore().files(), trusted, expected, counts);
+    }
+    Manifest.CorpusFilesEntry corpus = m.corpusFiles();
+    if (vectors && corpus != null) {
+      // No searcher reads it, but a whole copy holds every file its VERIFIED record vouches for.
+      bytes += fetch(snapshot, null, List.of(new Manifest.FileEntry(SnapshotLayout.CORPUS_FILES, corpus.size(),
+          corpus.sha256())), trusted, expected, counts);
     }
     removeUnlisted(dir, expected);
     // The manifest last, as on the remote side: a local copy is complete once it has one.
@@ -170,6 +177,7 @@ public final class SnapshotMirror {
   /**
    * Downloads the listed files of one directory of a snapshot that are not already here intact.
    *
+   * @param directory the directory, or null for files at the top of the snapshot
    * @param trusted the local copy was verified against this very manifest: sizes suffice
    * @return bytes listed
    */
@@ -177,7 +185,7 @@ public final class SnapshotMirror {
       Set<java.nio.file.Path> expected, int[] counts) throws IOException {
     long bytes = 0;
     for (Manifest.FileEntry f : files) {
-      String name = directory + "/" + f.name();
+      String name = directory == null ? f.name() : directory + "/" + f.name();
       java.nio.file.Path target = SafePaths.resolve(local.snapshotDir(snapshot), "file", name);
       expected.add(target);
       counts[1]++;
