@@ -2,7 +2,9 @@
 # Scale benchmark: Kiln vs raw Lucene on the same synthetic corpus of N one-chunk records with precomputed
 # vectors, then the searcher on the snapshot, then a rebuild after 1 % of the records changed (on JDK 25+
 # that rebuild again with a JVM AOT cache trained by an untimed one, as scripts/kiln build keeps; --skip-aot);
-# each rebuild runs --rebuilds times (default 3), rolled back between, and the median is the ratio's.
+# each rebuild runs --rebuilds times (default 3), rolled back between, and the median is the ratio's; last, a
+# rebuild after 1 % of the records changed again, all in one file (part-0000), over the last rebuild: the other
+# files are unchanged since it (corpus-files.tsv), so that build leaves them unread.
 #   scripts/bench-scale.sh --chunks 100000 [--json]     (N also as 100k, 1m)
 # Deterministic: the corpus, the queries and the changed records are functions of --seed (default 42).
 # Data: vectors are random convex mixes of 2-3 real SciFact document vectors plus Gaussian noise (--noise,
@@ -18,7 +20,7 @@ KILN_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$KILN_HOME"
 source "$KILN_HOME/scripts/lib/java-env.sh"
 if [[ " $* " == *" --help "* || $# -eq 0 ]]; then
-  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
   echo "options: --chunks N [--json] [--seed S] [--noise SIGMA] [--queries Q] [--recall-queries R] [--threads 1,2,4]"
   echo "         [--qps-queries N] [--heap 4g] [--work DIR] [--datasets DIR] [--dataset scifact] [--skip-raw] [--skip-rebuild] [--skip-aot] [--keep]"
   [[ $# -eq 0 ]] && exit 2 || exit 0

@@ -9,11 +9,9 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
-import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +27,12 @@ final class SearchHandler extends Handler.Abstract {
   private static final Logger LOG = LoggerFactory.getLogger(SearchHandler.class);
   /** Bodies past this are refused before parsing: a query is at most 8 KiB plus a little JSON. */
   static final int MAX_BODY_BYTES = 64 * 1024;
+  /**
+   * Of a body past {@link #MAX_BODY_BYTES}, this much more is read and dropped before the 400, so the
+   * answer reaches the client instead of a connection reset; a body declared longer still is refused
+   * at once.
+   */
+  static final int DRAIN_BYTES = 1024 * 1024;
 
   private final Endpoints endpoints;
   private final ServerMetrics metrics;
@@ -117,17 +121,17 @@ final class SearchHandler extends Handler.Abstract {
       return;
     }
     long declared = ex.request.getLength();
-    if (declared > MAX_BODY_BYTES) {
+    if (declared > MAX_BODY_BYTES + DRAIN_BYTES) {
       ex.send(Reply.error(400, "body is larger than " + MAX_BODY_BYTES + " bytes").withHeader("Connection", "close"));
       return;
     }
     // Read without holding a thread; the whole body must arrive within the idle timeout.
     // Both outcomes are handled in whenComplete; the future it returns has nothing left to report.
-    java.util.concurrent.CompletableFuture<?> unused = Content.Source.asByteBufferAsync(ex.request, MAX_BODY_BYTES)
+    java.util.concurrent.CompletableFuture<?> unused = BoundedBody.read(ex.request, MAX_BODY_BYTES, DRAIN_BYTES)
         .orTimeout(bodyTimeoutMs, TimeUnit.MILLISECONDS)
         .whenComplete((body, failure) -> {
           if (failure == null) {
-            queue(ex, key, BufferUtil.toArray(body));
+            queue(ex, key, body);
           } else {
             bodyFailed(ex, failure instanceof CompletionException c && c.getCause() != null ? c.getCause() : failure);
           }
@@ -139,7 +143,7 @@ final class SearchHandler extends Handler.Abstract {
       metrics.timedOut("body");
       ex.send(Reply.error(408, "the request body did not arrive within " + bodyTimeoutMs + " ms")
           .withHeader("Connection", "close"));
-    } else if (failure instanceof IllegalStateException) { // Jetty: "Max size (N) exceeded"
+    } else if (failure instanceof BoundedBody.TooLarge) {
       ex.send(Reply.error(400, "body is larger than " + MAX_BODY_BYTES + " bytes").withHeader("Connection", "close"));
     } else {
       ex.send(Reply.error(400, "the request body could not be read: " + failure.getMessage())
