@@ -34,6 +34,7 @@ class SetOptionTest {
       Map.entry("format", "jsonl"),
       Map.entry("shuffle", "hybrid"),
       Map.entry("incremental", "off"),
+      Map.entry("incremental-files", "read"),
       Map.entry("snapshots", "elsewhere/snapshots"),
       Map.entry("ingest.quarantine-dir", "/tmp/kiln-quarantine"),
       Map.entry("ingest.id-field", "id"),

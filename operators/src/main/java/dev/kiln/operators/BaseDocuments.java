@@ -15,9 +15,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The documents of an incremental build's base snapshot, as the parse stage sees them: the set of
- * their fingerprints, read from the base shards' doc values when a parse subtask opens (16 bytes a
- * document: 16 MB a million, per subtask). A parsed document whose fingerprint is in the set is
- * unchanged, and travels on as its id alone.
+ * their fingerprints, read from the base shards' doc values when a parse subtask meets its first
+ * record (16 bytes a document: 16 MB a million, per subtask; a subtask that parses nothing, as when
+ * the corpus files left to read are fewer than the subtasks, never reads them). A parsed document
+ * whose fingerprint is in the set is unchanged, and travels on as its id alone.
  */
 public final class BaseDocuments implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -42,7 +43,14 @@ public final class BaseDocuments implements Serializable {
     return baseId;
   }
 
-  void open() {
+  private DocFingerprints fingerprints() {
+    if (fingerprints == null) {
+      load();
+    }
+    return fingerprints;
+  }
+
+  private void load() {
     long start = System.nanoTime();
     try {
       fingerprints = DocFingerprints.read(shardDirs.stream().map(Path::of).toList());
@@ -54,7 +62,7 @@ public final class BaseDocuments implements Serializable {
   }
 
   boolean unchanged(Document doc) {
-    return fingerprints.contains(DocumentFingerprint.of(doc, settings));
+    return fingerprints().contains(DocumentFingerprint.of(doc, settings));
   }
 
   /**
@@ -64,6 +72,6 @@ public final class BaseDocuments implements Serializable {
    */
   Boolean unchanged(RecordParser parser, RawRecord raw) {
     byte[] fp = parser.fingerprint(raw, settings);
-    return fp == null ? null : fingerprints.contains(fp);
+    return fp == null ? null : fingerprints().contains(fp);
   }
 }

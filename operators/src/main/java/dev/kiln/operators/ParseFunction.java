@@ -70,9 +70,6 @@ public final class ParseFunction extends ProcessFunction<RawRecord, SourcedDocum
     quarantined = getRuntimeContext().getLongCounter(JobCounters.QUARANTINED);
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_PARSE);
     unchanged = getRuntimeContext().getLongCounter(JobCounters.INCREMENTAL_UNCHANGED);
-    if (base != null) {
-      base.open();
-    }
     sources = new HashMap<>();
     for (String root : parser.roots()) {
       MetricGroup g = getRuntimeContext().getMetricGroup().addGroup("source", root);
