@@ -72,6 +72,40 @@ class S3SnapshotsITCase {
         .build(BuildJob.localEnvironment(2));
   }
 
+  @Test
+  void anIncrementalBuildFromTheBucketLeavesItsUnchangedObjectsUnread() throws Exception {
+    BuildConfig config = new BuildConfig();
+    config.filesystem.putAll(s3);
+    config.corpus = List.of("s3://" + BUCKET + "/corpus");
+    config.snapshots = work.resolve("local-root").toString();
+    config.shards = 2;
+    config.parallelism = 2;
+    config.chunker.size = 48;
+    config.chunker.overlap = 8;
+    config.ingest.maxBadFraction = 0.5;
+    Manifest first = new SnapshotBuilder(config, new PrintStream(new ByteArrayOutputStream(), true,
+        StandardCharsets.UTF_8)).build(BuildJob.localEnvironment(2)).manifest();
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    Manifest second = new SnapshotBuilder(config, new PrintStream(out, true, StandardCharsets.UTF_8))
+        .build(BuildJob.localEnvironment(2)).manifest();
+    String log = out.toString(StandardCharsets.UTF_8);
+    // The objects were put well before the first listing; the markdown file is clean, so it is not read
+    // again; a file the first build quarantined records of is.
+    Path tsv = new SnapshotStore(Path.of(config.snapshots)).layout().snapshotDir(second.id())
+        .resolve(dev.kiln.snapshot.SnapshotLayout.CORPUS_FILES);
+    dev.kiln.snapshot.CorpusFiles listing;
+    try (var in = Files.newInputStream(tsv)) {
+      listing = dev.kiln.snapshot.CorpusFiles.read(in);
+    }
+    assertTrue(listing.get("s3://" + BUCKET + "/corpus/md/guide/lighthouse.md").kept(), log);
+    assertTrue(second.counters().get(dev.kiln.operators.JobCounters.RECORDS_UNREAD) >= 1, second.counters().toString());
+    assertEquals(first.counters().get(dev.kiln.operators.JobCounters.RECORDS_READ),
+        second.counters().get(dev.kiln.operators.JobCounters.RECORDS_READ)
+            + second.counters().get(dev.kiln.operators.JobCounters.RECORDS_UNREAD));
+    assertEquals(IncrementalBuildITCase.contents(Path.of(config.snapshots), first),
+        IncrementalBuildITCase.contents(Path.of(config.snapshots), second));
+  }
+
   static void put(String key, byte[] bytes) {
     server.put(key, bytes);
   }
