@@ -84,14 +84,7 @@ public final class DocFingerprints {
 
   /** Whether every segment with live chunks in {@code shardDir} carries fingerprints. */
   public static boolean present(Path shardDir) throws IOException {
-    try (FSDirectory dir = FSDirectory.open(shardDir); DirectoryReader reader = DirectoryReader.open(dir)) {
-      for (LeafReaderContext leaf : reader.leaves()) {
-        if (leaf.reader().numDocs() > 0 && leaf.reader().getFieldInfos().fieldInfo(ShardSchema.DOC_FP) == null) {
-          return false;
-        }
-      }
-      return true;
-    }
+    return ShardSchema.onEveryLiveSegment(shardDir, ShardSchema.DOC_FP);
   }
 
   static DocFingerprints sortedUnique(long[] h, long[] l, int n) {

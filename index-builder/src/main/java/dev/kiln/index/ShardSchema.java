@@ -1,5 +1,11 @@
 package dev.kiln.index;
 
+import java.io.IOException;
+import java.nio.file.Path;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.store.FSDirectory;
+
 /**
  * Field names of a shard's Lucene documents (one Lucene document per chunk). Writers and the searcher
  * both use these constants; changing one is a format change (see {@code docs/FORMATS.md}).
@@ -52,4 +58,24 @@ public final class ShardSchema {
    * ({@code range.version}, …); the value is also in its {@code meta.} field.
    */
   public static final String RANGE_PREFIX = "range.";
+
+  /**
+   * Whether every segment with live chunks in {@code shardDir} has all of {@code fields}: what a build
+   * that continues the shard checks before relying on fields added within format version 1.
+   */
+  public static boolean onEveryLiveSegment(Path shardDir, String... fields) throws IOException {
+    try (FSDirectory dir = FSDirectory.open(shardDir); DirectoryReader reader = DirectoryReader.open(dir)) {
+      for (LeafReaderContext leaf : reader.leaves()) {
+        if (leaf.reader().numDocs() == 0) {
+          continue;
+        }
+        for (String field : fields) {
+          if (leaf.reader().getFieldInfos().fieldInfo(field) == null) {
+            return false;
+          }
+        }
+      }
+      return true;
+    }
+  }
 }

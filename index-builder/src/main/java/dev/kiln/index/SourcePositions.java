@@ -13,7 +13,6 @@ import org.apache.lucene.index.SortedDocValues;
 import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.search.DocIdSetIterator;
-import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.Bits;
 import org.apache.lucene.util.BytesRef;
 
@@ -35,16 +34,7 @@ public final class SourcePositions {
 
   /** Whether every segment with live chunks in {@code shardDir} records its records' positions. */
   public static boolean present(Path shardDir) throws IOException {
-    try (FSDirectory dir = FSDirectory.open(shardDir); DirectoryReader reader = DirectoryReader.open(dir)) {
-      for (LeafReaderContext leaf : reader.leaves()) {
-        LeafReader r = leaf.reader();
-        if (r.numDocs() > 0 && (r.getFieldInfos().fieldInfo(ShardSchema.SOURCE) == null
-            || r.getFieldInfos().fieldInfo(ShardSchema.SOURCE_OFFSET) == null)) {
-          return false;
-        }
-      }
-      return true;
-    }
+    return ShardSchema.onEveryLiveSegment(shardDir, ShardSchema.SOURCE, ShardSchema.SOURCE_OFFSET);
   }
 
   /**

@@ -80,13 +80,14 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
           + " read its corpus under other settings (ingest, format, model or chunker)");
     }
     List<CorpusFiles.Entry> out = new ArrayList<>(now.size());
+    long kept = 0;
     for (CorpusFiles.Entry e : now) {
       CorpusFiles.Entry was = base.byUri().get(e.uri());
       boolean same = was != null && e.modified() != 0 && was.modified() != 0 && was.sameStamp(e.size(), e.modified())
           && !dirty.contains(e.uri());
+      kept += same ? 1 : 0;
       out.add(new CorpusFiles.Entry(e.uri(), e.size(), e.modified(), same));
     }
-    long kept = out.stream().filter(CorpusFiles.Entry::kept).count();
     return new CorpusListing(out, settings, kept + " of " + out.size() + " corpus files unchanged since CURRENT "
         + incremental.base() + " (size and modification time) are not read"
         + (dirty.isEmpty() ? "" : "; " + dirty.size() + " files with quarantined records are read again"));
@@ -211,22 +212,17 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
         String.valueOf(config.inputFormat()), ingest).getBytes(StandardCharsets.UTF_8));
   }
 
-  /** The listing as {@code corpus-files.tsv} holds it. */
-  byte[] encode() {
+  /** The listing as {@code corpus-files.tsv} holds it, and the manifest's description of those bytes. */
+  record Encoded(byte[] data, Manifest.CorpusFilesEntry entry) {}
+
+  Encoded encode() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try {
-      CorpusFiles.write(bytes, settings, entries);
+      Manifest.CorpusFilesEntry entry = CorpusFiles.write(bytes, settings, entries);
+      return new Encoded(bytes.toByteArray(), entry);
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
-    return bytes.toByteArray();
-  }
-
-  /** The manifest's description of {@code data}, this listing {@link #encode encoded}. */
-  Manifest.CorpusFilesEntry entry(byte[] data) {
-    long total = entries.stream().mapToLong(CorpusFiles.Entry::size).sum();
-    return new Manifest.CorpusFilesEntry(SnapshotLayout.CORPUS_FILES, entries.size(), kept(), total, data.length,
-        Checksums.sha256(data));
   }
 
   /** Writes {@code data} into the snapshot being built (after its staging marker: gc leaves it alone). */

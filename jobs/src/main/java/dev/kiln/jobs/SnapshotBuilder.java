@@ -78,7 +78,7 @@ public final class SnapshotBuilder {
     }
     // Every corpus build lists its files, so that the next one can leave the unchanged ones unread.
     CorpusListing listing = changelog != null ? null : CorpusListing.plan(config, job, store, incremental);
-    byte[] listed = listing == null ? null : listing.encode();
+    CorpusListing.Encoded listed = listing == null ? null : listing.encode();
     if (listing != null) {
       out.println("+ corpus files: " + listing.entries().size() + " listed; " + listing.reason());
       if (listing.kept() > 0) {
@@ -87,14 +87,14 @@ public final class SnapshotBuilder {
       }
     }
     CommitPlan plan = ManifestDraft.plan(config, job, id, base, changelog, incremental,
-        listing == null ? null : listing.entry(listed), force);
+        listed == null ? null : listed.entry(), force);
     // The marker's heartbeat tells gc on any host that this build is alive, however long it runs.
     StagingHeartbeat heartbeat = StagingHeartbeat.start(store.storage(), id, publisher.begin(id, base),
         StagingHeartbeat.DEFAULT_INTERVAL);
     BuildJob.JobOutcome outcome;
     try {
       if (listed != null) {
-        CorpusListing.write(store, id, listed);
+        CorpusListing.write(store, id, listed.data());
       }
       outcome = job.execute(env, id, changelog, incremental, plan);
     } catch (DetachedSubmission e) {
