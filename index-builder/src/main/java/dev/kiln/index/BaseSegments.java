@@ -17,7 +17,7 @@ import java.nio.file.StandardCopyOption;
 final class BaseSegments {
   private BaseSegments() {}
 
-  /** Links (or copies) every file of {@code base} except its lock into the empty {@code directory}. */
+  /** Links (or copies) every file of {@code base} except its lock and fingerprint file into the empty {@code directory}. */
   static int link(Path base, Path directory) throws IOException {
     if (!Files.isDirectory(base)) {
       throw new IOException("base shard " + base + " is not a directory");
@@ -27,7 +27,10 @@ final class BaseSegments {
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(base)) {
       for (Path f : entries) {
         String name = f.getFileName().toString();
-        if (name.equals("write.lock") || !Files.isRegularFile(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        // The fingerprint file describes the base's documents, not the continued shard's: the
+        // finished shard gets its own (DocFingerprintFile#write).
+        if (name.equals("write.lock") || name.startsWith(DocFingerprintFile.NAME)
+            || !Files.isRegularFile(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
           continue;
         }
         committed |= name.startsWith("segments_");

@@ -17,7 +17,7 @@ import org.apache.lucene.util.IntroSorter;
 
 /**
  * The fingerprints of every live document of a snapshot's shards ({@link ShardSchema#DOC_FP}), as a
- * sorted array of 128-bit values: 16 bytes a document (16 MB a million), looked up by binary search.
+ * sorted array of 128-bit values (unsigned byte order, as {@link DocFingerprintFile} stores them): 16 bytes a document (16 MB a million), looked up by binary search.
  * An incremental build's parse subtasks each hold one, to drop unchanged documents before anything is
  * shuffled. Read from the doc values alone: no stored field is decompressed.
  */
@@ -100,14 +100,14 @@ public final class DocFingerprints {
 
       @Override
       protected int comparePivot(int j) {
-        int c = Long.compare(ph, h[j]);
-        return c != 0 ? c : Long.compare(pl, l[j]);
+        int c = Long.compareUnsigned(ph, h[j]);
+        return c != 0 ? c : Long.compareUnsigned(pl, l[j]);
       }
 
       @Override
       protected int compare(int i, int j) {
-        int c = Long.compare(h[i], h[j]);
-        return c != 0 ? c : Long.compare(l[i], l[j]);
+        int c = Long.compareUnsigned(h[i], h[j]);
+        return c != 0 ? c : Long.compareUnsigned(l[i], l[j]);
       }
 
       @Override
@@ -140,9 +140,9 @@ public final class DocFingerprints {
     int b = size - 1;
     while (a <= b) {
       int m = (a + b) >>> 1;
-      int c = Long.compare(hi[m], th);
+      int c = Long.compareUnsigned(hi[m], th);
       if (c == 0) {
-        c = Long.compare(lo[m], tl);
+        c = Long.compareUnsigned(lo[m], tl);
       }
       if (c == 0) {
         return true;
@@ -154,6 +154,16 @@ public final class DocFingerprints {
       }
     }
     return false;
+  }
+
+  /** The first 8 bytes of the {@code i}-th smallest fingerprint, big-endian. */
+  long hi(int i) {
+    return hi[i];
+  }
+
+  /** The last 8 bytes of the {@code i}-th smallest fingerprint, big-endian. */
+  long lo(int i) {
+    return lo[i];
   }
 
   /** Distinct fingerprints (documents). */

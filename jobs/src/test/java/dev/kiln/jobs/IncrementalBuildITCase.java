@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.config.BuildConfig;
+import dev.kiln.index.DocFingerprintFile;
 import dev.kiln.index.ShardSchema;
+import dev.kiln.route.ShardRouter;
 import dev.kiln.operators.JobCounters;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.Searcher;
@@ -28,7 +30,9 @@ import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.KnnVectorValues;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.StoredFields;
+import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.util.Bits;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -145,6 +149,56 @@ class IncrementalBuildITCase {
     SnapshotStore store = new SnapshotStore(root);
     assertEquals(List.of(), store.verify(store.manifest(first.id())));
     assertEquals(List.of(), store.verify(store.manifest(second.id())));
+  }
+
+  @Test
+  void everyShardHasItsOwnFingerprintFileListedInTheManifest() throws Exception {
+    SnapshotStore store = new SnapshotStore(root);
+    for (Manifest m : List.of(first, second)) {
+      int documents = 0;
+      for (int shard = 0; shard < m.shards().size(); shard++) {
+        Path dir = store.layout().shardDir(m.id(), shard);
+        assertTrue(m.shards().get(shard).files().stream().anyMatch(f -> f.name().equals(DocFingerprintFile.NAME)),
+            m.id() + " shard " + shard + " lists its fingerprint file");
+        DocFingerprintFile file = DocFingerprintFile.open(dir);
+        Map<String, String> live = documentFingerprints(dir);
+        assertEquals(live.size(), file.size(), m.id() + " shard " + shard + ": one per live document");
+        for (String fp : live.values()) {
+          assertTrue(file.contains(HexFormat.of().parseHex(fp)), fp);
+        }
+        documents += live.size();
+      }
+      assertEquals(DOCS, documents, m.id());
+    }
+    int shard = ShardRouter.shardOf(CHANGED, 2);
+    Path before = store.layout().shardDir(first.id(), shard);
+    Path after = store.layout().shardDir(second.id(), shard);
+    assertFalse(Files.isSameFile(before.resolve(DocFingerprintFile.NAME), after.resolve(DocFingerprintFile.NAME)),
+        "the continued shard has a file of its own, not the base's linked");
+    byte[] old = HexFormat.of().parseHex(documentFingerprints(before).get(CHANGED));
+    assertTrue(DocFingerprintFile.open(before).contains(old), "the base's file is as it was");
+    assertFalse(DocFingerprintFile.open(after).contains(old), "the changed document's old fingerprint is gone");
+    assertTrue(DocFingerprintFile.open(after).contains(HexFormat.of().parseHex(documentFingerprints(after).get(CHANGED))));
+  }
+
+  /** Document id → fingerprint (hex) of every live chunk of a shard. */
+  private static Map<String, String> documentFingerprints(Path shardDir) throws Exception {
+    Map<String, String> out = new TreeMap<>();
+    try (FSDirectory dir = FSDirectory.open(shardDir); DirectoryReader reader = DirectoryReader.open(dir)) {
+      for (LeafReaderContext leaf : reader.leaves()) {
+        Bits live = leaf.reader().getLiveDocs();
+        StoredFields stored = leaf.reader().storedFields();
+        var fps = leaf.reader().getBinaryDocValues(ShardSchema.DOC_FP);
+        for (int d = fps.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = fps.nextDoc()) {
+          if (live == null || live.get(d)) {
+            BytesRef b = fps.binaryValue();
+            out.put(stored.document(d).get(ShardSchema.DOC_ID),
+                HexFormat.of().formatHex(b.bytes, b.offset, b.offset + b.length));
+          }
+        }
+      }
+    }
+    return out;
   }
 
   @Test

@@ -1,6 +1,8 @@
 package dev.kiln.operators;
 
+import dev.kiln.index.DocFingerprintFile;
 import dev.kiln.index.DocFingerprints;
+import dev.kiln.route.ShardRouter;
 import dev.kiln.ingest.RecordParser;
 import dev.kiln.model.Document;
 import dev.kiln.model.DocumentFingerprint;
@@ -14,11 +16,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The documents of an incremental build's base snapshot, as the parse stage sees them: the set of
- * their fingerprints, read from the base shards' doc values when a parse subtask meets its first
- * record (16 bytes a document: 16 MB a million, per subtask; a subtask that parses nothing, as when
- * the corpus files left to read are fewer than the subtasks, never reads them). A parsed document
- * whose fingerprint is in the set is unchanged, and travels on as its id alone.
+ * The documents of an incremental build's base snapshot, as the parse stage sees them: their
+ * fingerprints, looked up when a parse subtask meets its first record (a subtask that parses nothing,
+ * as when the corpus files left to read are fewer than the subtasks, never opens them). A parsed
+ * document whose fingerprint is its shard's is unchanged, and travels on as its id alone.
+ *
+ * <p>A base whose every shard has its fingerprint file ({@link DocFingerprintFile}) is looked up there,
+ * memory-mapped, in the shard the document's id routes to ({@link ShardRouter}): nothing on the heap.
+ * An older base is read from its shards' doc values onto the heap and sorted (16 bytes a document: 16 MB
+ * a million, per subtask).
  */
 public final class BaseDocuments implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -28,6 +34,8 @@ public final class BaseDocuments implements Serializable {
   private final List<String> shardDirs;
   private final String settings;
   private transient DocFingerprints fingerprints;
+  /** Each shard's fingerprint file, by shard; or null (an older base: {@link #fingerprints}). */
+  private transient DocFingerprintFile[] shardFiles;
 
   /**
    * @param shardDirs the base's shard directories on a disk every parse subtask reads
@@ -43,26 +51,48 @@ public final class BaseDocuments implements Serializable {
     return baseId;
   }
 
-  private DocFingerprints fingerprints() {
-    if (fingerprints == null) {
-      load();
-    }
-    return fingerprints;
+  /** The base's shard directories, by shard. */
+  List<String> shardDirs() {
+    return shardDirs;
   }
 
   private void load() {
     long start = System.nanoTime();
+    List<Path> dirs = shardDirs.stream().map(Path::of).toList();
+    long size = 0;
     try {
-      fingerprints = DocFingerprints.read(shardDirs.stream().map(Path::of).toList());
+      if (dirs.stream().allMatch(DocFingerprintFile::present)) {
+        DocFingerprintFile[] files = new DocFingerprintFile[dirs.size()];
+        for (int i = 0; i < files.length; i++) {
+          files[i] = DocFingerprintFile.open(dirs.get(i));
+          size += files[i].size();
+        }
+        shardFiles = files;
+      } else {
+        fingerprints = DocFingerprints.read(dirs);
+        size = fingerprints.size();
+      }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read the document fingerprints of base snapshot " + baseId, e);
     }
-    LOG.info("incremental build over {}: {} document fingerprints read in {} ms", baseId, fingerprints.size(),
+    LOG.info("incremental build over {}: {} document fingerprints {} in {} ms", baseId, size,
+        shardFiles != null ? "mapped from the shards' files" : "read from the shards' doc values",
         (System.nanoTime() - start) / 1_000_000);
   }
 
+  /** Whether the base holds document {@code id} with fingerprint {@code fp}. */
+  private boolean contains(String id, byte[] fp) {
+    if (shardFiles == null && fingerprints == null) {
+      load();
+    }
+    if (shardFiles != null) {
+      return shardFiles[ShardRouter.shardOf(id, shardFiles.length)].contains(fp);
+    }
+    return fingerprints.contains(fp);
+  }
+
   boolean unchanged(Document doc) {
-    return fingerprints().contains(DocumentFingerprint.of(doc, settings));
+    return contains(doc.id(), DocumentFingerprint.of(doc, settings));
   }
 
   /**
@@ -72,6 +102,6 @@ public final class BaseDocuments implements Serializable {
    */
   Boolean unchanged(RecordParser parser, RawRecord raw) {
     byte[] fp = parser.fingerprint(raw, settings);
-    return fp == null ? null : fingerprints().contains(fp);
+    return fp == null ? null : contains(parser.idOrNull(raw.row()), fp);
   }
 }

@@ -8,6 +8,7 @@ import dev.kiln.publish.RecallFloor;
 import dev.kiln.publish.RecallProbe;
 import dev.kiln.publish.ShardMerger;
 import dev.kiln.snapshot.Manifest;
+import dev.kiln.index.DocFingerprintFile;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -15,7 +16,8 @@ import java.util.Set;
 
 /**
  * What a shard writer does with a closed shard before reporting it, on the disk where it was written:
- * merge its segments down to {@code index.max-segments}, run the recall probe (when on; an incremental
+ * merge its segments down to {@code index.max-segments}, write its document fingerprints
+ * ({@link DocFingerprintFile}, for the incremental builds over it), run the recall probe (when on; an incremental
  * shard probes only the segments it wrote) and list
  * every file with its size and SHA-256. Doing this in the writer, not after the job, is what lets
  * the committer publish a remote snapshot without downloading it, and spreads the hashing over the
@@ -39,6 +41,7 @@ final class ShardFinisher {
       Path baseDir, List<Manifest.FileEntry> baseFiles) throws IOException {
     ShardMerger.MergeResult merged = merge ? ShardMerger.merge(shard, w.directory(), config)
         : ShardMerger.count(shard, w.directory());
+    DocFingerprintFile.write(w.directory());
     // An incremental shard probes only the segments it wrote: the base's were probed with the base.
     Set<String> unchanged = !merge && baseDir != null ? RecallProbe.segmentNames(baseDir) : Set.of();
     double recall = config.recallProbeSamples > 0 ? RecallFloor.probe(w.directory(), shard, config, unchanged)
