@@ -183,8 +183,10 @@ public final class BuildJob {
       quarantined = corpus.quarantine();
       reports = corpus.reports();
       if (base != null) {
-        continued = new Continued(incremental.base(), null, corpus.kept(), true, shardFiles(incremental.baseManifest()),
-            incremental.unreadListing());
+        // On a remote root the writers download the base shards they continue, as a changelog build's do.
+        RemoteBaseFiles remoteBase = target.remote() ? RemoteBaseFiles.of(target.root(), incremental.baseManifest()) : null;
+        continued = new Continued(incremental.base(), remoteBase, corpus.kept(), true,
+            shardFiles(incremental.baseManifest()), incremental.unreadListing());
       }
     }
     reports = reports.union(quarantined

@@ -111,7 +111,7 @@ public record ChangelogPlan(String topic, String bootstrap, String base, Manifes
    * and docstore file present with its size, without downloading anything here; the writers hash each
    * file they download against this manifest ({@link RemoteBaseFiles}).
    */
-  private static Manifest remoteBase(SnapshotStore store, String base) {
+  static Manifest remoteBase(SnapshotStore store, String base) {
     Manifest m = store.manifest(base);
     List<String> problems = new SnapshotVerifier(store.storage()).check(m, SnapshotVerifier.Scope.SERVING, false)
         .problems();

@@ -63,7 +63,7 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
     List<CorpusFiles.Entry> now = list(config);
     String unreadable = incremental == null || !incremental.incremental() ? "a full build reads every file"
         : "read".equals(config.incrementalFiles) ? "incremental-files: read"
-        : baseProblem(store, incremental);
+        : baseProblem(job, store, incremental);
     if (unreadable != null) {
       return new CorpusListing(now, settings, unreadable);
     }
@@ -94,7 +94,11 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
   }
 
   /** Why no file can be left unread over this base, or {@code null}. */
-  private static String baseProblem(SnapshotStore store, IncrementalPlan incremental) {
+  private static String baseProblem(BuildJob job, SnapshotStore store, IncrementalPlan incremental) {
+    if (job.remote()) {
+      // The base's listing, quarantine output and record positions are read here from a local root.
+      return "every file is read: the snapshots root is remote (files are left unread over local roots only, for now)";
+    }
     Manifest m = incremental.baseManifest();
     if (m.corpusFiles() == null) {
       return "every file is read: CURRENT " + incremental.base() + " has no corpus listing (built before it existed)";

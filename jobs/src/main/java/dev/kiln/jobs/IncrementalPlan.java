@@ -2,8 +2,10 @@ package dev.kiln.jobs;
 
 import dev.kiln.config.BuildConfig;
 import dev.kiln.config.VectorEncoding;
+import dev.kiln.index.DocFingerprintFile;
 import dev.kiln.index.DocFingerprints;
 import dev.kiln.operators.BaseDocuments;
+import dev.kiln.operators.fs.RemoteBaseFiles;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotStore;
 import java.io.IOException;
@@ -17,7 +19,9 @@ import java.util.List;
  * count, model, chunker, analyzer, range fields, HNSW parameters and vector encoding) and every base
  * shard carries document fingerprints. Otherwise the build is a full one, and {@link #reason} says
  * why, for the log and the counters table. The base is trusted as its {@code VERIFIED} record says
- * (sizes and file set checked; hashed only without one), as a searcher trusts it.
+ * (sizes and file set checked; hashed only without one), as a searcher trusts it. On a remote root
+ * the base must carry its shards' fingerprint files ({@link DocFingerprintFile}): the parse subtasks
+ * download those, and the writers their shards, each file verified against the base manifest.
  *
  * @param base the base snapshot, or {@code null} for a full build
  * @param documents what the parse stage compares documents against, or {@code null}
@@ -45,9 +49,6 @@ record IncrementalPlan(String base, Manifest baseManifest, BaseDocuments documen
     if ("off".equals(config.incremental)) {
       return full("off (incremental: off)");
     }
-    if (job.remote()) {
-      return full("the snapshots root is remote: incremental builds continue local roots only, for now");
-    }
     if (config.chunker.parents.enabled) {
       return full("parent-child chunking: the parent docstore is not continued by incremental builds yet");
     }
@@ -56,13 +57,24 @@ record IncrementalPlan(String base, Manifest baseManifest, BaseDocuments documen
     }
     Manifest m;
     try {
-      m = store.openForServing(base).manifest();
+      // A remote base is checked as a changelog build checks it: its manifest, and every file present
+      // with its size; the parse subtasks and the writers hash what they download of it.
+      m = job.remote() ? ChangelogPlan.remoteBase(store, base) : store.openForServing(base).manifest();
     } catch (RuntimeException e) {
       return full("CURRENT " + base + " cannot be continued: " + e.getMessage());
     }
     String mismatch = mismatch(config, job, m);
     if (mismatch != null) {
       return full("this build has " + mismatch + " than CURRENT " + base);
+    }
+    if (job.remote()) {
+      RemoteBaseFiles files = RemoteBaseFiles.of(job.target().root(), m);
+      if (!files.everyShardHas(DocFingerprintFile.NAME)) {
+        return full("CURRENT " + base + " on the remote root has shards without their document fingerprint files"
+            + " (written before they existed; the next full build writes them)");
+      }
+      return new IncrementalPlan(base, m, BaseDocuments.remote(files, config.shards, job.documentSettings()),
+          "over CURRENT " + base + " (" + m.totalChunks() + " chunks), on the remote root", null);
     }
     List<String> dirs = new ArrayList<>();
     for (int shard = 0; shard < config.shards; shard++) {

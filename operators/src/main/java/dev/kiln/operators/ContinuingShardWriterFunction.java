@@ -95,7 +95,7 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
       Map<Integer, List<Manifest.FileEntry>> baseFiles, String quarantineDir, String corpusListing) {
     if (baseId != null && FlinkFileSystems.isRemote(snapshotsRoot)
         && (remoteBase == null || !baseId.equals(remoteBase.baseId()))) {
-      throw new IllegalArgumentException("a changelog build on remote root " + snapshotsRoot
+      throw new IllegalArgumentException("a build continuing a base on remote root " + snapshotsRoot
           + " needs the files of its base " + baseId);
     }
     this.snapshotsRoot = snapshotsRoot;

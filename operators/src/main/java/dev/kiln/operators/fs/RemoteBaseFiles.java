@@ -86,6 +86,27 @@ public final class RemoteBaseFiles implements Serializable {
     return fetch(SnapshotLayout.shardDirName(shard), files, target);
   }
 
+  /**
+   * Downloads and verifies one file of base shard {@code shard} into {@code target} (created): what an
+   * incremental build's parse subtasks need of the base (its fingerprint file), not the whole shard.
+   */
+  public java.nio.file.Path fetchShardFile(int shard, String name, java.nio.file.Path target) throws IOException {
+    List<BaseFile> files = shards.get(shard);
+    BaseFile file = files == null ? null
+        : files.stream().filter(f -> f.name().equals(name)).findFirst().orElse(null);
+    if (file == null) {
+      throw new SnapshotException("shard " + shard + " of base snapshot " + baseId + " lists no " + name
+          + " in its manifest");
+    }
+    fetch(SnapshotLayout.shardDirName(shard), List.of(file), target);
+    return target.resolve(name);
+  }
+
+  /** Whether every shard of the base lists a file of this name. */
+  public boolean everyShardHas(String name) {
+    return !shards.isEmpty() && shards.values().stream().allMatch(fs -> fs.stream().anyMatch(f -> f.name().equals(name)));
+  }
+
   /** Downloads and verifies the base's docstore part {@code shard} into {@code target}; returns it. */
   public java.nio.file.Path fetchParents(int shard, java.nio.file.Path target) throws IOException {
     List<BaseFile> files = parents.get(SnapshotLayout.shardDirName(shard));

@@ -1,0 +1,165 @@
+package dev.kiln.jobs;
+
+import static dev.kiln.jobs.IncrementalBuildITCase.ADDED;
+import static dev.kiln.jobs.IncrementalBuildITCase.CHANGED;
+import static dev.kiln.jobs.IncrementalBuildITCase.DOCS;
+import static dev.kiln.jobs.IncrementalBuildITCase.REMOVED;
+import static dev.kiln.jobs.IncrementalBuildITCase.TOPICS;
+import static dev.kiln.jobs.IncrementalBuildITCase.line;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kiln.config.BuildConfig;
+import dev.kiln.index.DocFingerprintFile;
+import dev.kiln.operators.JobCounters;
+import dev.kiln.route.ShardRouter;
+import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.snapshot.io.RemoteStorages;
+import dev.kiln.snapshot.io.SnapshotMirror;
+import dev.kiln.testing.S3Server;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Incremental corpus builds on a remote snapshots root, a bucket of a real S3-compatible server
+ * (s3proxy on 127.0.0.1): the second build continues the bucket's CURRENT — its parse subtasks
+ * download only the shards' fingerprint files, its writers the base shards — rewrites only what
+ * changed, and publishes exactly what a full build of the new corpus holds. A damaged fingerprint
+ * object in the bucket fails the next build, which publishes nothing.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RemoteIncrementalITCase {
+  static final String BUCKET = "kiln";
+  static final String ROOT = "s3://" + BUCKET + "/snapshots";
+
+  @TempDir static Path work;
+  static S3Server server;
+  static Map<String, String> s3;
+  static Path corpus;
+  static Manifest first;
+  static Manifest second;
+  static String secondOutput;
+  static Manifest full;
+
+  @BeforeAll
+  static void buildInTheBucketThenChangeThenBuildAgain() throws Exception {
+    server = new S3Server(work.resolve("blobs"), BUCKET);
+    s3 = server.settings();
+    corpus = work.resolve("corpus.jsonl");
+    List<String> lines = new ArrayList<>();
+    for (int i = 0; i < DOCS; i++) {
+      lines.add(line(String.format("d%02d", i), "Document " + i + " is about " + TOPICS[i % TOPICS.length]
+          + ". It repeats the marker word token" + i + " so that BM25 can find it alone."));
+    }
+    Files.write(corpus, lines);
+    first = build(ROOT, c -> {}, new ByteArrayOutputStream());
+
+    List<String> next = new ArrayList<>();
+    for (String l : lines) {
+      if (!l.contains("\"" + REMOVED + "\"")) {
+        next.add(l.contains("\"" + CHANGED + "\"") ? line(CHANGED, "Rewritten: the zeppelin hangar now holds "
+            + "a rigid airship, and nothing about the old subject remains.") : l);
+      }
+    }
+    next.add(line(ADDED, "A new document about lighthouse keepers and the foghorn schedule."));
+    Files.write(corpus, next);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    second = build(ROOT, c -> {}, out);
+    secondOutput = out.toString(StandardCharsets.UTF_8);
+    full = build(work.resolve("full").toString(), c -> c.incremental = "off", new ByteArrayOutputStream());
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  static Manifest build(String snapshots, Consumer<BuildConfig> tweak, ByteArrayOutputStream out) throws Exception {
+    BuildConfig config = new BuildConfig();
+    config.filesystem.putAll(s3);
+    config.corpus = List.of(corpus.toString());
+    config.snapshots = snapshots;
+    config.shards = 2;
+    config.parallelism = 2;
+    config.chunker.size = 48;
+    config.chunker.overlap = 8;
+    tweak.accept(config);
+    return new SnapshotBuilder(config, new PrintStream(out, true, StandardCharsets.UTF_8))
+        .build(BuildJob.localEnvironment(2)).manifest();
+  }
+
+  static SnapshotMirror mirror(Path local) {
+    return new SnapshotMirror(RemoteStorages.open(ROOT, s3), ROOT, local);
+  }
+
+  @Test
+  @Order(1)
+  void theSecondBuildContinuedTheBucketsCurrentAndRewroteOnlyWhatChanged() throws Exception {
+    assertTrue(secondOutput.contains("+ incremental: yes, over CURRENT " + first.id()), secondOutput);
+    assertTrue(secondOutput.contains("on the remote root"), secondOutput);
+    Map<String, Long> c = second.counters();
+    assertEquals(DOCS - 2, c.get(JobCounters.INCREMENTAL_UNCHANGED), "recognised from the fingerprint files: " + c);
+    assertEquals(DOCS - 2, c.get(JobCounters.INCREMENTAL_KEPT), c.toString());
+    assertEquals(1, c.get(JobCounters.INCREMENTAL_REMOVED), c.toString());
+    Map<String, String> ref = IncrementalBuildITCase.contents(work.resolve("full"), full);
+    long fresh = ref.keySet().stream().filter(id -> id.startsWith(CHANGED + "#") || id.startsWith(ADDED + "#")).count();
+    assertEquals(fresh, c.get(JobCounters.CHUNKS), "only the changed and the added document were chunked: " + c);
+  }
+
+  @Test
+  @Order(2)
+  void theBucketsSnapshotHoldsExactlyWhatAFullBuildHoldsAndItsBaseStillVerifies() throws Exception {
+    // Each download hashes every file against its manifest.
+    Path local = mirror(work.resolve("mirror")).localize(second.id());
+    assertEquals(IncrementalBuildITCase.contents(work.resolve("full"), full),
+        IncrementalBuildITCase.contents(local, second));
+    Path base = mirror(work.resolve("mirror-base")).localize(first.id());
+    assertEquals(DOCS, IncrementalBuildITCase.contents(base, first).keySet().stream()
+        .map(id -> id.substring(0, id.indexOf('#'))).distinct().count());
+    for (int shard = 0; shard < 2; shard++) {
+      assertTrue(DocFingerprintFile.open(new SnapshotLayout(local).shardDir(second.id(), shard)).size() > 0);
+    }
+  }
+
+  @Test
+  @Order(3)
+  void aDamagedFingerprintObjectFailsTheNextBuildWhichPublishesNothing() throws Exception {
+    int shard = ShardRouter.shardOf(CHANGED, 2);
+    String key = "snapshots/snapshots/" + second.id() + "/" + SnapshotLayout.shardDirName(shard) + "/"
+        + DocFingerprintFile.NAME;
+    byte[] bytes = server.bytes(key);
+    bytes[bytes.length / 2] ^= 0x01;
+    server.put(key, bytes);
+    List<String> lines = new ArrayList<>(Files.readAllLines(corpus));
+    lines.add(line("d98", "One more document, about tide tables."));
+    Files.write(corpus, lines);
+
+    Exception e = assertThrows(Exception.class, () -> build(ROOT, c -> c.restartAttempts = 0,
+        new ByteArrayOutputStream()));
+    StringWriter trace = new StringWriter();
+    e.printStackTrace(new PrintWriter(trace));
+    assertTrue(trace.toString().contains("failed verification") && trace.toString().contains(DocFingerprintFile.NAME),
+        trace.toString());
+    assertEquals(second.id(), mirror(work.resolve("mirror-after")).remoteCurrent(), "CURRENT did not move");
+  }
+}
