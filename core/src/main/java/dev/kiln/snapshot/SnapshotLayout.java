@@ -43,6 +43,13 @@ public final class SnapshotLayout {
    * {@code corpus_files}.
    */
   public static final String CORPUS_FILES = "corpus-files.tsv";
+
+  /**
+   * Each shard directory's document fingerprint file (format in {@code index.DocFingerprintFile}):
+   * listed with the shard's files, read by the next incremental build, never by a searcher — so a
+   * serving copy does not download it and a serving check does not look at it.
+   */
+  public static final String SHARD_FINGERPRINTS = "doc-fingerprints.kfp";
   /** {@code CURRENT} holds one id: anything longer is not a pointer and is never read whole. */
   public static final int MAX_CURRENT_BYTES = 1024;
   /** Staging markers and the small records beside a manifest. */

@@ -14,7 +14,8 @@ import java.util.Set;
  * unlisted file in a shard directory is a problem, not a curiosity: Lucene opens the newest
  * {@code segments_N} it finds, so a planted one would be served unverified.
  *
- * <p>{@link Scope#SERVING} covers what a searcher reads (shards and the parents docstore);
+ * <p>{@link Scope#SERVING} covers what a searcher reads (shards, but not their fingerprint files, and
+ * the parents docstore);
  * {@link Scope#ALL} adds the stored vectors, the corpus files listing and the snapshot directory
  * itself.
  */
@@ -44,7 +45,11 @@ public final class SnapshotVerifier {
     Set<String> top = new HashSet<>(Set.of(SnapshotLayout.MANIFEST, SnapshotLayout.VERIFIED, SnapshotLayout.HELD,
         SnapshotLayout.STAGING));
     for (Manifest.ShardEntry s : m.shards()) {
-      files(m.id(), s.directory(), s.files(), hash, problems, totals);
+      // A searcher never reads a shard's fingerprint file: a serving check leaves it to incremental
+      // builds (which check its structure as they open it) and to a check of everything.
+      List<Manifest.FileEntry> checked = scope == Scope.ALL ? s.files()
+          : s.files().stream().filter(f -> !f.name().equals(SnapshotLayout.SHARD_FINGERPRINTS)).toList();
+      files(m.id(), s.directory(), checked, hash, problems, totals);
       unlisted(prefix, s.directory(), s.files(), problems);
       top.add(s.directory());
     }

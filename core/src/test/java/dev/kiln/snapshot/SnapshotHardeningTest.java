@@ -88,6 +88,33 @@ class SnapshotHardeningTest {
   }
 
   @Test
+  void aServingCheckLeavesTheShardsFingerprintFilesToACheckOfEverything() throws Exception {
+    String id = SnapshotLayout.newSnapshotId();
+    SnapshotLayout layout = new SnapshotLayout(root);
+    Manifest.FileEntry data = file(layout.shardDir(id, 0), "_0.cfs", "shard data");
+    Manifest.FileEntry fps = file(layout.shardDir(id, 0), SnapshotLayout.SHARD_FINGERPRINTS, "0123456789abcdef");
+    Manifest m = manifest(id, List.of(new Manifest.ShardEntry(0, SnapshotLayout.shardDirName(0), 1, 1,
+        List.of(data, fps))), null);
+    writeManifest(m);
+    SnapshotVerifier verifier = new SnapshotVerifier(new LocalSnapshotStorage(root));
+    assertEquals(List.of(), verifier.check(m, SnapshotVerifier.Scope.ALL, true).problems());
+    assertEquals(1, verifier.check(m, SnapshotVerifier.Scope.SERVING, true).files(), "only what a searcher reads");
+
+    // A serving copy without the file (as SnapshotMirror downloads one) passes a serving check only.
+    Files.delete(layout.shardDir(id, 0).resolve(SnapshotLayout.SHARD_FINGERPRINTS));
+    assertEquals(List.of(), verifier.check(m, SnapshotVerifier.Scope.SERVING, true).problems());
+    assertEquals(List.of("shard-00000/" + SnapshotLayout.SHARD_FINGERPRINTS + ": missing"),
+        verifier.check(m, SnapshotVerifier.Scope.ALL, false).problems());
+    // A damaged one is found by a check of everything; the segments are checked by both.
+    Files.writeString(layout.shardDir(id, 0).resolve(SnapshotLayout.SHARD_FINGERPRINTS), "0123456789abcdeX");
+    assertEquals(List.of(), verifier.check(m, SnapshotVerifier.Scope.SERVING, true).problems());
+    assertTrue(verifier.check(m, SnapshotVerifier.Scope.ALL, true).problems().get(0)
+        .startsWith("shard-00000/" + SnapshotLayout.SHARD_FINGERPRINTS + ": sha256"));
+    Files.writeString(layout.shardDir(id, 0).resolve("_0.cfs"), "shard dat!");
+    assertTrue(verifier.check(m, SnapshotVerifier.Scope.SERVING, true).problems().get(0).startsWith("shard-00000/_0.cfs: sha256"));
+  }
+
+  @Test
   void filesTheManifestDoesNotListAreReported() throws Exception {
     String id = SnapshotLayout.newSnapshotId();
     Manifest m = snapshot(id);

@@ -1,6 +1,7 @@
 package dev.kiln.index;
 
 import dev.kiln.model.DocumentFingerprint;
+import dev.kiln.snapshot.SnapshotLayout;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -33,7 +34,7 @@ import org.apache.lucene.store.NIOFSDirectory;
  */
 public final class DocFingerprintFile {
   /** The file's name in a shard directory: no leading underscore, so Lucene never takes it for its own. */
-  public static final String NAME = "doc-fingerprints.kfp";
+  public static final String NAME = SnapshotLayout.SHARD_FINGERPRINTS;
 
   static final String CODEC = "KilnDocFingerprints";
   static final int VERSION = 1;

@@ -7,6 +7,7 @@ import static dev.kiln.jobs.IncrementalBuildITCase.REMOVED;
 import static dev.kiln.jobs.IncrementalBuildITCase.TOPICS;
 import static dev.kiln.jobs.IncrementalBuildITCase.line;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,6 +15,7 @@ import dev.kiln.config.BuildConfig;
 import dev.kiln.index.DocFingerprintFile;
 import dev.kiln.operators.JobCounters;
 import dev.kiln.route.ShardRouter;
+import dev.kiln.search.Searcher;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.io.RemoteStorages;
@@ -138,6 +140,14 @@ class RemoteIncrementalITCase {
         .map(id -> id.substring(0, id.indexOf('#'))).distinct().count());
     for (int shard = 0; shard < 2; shard++) {
       assertTrue(DocFingerprintFile.open(new SnapshotLayout(local).shardDir(second.id(), shard)).size() > 0);
+    }
+    // A searcher's copy leaves the fingerprint files out (no searcher reads them) and opens without them.
+    Path serving = mirror(work.resolve("serving")).localizeForServing(second.id());
+    for (int shard = 0; shard < 2; shard++) {
+      assertFalse(DocFingerprintFile.present(new SnapshotLayout(serving).shardDir(second.id(), shard)));
+    }
+    try (Searcher s = Searcher.builder().root(serving).build()) {
+      assertEquals(CHANGED, s.bm25("zeppelin airship hangar", 1).get(0).docId());
     }
   }
 
