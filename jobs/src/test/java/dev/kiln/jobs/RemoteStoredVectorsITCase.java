@@ -72,6 +72,9 @@ class RemoteStoredVectorsITCase {
     config.ingest.maxBadFraction = 0.5; // the fixture quarantines 2 of its 9 lines on purpose
     config.chunker.size = 48;
     config.chunker.overlap = 8;
+    // Full builds: over an unchanged corpus an incremental one would embed (and store) nothing, and
+    // what is tested here is a full build reusing the bucket's stored vectors.
+    config.incremental = "off";
     StreamExecutionEnvironment env = BuildJob.localEnvironment(2);
     env.registerJobListener(new JobListener() {
       @Override
