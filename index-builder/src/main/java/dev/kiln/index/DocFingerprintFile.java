@@ -130,29 +130,12 @@ public final class DocFingerprintFile {
 
   /** Whether the shard has a live document with this fingerprint: a binary search over the mapping. */
   public boolean contains(byte[] fingerprint) {
-    ByteBuffer bb = ByteBuffer.wrap(fingerprint);
-    long th = bb.getLong();
-    long tl = bb.getLong();
-    long a = 0;
-    long b = count - 1;
-    while (a <= b) {
-      long m = (a + b) >>> 1;
-      long at = m * BYTES;
-      ByteBuffer region = regions[(int) (at >>> REGION_SHIFT)];
-      int off = (int) (at & ((1L << REGION_SHIFT) - 1));
-      int c = Long.compareUnsigned(region.getLong(off), th);
-      if (c == 0) {
-        c = Long.compareUnsigned(region.getLong(off + 8), tl);
-      }
-      if (c == 0) {
-        return true;
-      }
-      if (c < 0) {
-        a = m + 1;
-      } else {
-        b = m - 1;
-      }
-    }
-    return false;
+    return DocFingerprints.search(count, i -> longAt(i * BYTES), i -> longAt(i * BYTES + 8), fingerprint);
   }
+
+  /** The big-endian long at byte {@code at} of the fingerprints (never across a region: 16 divides it). */
+  private long longAt(long at) {
+    return regions[(int) (at >>> REGION_SHIFT)].getLong((int) (at & ((1L << REGION_SHIFT) - 1)));
+  }
+
 }

@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.LongUnaryOperator;
 import org.apache.lucene.index.BinaryDocValues;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.LeafReaderContext;
@@ -133,16 +134,25 @@ public final class DocFingerprints {
 
   /** Whether a live document of the shards has this fingerprint. */
   public boolean contains(byte[] fingerprint) {
+    return search(size, i -> hi[(int) i], i -> lo[(int) i], fingerprint);
+  }
+
+  /**
+   * Binary search for {@code fingerprint} among {@code n} fingerprints sorted in unsigned byte order,
+   * the {@code i}-th read as its two big-endian halves: the one search of the array here and of the
+   * mapped {@link DocFingerprintFile}.
+   */
+  static boolean search(long n, LongUnaryOperator hiAt, LongUnaryOperator loAt, byte[] fingerprint) {
     ByteBuffer bb = ByteBuffer.wrap(fingerprint);
     long th = bb.getLong();
     long tl = bb.getLong();
-    int a = 0;
-    int b = size - 1;
+    long a = 0;
+    long b = n - 1;
     while (a <= b) {
-      int m = (a + b) >>> 1;
-      int c = Long.compareUnsigned(hi[m], th);
+      long m = (a + b) >>> 1;
+      int c = Long.compareUnsigned(hiAt.applyAsLong(m), th);
       if (c == 0) {
-        c = Long.compareUnsigned(lo[m], tl);
+        c = Long.compareUnsigned(loAt.applyAsLong(m), tl);
       }
       if (c == 0) {
         return true;

@@ -62,14 +62,28 @@ class IncrementalBuildITCase {
   static void buildThenChangeThenBuildAgain() throws Exception {
     root = work.resolve("snapshots");
     corpus = work.resolve("corpus.jsonl");
+    List<String> lines = firstCorpus();
+    Files.write(corpus, lines);
+    first = build(root, c -> {}, new ByteArrayOutputStream());
+    Files.write(corpus, changedCorpus(lines));
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    second = build(root, c -> {}, out);
+    secondOutput = out.toString(StandardCharsets.UTF_8);
+    full = build(work.resolve("full"), c -> c.incremental = "off", new ByteArrayOutputStream());
+  }
+
+  /** The first corpus: {@link #DOCS} one-line documents, each with a marker word of its own. */
+  static List<String> firstCorpus() {
     List<String> lines = new ArrayList<>();
     for (int i = 0; i < DOCS; i++) {
       lines.add(line(String.format("d%02d", i), "Document " + i + " is about " + TOPICS[i % TOPICS.length]
           + ". It repeats the marker word token" + i + " so that BM25 can find it alone."));
     }
-    Files.write(corpus, lines);
-    first = build(root, c -> {}, new ByteArrayOutputStream());
+    return lines;
+  }
 
+  /** {@code lines} with {@link #CHANGED} rewritten, {@link #REMOVED} gone and {@link #ADDED} added. */
+  static List<String> changedCorpus(List<String> lines) {
     List<String> next = new ArrayList<>();
     for (String l : lines) {
       if (l.contains("\"" + REMOVED + "\"")) {
@@ -79,11 +93,7 @@ class IncrementalBuildITCase {
           + "a rigid airship, and nothing about the old subject remains.") : l);
     }
     next.add(line(ADDED, "A new document about lighthouse keepers and the foghorn schedule."));
-    Files.write(corpus, next);
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    second = build(root, c -> {}, out);
-    secondOutput = out.toString(StandardCharsets.UTF_8);
-    full = build(work.resolve("full"), c -> c.incremental = "off", new ByteArrayOutputStream());
+    return next;
   }
 
   static final String[] TOPICS = {"tidal forces and the moon", "honeybee winter clusters", "stratovolcano eruptions",

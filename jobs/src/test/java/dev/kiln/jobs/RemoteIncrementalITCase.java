@@ -3,8 +3,6 @@ package dev.kiln.jobs;
 import static dev.kiln.jobs.IncrementalBuildITCase.ADDED;
 import static dev.kiln.jobs.IncrementalBuildITCase.CHANGED;
 import static dev.kiln.jobs.IncrementalBuildITCase.DOCS;
-import static dev.kiln.jobs.IncrementalBuildITCase.REMOVED;
-import static dev.kiln.jobs.IncrementalBuildITCase.TOPICS;
 import static dev.kiln.jobs.IncrementalBuildITCase.line;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -66,23 +64,10 @@ class RemoteIncrementalITCase {
     server = new S3Server(work.resolve("blobs"), BUCKET);
     s3 = server.settings();
     corpus = work.resolve("corpus.jsonl");
-    List<String> lines = new ArrayList<>();
-    for (int i = 0; i < DOCS; i++) {
-      lines.add(line(String.format("d%02d", i), "Document " + i + " is about " + TOPICS[i % TOPICS.length]
-          + ". It repeats the marker word token" + i + " so that BM25 can find it alone."));
-    }
+    List<String> lines = IncrementalBuildITCase.firstCorpus();
     Files.write(corpus, lines);
     first = build(ROOT, c -> {}, new ByteArrayOutputStream());
-
-    List<String> next = new ArrayList<>();
-    for (String l : lines) {
-      if (!l.contains("\"" + REMOVED + "\"")) {
-        next.add(l.contains("\"" + CHANGED + "\"") ? line(CHANGED, "Rewritten: the zeppelin hangar now holds "
-            + "a rigid airship, and nothing about the old subject remains.") : l);
-      }
-    }
-    next.add(line(ADDED, "A new document about lighthouse keepers and the foghorn schedule."));
-    Files.write(corpus, next);
+    Files.write(corpus, IncrementalBuildITCase.changedCorpus(lines));
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     second = build(ROOT, c -> {}, out);
     secondOutput = out.toString(StandardCharsets.UTF_8);
