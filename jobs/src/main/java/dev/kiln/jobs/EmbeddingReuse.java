@@ -2,6 +2,7 @@ package dev.kiln.jobs;
 
 import dev.kiln.config.ConfigException;
 import dev.kiln.config.EmbedConfig;
+import dev.kiln.operators.JobCounters;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
@@ -16,7 +17,10 @@ import org.slf4j.LoggerFactory;
  * Decides, in the client before the job starts, which stored vectors a build may reuse: those of
  * {@code --reuse-from ID}, else of the snapshot {@code CURRENT} names, else none ({@code --no-reuse},
  * nothing published, a snapshot without stored vectors, or another model fingerprint). The chosen
- * files are verified against their manifest's SHA-256 first: reuse never trusts unchecked bytes.
+ * files are verified against their manifest's SHA-256 first: reuse never trusts unchecked bytes. A
+ * {@code CURRENT} that stores only part of its chunks' vectors (an incremental or changelog build)
+ * adds the stored vectors of the snapshots before it, back to a full build ({@link #addEarlier}), so
+ * that a full build after a run of incremental ones re-embeds only what changed since.
  * Everything is read through the store's storage, so a remote root works like a local one; its part
  * files are handed to the embed subtasks as remote URIs, never as paths on the client's disk.
  */
@@ -61,7 +65,10 @@ final class EmbeddingReuse {
     }
     Manifest m = store.manifest(id);
     Manifest.EmbeddingsInfo e = m.embeddings();
-    if (e == null || e.files().isEmpty()) {
+    // A partial snapshot that embedded nothing (an incremental build of an unchanged corpus) stores no
+    // vectors of its own, but the snapshots before it may.
+    boolean chain = !explicit && partial(m);
+    if (e == null || (e.files().isEmpty() && !chain)) {
       return none("snapshot " + id + " stores no vectors");
     }
     if (!fingerprint.equals(e.modelFingerprint()) || e.dimension() != dimension) {
@@ -78,13 +85,82 @@ final class EmbeddingReuse {
       LOG.warn("{}; reusing nothing", msg);
       return none(msg);
     }
-    List<String> files = e.files().stream()
+    List<String> files = new ArrayList<>(partPaths(store, id, e, remoteRoot));
+    String reason = "vectors of snapshot " + id + " (" + files.size() + " part file(s))";
+    if (chain) {
+      List<String> earlier = new ArrayList<>();
+      int before = files.size();
+      addEarlier(store, m, fingerprint, dimension, remoteRoot, files, earlier);
+      if (!earlier.isEmpty()) {
+        reason += " and of the snapshots before it, " + String.join(", ", earlier) + " (" + (files.size() - before)
+            + " part file(s)): " + id + " stores only the vectors it embedded";
+      }
+    }
+    if (files.isEmpty()) {
+      return none("snapshot " + id + " and the snapshots before it store no vectors");
+    }
+    return new Plan(new ReuseSource(id, files), reason);
+  }
+
+  /**
+   * Whether a snapshot's stored vectors are only part of its chunks': an incremental build (it kept
+   * base chunks, whose vectors it never saw) or a changelog build (it embedded the changes only).
+   */
+  static boolean partial(Manifest m) {
+    return m.changelog() != null
+        || (m.counters() != null && m.counters().getOrDefault(JobCounters.INCREMENTAL_KEPT, 0L) > 0);
+  }
+
+  /** The longest way back from a partial {@code CURRENT}: this many published snapshots at most. */
+  static final int MAX_EARLIER = 64;
+
+  /**
+   * Adds the verified stored vectors of the published snapshots older than {@code current}, newest
+   * first, until one that stores every chunk's vector (a full build): the vectors an incremental
+   * build's kept chunks were embedded into live there. Any stored vector of the same model is valid
+   * for its content key, so a snapshot off the base's line (one rolled back from) costs memory, not
+   * correctness; one of another model, or whose parts fail verification, is passed over.
+   */
+  private static void addEarlier(SnapshotStore store, Manifest current, String fingerprint, int dimension,
+      String remoteRoot, List<String> files, List<String> used) {
+    List<String> older = store.list().stream().filter(id -> id.compareTo(current.id()) < 0)
+        .sorted(java.util.Comparator.reverseOrder()).limit(MAX_EARLIER).toList();
+    for (String id : older) {
+      Manifest m;
+      try {
+        m = store.manifest(id);
+      } catch (RuntimeException ex) {
+        LOG.warn("reuse: passing over snapshot {}: {}", id, ex.getMessage());
+        continue;
+      }
+      Manifest.EmbeddingsInfo e = m.embeddings();
+      if (e == null || !fingerprint.equals(e.modelFingerprint()) || e.dimension() != dimension) {
+        continue;
+      }
+      List<String> problems = new ArrayList<>();
+      store.verifyFiles(id, e.directory(), e.files(), problems);
+      if (!problems.isEmpty()) {
+        LOG.warn("reuse: passing over the stored vectors of snapshot {}: {}", id, String.join("; ", problems));
+        continue;
+      }
+      if (!e.files().isEmpty()) {
+        files.addAll(partPaths(store, id, e, remoteRoot));
+        used.add(id);
+      }
+      if (!partial(m)) {
+        return;
+      }
+    }
+  }
+
+  /** A snapshot's stored-vector parts as the embed subtasks open them: remote URIs or local paths. */
+  private static List<String> partPaths(SnapshotStore store, String id, Manifest.EmbeddingsInfo e, String remoteRoot) {
+    return e.files().stream()
         .map(f -> remoteRoot != null
             ? new org.apache.flink.core.fs.Path(remoteRoot, SnapshotLayout.snapshotKey(id) + e.directory() + "/" + f.name())
                 .toString()
             : store.layout().snapshotDir(id).resolve(e.directory()).resolve(f.name()).toString())
         .toList();
-    return new Plan(new ReuseSource(id, files), "vectors of snapshot " + id + " (" + files.size() + " part file(s))");
   }
 
   private static Plan none(String reason) {

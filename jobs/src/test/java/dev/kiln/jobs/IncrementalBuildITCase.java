@@ -212,6 +212,22 @@ class IncrementalBuildITCase {
   }
 
   @Test
+  void aFullBuildAfterAnIncrementalOneReusesTheVectorsStoredBeforeIt() throws Exception {
+    // CURRENT (the incremental build) stores only the vectors of the two documents it embedded; the
+    // rest live in the first build's stored vectors, which a full build over it must find too.
+    Path compact = work.resolve("compact");
+    copyTree(root, compact);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    Manifest rebuilt = build(compact, c -> c.incremental = "off", out);
+    String text = out.toString(StandardCharsets.UTF_8);
+    Map<String, Long> c = rebuilt.counters();
+    assertEquals(0, c.get(JobCounters.CHUNKS_EMBEDDED), "nothing embedded again: " + text);
+    assertEquals(0, c.get(JobCounters.MODEL_LOADS), text);
+    assertEquals(rebuilt.totalChunks(), c.get(JobCounters.CHUNKS_REUSED), text);
+    assertEquals(contents(root, second), contents(compact, rebuilt), "the same chunks and vectors");
+  }
+
+  @Test
   void anUnchangedCorpusRebuildsNothingAndAnotherChunkerBuildsInFull() throws Exception {
     Path again = work.resolve("again");
     copyTree(root, again);
