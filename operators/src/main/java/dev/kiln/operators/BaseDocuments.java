@@ -117,7 +117,11 @@ public final class BaseDocuments implements Serializable {
         (System.nanoTime() - start) / 1_000_000);
   }
 
-  /** Each remote shard's fingerprint file, downloaded, verified, mapped, then deleted from the disk. */
+  /**
+   * Each remote shard's fingerprint file, downloaded, verified, mapped, then deleted from the disk (the
+   * mapping keeps the pages on POSIX systems; where a mapped file cannot be deleted, it is left in the
+   * temporary directory, named in the log).
+   */
   private DocFingerprintFile[] download() throws IOException {
     Path tmp = Files.createTempDirectory("kiln-base-fingerprints-");
     DocFingerprintFile[] files = new DocFingerprintFile[shards];
@@ -126,13 +130,15 @@ public final class BaseDocuments implements Serializable {
         Path dir = tmp.resolve(SnapshotLayout.shardDirName(s));
         remote.fetchShardFile(s, DocFingerprintFile.NAME, dir);
         files[s] = DocFingerprintFile.open(dir);
-        Files.delete(dir.resolve(DocFingerprintFile.NAME));
-        Files.delete(dir);
       }
     } finally {
       try (Stream<Path> left = Files.walk(tmp)) {
         for (Path p : left.sorted(Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(p);
+          try {
+            Files.deleteIfExists(p);
+          } catch (IOException e) {
+            LOG.warn("incremental build over {}: cannot remove {} ({})", baseId, p, e.toString());
+          }
         }
       }
     }
