@@ -310,7 +310,12 @@ public record Manifest(
       @JsonProperty("directory") String directory,
       @JsonProperty("chunks") long chunks,
       @JsonProperty("documents") long documents,
-      @JsonProperty("files") List<FileEntry> files) {}
+      @JsonProperty("files") List<FileEntry> files) {
+    /** The files a searcher reads: all but the fingerprint file ({@link SnapshotLayout#SHARD_FINGERPRINTS}). */
+    public List<FileEntry> servingFiles() {
+      return files.stream().filter(f -> !f.name().equals(SnapshotLayout.SHARD_FINGERPRINTS)).toList();
+    }
+  }
 
   /** A file's name relative to its shard directory, its size in bytes and its SHA-256 (hex). */
   public record FileEntry(

@@ -47,9 +47,7 @@ public final class SnapshotVerifier {
     for (Manifest.ShardEntry s : m.shards()) {
       // A searcher never reads a shard's fingerprint file: a serving check leaves it to incremental
       // builds (which check its structure as they open it) and to a check of everything.
-      List<Manifest.FileEntry> checked = scope == Scope.ALL ? s.files()
-          : s.files().stream().filter(f -> !f.name().equals(SnapshotLayout.SHARD_FINGERPRINTS)).toList();
-      files(m.id(), s.directory(), checked, hash, problems, totals);
+      files(m.id(), s.directory(), scope == Scope.ALL ? s.files() : s.servingFiles(), hash, problems, totals);
       unlisted(prefix, s.directory(), s.files(), problems);
       top.add(s.directory());
     }

@@ -17,7 +17,10 @@ import java.nio.file.StandardCopyOption;
 final class BaseSegments {
   private BaseSegments() {}
 
-  /** Links (or copies) every file of {@code base} except its lock and fingerprint file into the empty {@code directory}. */
+  /**
+   * Links (or copies) every file of {@code base} except its lock and fingerprint file into the empty
+   * {@code directory}.
+   */
   static int link(Path base, Path directory) throws IOException {
     if (!Files.isDirectory(base)) {
       throw new IOException("base shard " + base + " is not a directory");

@@ -137,5 +137,4 @@ public final class DocFingerprintFile {
   private long longAt(long at) {
     return regions[(int) (at >>> REGION_SHIFT)].getLong((int) (at & ((1L << REGION_SHIFT) - 1)));
   }
-
 }

@@ -18,7 +18,8 @@ import org.apache.lucene.util.IntroSorter;
 
 /**
  * The fingerprints of every live document of a snapshot's shards ({@link ShardSchema#DOC_FP}), as a
- * sorted array of 128-bit values (unsigned byte order, as {@link DocFingerprintFile} stores them): 16 bytes a document (16 MB a million), looked up by binary search.
+ * sorted array of 128-bit values (unsigned byte order, as {@link DocFingerprintFile} stores them): 16
+ * bytes a document (16 MB a million), looked up by binary search.
  * An incremental build's parse subtasks each hold one, to drop unchanged documents before anything is
  * shuffled. Read from the doc values alone: no stored field is decompressed.
  */

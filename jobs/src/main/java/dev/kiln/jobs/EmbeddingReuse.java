@@ -9,6 +9,7 @@ import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.vectors.ReuseSource;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -124,7 +125,7 @@ final class EmbeddingReuse {
   private static void addEarlier(SnapshotStore store, Manifest current, String fingerprint, int dimension,
       String remoteRoot, List<String> files, List<String> used) {
     List<String> older = store.list().stream().filter(id -> id.compareTo(current.id()) < 0)
-        .sorted(java.util.Comparator.reverseOrder()).limit(MAX_EARLIER).toList();
+        .sorted(Comparator.reverseOrder()).limit(MAX_EARLIER).toList();
     for (String id : older) {
       Manifest m;
       try {

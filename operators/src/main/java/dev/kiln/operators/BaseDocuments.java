@@ -2,13 +2,13 @@ package dev.kiln.operators;
 
 import dev.kiln.index.DocFingerprintFile;
 import dev.kiln.index.DocFingerprints;
-import dev.kiln.operators.fs.RemoteBaseFiles;
-import dev.kiln.snapshot.SnapshotLayout;
-import dev.kiln.route.ShardRouter;
 import dev.kiln.ingest.RecordParser;
 import dev.kiln.model.Document;
 import dev.kiln.model.DocumentFingerprint;
 import dev.kiln.model.RawRecord;
+import dev.kiln.operators.fs.RemoteBaseFiles;
+import dev.kiln.route.ShardRouter;
+import dev.kiln.snapshot.SnapshotLayout;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;

@@ -17,7 +17,8 @@ import java.util.Set;
 /**
  * What a shard writer does with a closed shard before reporting it, on the disk where it was written:
  * merge its segments down to {@code index.max-segments}, write its document fingerprints
- * ({@link DocFingerprintFile}, for the incremental builds over it), run the recall probe (when on; an incremental
+ * ({@link DocFingerprintFile}, for the incremental builds over it), run the recall probe (when on; an
+ * incremental
  * shard probes only the segments it wrote) and list
  * every file with its size and SHA-256. Doing this in the writer, not after the job, is what lets
  * the committer publish a remote snapshot without downloading it, and spreads the hashing over the

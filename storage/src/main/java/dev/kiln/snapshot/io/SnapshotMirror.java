@@ -92,7 +92,8 @@ public final class SnapshotMirror {
 
   /**
    * As {@link #localize(String)}, but only the files a searcher reads (shards and the parents
-   * docstore, not the stored vectors, the corpus files listing nor the shards' fingerprint files): what {@code kiln search} and
+   * docstore, not the stored vectors, the corpus files listing nor the shards' fingerprint files):
+   * what {@code kiln search} and
    * {@code kiln serve} need. The local {@code VERIFIED} record then says so
    * ({@code by: download-serving}) and counts only those files.
    */
@@ -119,9 +120,8 @@ public final class SnapshotMirror {
     long bytes = 0;
     for (Manifest.ShardEntry shard : m.shards()) {
       // A serving copy leaves out what no searcher reads: the shard's fingerprint file too.
-      List<Manifest.FileEntry> files = vectors ? shard.files()
-          : shard.files().stream().filter(f -> !f.name().equals(SnapshotLayout.SHARD_FINGERPRINTS)).toList();
-      bytes += fetch(snapshot, shard.directory(), files, trusted, expected, counts);
+      bytes += fetch(snapshot, shard.directory(), vectors ? shard.files() : shard.servingFiles(), trusted, expected,
+          counts);
     }
     if (vectors && m.embeddings() != null) {
       bytes += fetch(snapshot, m.embeddings().directory(), m.embeddings().files(), trusted, expected, counts);
