@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Set;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
@@ -32,9 +33,57 @@ public final class SourcePositions {
     void accept(BytesRef docId, String sourceUri, long offset) throws IOException;
   }
 
-  /** Whether every segment with live chunks in {@code shardDir} records its records' positions. */
+  /** Whether every live chunk in {@code shardDir} records its record's position (see {@link #within}). */
   public static boolean present(Path shardDir) throws IOException {
-    return ShardSchema.onEveryLiveSegment(shardDir, ShardSchema.SOURCE, ShardSchema.SOURCE_OFFSET);
+    return within(shardDir, null);
+  }
+
+  /**
+   * Whether every live chunk in {@code shardDir} records its record's position in one of {@code files}
+   * ({@code null}: in any file). What leaving a listed file unread relies on: each of the file's
+   * records is a live document of the shard at its recorded position. Checked chunk by chunk, not by
+   * the field's presence in a segment: a segment merged from corpus chunks and chunks without a
+   * position (a base's written before positions existed) has the field, and a chunk kept from a
+   * changelog build records a Kafka partition, which no corpus file left unread would ever keep. One
+   * pass over the source doc values of each segment, no stored field read.
+   */
+  public static boolean within(Path shardDir, Set<String> files) throws IOException {
+    try (FSDirectory dir = FSDirectory.open(shardDir); DirectoryReader reader = DirectoryReader.open(dir)) {
+      for (LeafReaderContext leaf : reader.leaves()) {
+        if (!everyLiveChunkWithin(leaf.reader(), files)) {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
+  private static boolean everyLiveChunkWithin(LeafReader r, Set<String> files) throws IOException {
+    if (r.numDocs() == 0) {
+      return true;
+    }
+    SortedDocValues sources = r.getSortedDocValues(ShardSchema.SOURCE);
+    NumericDocValues offsets = r.getNumericDocValues(ShardSchema.SOURCE_OFFSET);
+    if (sources == null || offsets == null) {
+      return false;
+    }
+    // Decided once per distinct source, not per chunk.
+    boolean[] listed = new boolean[sources.getValueCount()];
+    for (int ord = 0; ord < listed.length; ord++) {
+      listed[ord] = files == null || files.contains(sources.lookupOrd(ord).utf8ToString());
+    }
+    // The writer adds both fields to a chunk or neither: counting one is enough.
+    Bits live = r.getLiveDocs();
+    int positioned = 0;
+    for (int d = sources.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = sources.nextDoc()) {
+      if (live == null || live.get(d)) {
+        if (!listed[sources.ordValue()]) {
+          return false;
+        }
+        positioned++;
+      }
+    }
+    return positioned == r.numDocs();
   }
 
   /**

@@ -77,4 +77,33 @@ class SourcePositionsTest {
     }
     assertFalse(SourcePositions.present(shard), "written as before positions existed");
   }
+
+  @Test
+  void oneChunkWithoutAPositionInASegmentThatHasThemMakesTheShardUnfit() throws Exception {
+    Path shard = tmp.resolve("mixed");
+    try (ShardIndexWriter w = new ShardIndexWriter(shard, new IndexConfig(), 4)) {
+      w.add(chunk("a1", 0, new RecordPosition("file:/c/a.jsonl", 0)));
+      w.add(chunk("from-a-changelog", 0, null));
+      w.add(chunk("a2", 0, new RecordPosition("file:/c/a.jsonl", 120)));
+    }
+    assertFalse(SourcePositions.present(shard), "the field is in the segment, but not on every chunk");
+    // Once the chunk without one is deleted, every live chunk has a position again.
+    Path next = tmp.resolve("mixed-next");
+    try (ShardIndexWriter w = ShardIndexWriter.continuing(next, shard, new IndexConfig(), 4, false)) {
+      w.deleteDocument("from-a-changelog");
+    }
+    assertTrue(SourcePositions.present(next));
+  }
+
+  @Test
+  void aChunkPositionedOutsideTheListedFilesMakesTheShardUnfit() throws Exception {
+    Path shard = tmp.resolve("kafka");
+    try (ShardIndexWriter w = new ShardIndexWriter(shard, new IndexConfig(), 4)) {
+      w.add(chunk("a1", 0, new RecordPosition("file:/c/a.jsonl", 0)));
+      w.add(chunk("x", 0, new RecordPosition("kafka://changes/1", 42)));
+    }
+    assertTrue(SourcePositions.present(shard), "every chunk has a position");
+    assertFalse(SourcePositions.within(shard, Set.of("file:/c/a.jsonl")), "x's is a Kafka partition");
+    assertTrue(SourcePositions.within(shard, Set.of("file:/c/a.jsonl", "kafka://changes/1")));
+  }
 }

@@ -45,7 +45,8 @@ final class BuildCommitter {
   private static final List<String> MANIFEST_COUNTERS = List.of(JobCounters.RECORDS_READ, JobCounters.DOCUMENTS,
       JobCounters.QUARANTINED, JobCounters.CHUNKS, JobCounters.CHUNKS_EMBEDDED, JobCounters.CHUNKS_REUSED,
       JobCounters.CHUNKS_TRUNCATED, JobCounters.CHUNKS_OVERSIZE, JobCounters.PARENTS, JobCounters.CHUNKS_SUPPLIED,
-      JobCounters.CHUNKS_DEDUPLICATED, JobCounters.MODEL_LOADS);
+      JobCounters.CHUNKS_DEDUPLICATED, JobCounters.MODEL_LOADS, JobCounters.SHARDS_WITHOUT_POSITIONS,
+      JobCounters.REUSE_PARTS_READ, JobCounters.REUSE_PARTS_REFUSED);
   private static final List<String> CHANGELOG_COUNTERS = List.of(JobCounters.CHANGELOG_UPSERTS,
       JobCounters.CHANGELOG_DELETES, JobCounters.CHANGELOG_DELETE_UNKNOWN, JobCounters.CHANGELOG_SUPERSEDED,
       JobCounters.CHANGELOG_CHUNKS_REMOVED);

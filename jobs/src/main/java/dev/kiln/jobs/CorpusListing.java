@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.index.SourcePositions;
 import dev.kiln.ingest.CorpusFileEnumerator;
+import dev.kiln.operators.JobCounters;
 import dev.kiln.snapshot.Checksums;
 import dev.kiln.snapshot.CorpusFiles;
 import dev.kiln.snapshot.Manifest;
@@ -17,8 +18,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -63,7 +62,7 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
     List<CorpusFiles.Entry> now = list(config);
     String unreadable = incremental == null || !incremental.incremental() ? "a full build reads every file"
         : "read".equals(config.incrementalFiles) ? "incremental-files: read"
-        : baseProblem(job, store, incremental);
+        : baseProblem(job, incremental);
     if (unreadable != null) {
       return new CorpusListing(now, settings, unreadable);
     }
@@ -79,6 +78,10 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
       return new CorpusListing(now, settings, "every file is read: CURRENT " + incremental.base()
           + " read its corpus under other settings (ingest, format, model or chunker)");
     }
+    String unpositioned = job.remote() ? null : localPositionsProblem(store, incremental, base.byUri().keySet());
+    if (unpositioned != null) {
+      return new CorpusListing(now, settings, unpositioned);
+    }
     List<CorpusFiles.Entry> out = new ArrayList<>(now.size());
     long kept = 0;
     for (CorpusFiles.Entry e : now) {
@@ -93,21 +96,35 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
         + (dirty.isEmpty() ? "" : "; " + dirty.size() + " files with quarantined records are read again"));
   }
 
-  /** Why no file can be left unread over this base, or {@code null}. */
-  private static String baseProblem(BuildJob job, SnapshotStore store, IncrementalPlan incremental) {
-    if (job.remote()) {
-      // The base's listing, quarantine output and record positions are read here from a local root.
-      return "every file is read: the snapshots root is remote (files are left unread over local roots only, for now)";
-    }
+  /** Why no file can be left unread over this base, or {@code null}; a local base's shards are checked later. */
+  private static String baseProblem(BuildJob job, IncrementalPlan incremental) {
     Manifest m = incremental.baseManifest();
     if (m.corpusFiles() == null) {
       return "every file is read: CURRENT " + incremental.base() + " has no corpus listing (built before it existed)";
     }
+    if (job.remote()) {
+      // The base's shards are not here to look into; its writers counted the shards whose chunks are not
+      // all positioned in its listed files.
+      Long without = m.counters() == null ? null : m.counters().get(JobCounters.SHARDS_WITHOUT_POSITIONS);
+      if (without == null) {
+        return "every file is read: CURRENT " + incremental.base() + " on the remote root does not record whether"
+            + " its chunks carry record positions (built before it did; the next build records it)";
+      }
+      return without == 0 ? null : unpositioned(incremental);
+    }
+    return null;
+  }
+
+  /**
+   * Why a local base's shards cannot have files left unread, or {@code null}: every live chunk must
+   * record its position in a file the base listed ({@link SourcePositions#within}).
+   */
+  private static String localPositionsProblem(SnapshotStore store, IncrementalPlan incremental, Set<String> listed) {
+    Manifest m = incremental.baseManifest();
     for (int shard = 0; shard < m.shards().size(); shard++) {
       try {
-        if (!SourcePositions.present(store.layout().shardDir(incremental.base(), shard))) {
-          return "every file is read: CURRENT " + incremental.base() + " holds chunks without record positions"
-              + " (written before they existed; the next full build adds them)";
+        if (!SourcePositions.within(store.layout().shardDir(incremental.base(), shard), listed)) {
+          return unpositioned(incremental);
         }
       } catch (IOException e) {
         return "every file is read: shard " + shard + " of CURRENT cannot be read: " + e.getMessage();
@@ -116,11 +133,21 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
     return null;
   }
 
-  /** The base's listing, checked against the size and SHA-256 its manifest records. */
+  private static String unpositioned(IncrementalPlan incremental) {
+    return "every file is read: CURRENT " + incremental.base() + " holds chunks without a record position in a file"
+        + " it listed (written before positions existed, or kept from a changelog build; the next full build"
+        + " adds them)";
+  }
+
+  /** The base's listing, read through the root's storage and checked against its manifest's size and SHA-256. */
   private static CorpusFiles readBase(SnapshotStore store, String base, Manifest m) throws IOException {
     Manifest.CorpusFilesEntry entry = m.corpusFiles();
-    Path file = store.layout().snapshotDir(base).resolve(SnapshotLayout.CORPUS_FILES);
-    byte[] bytes = Files.readAllBytes(file);
+    String key = SnapshotLayout.snapshotKey(base) + SnapshotLayout.CORPUS_FILES;
+    byte[] bytes;
+    try (InputStream in = store.storage().open(key)) {
+      // One byte past the recorded size tells a longer object from a matching one without reading it whole.
+      bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, entry.size() + 1));
+    }
     if (bytes.length != entry.size() || !Checksums.sha256(bytes).equals(entry.sha256())) {
       throw new IOException("the corpus listing of CURRENT " + base + " does not match its manifest");
     }

@@ -7,6 +7,7 @@ import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.vectors.ReusePart;
 import dev.kiln.vectors.ReuseSource;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -17,8 +18,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Decides, in the client before the job starts, which stored vectors a build may reuse: those of
  * {@code --reuse-from ID}, else of the snapshot {@code CURRENT} names, else none ({@code --no-reuse},
- * nothing published, a snapshot without stored vectors, or another model fingerprint). The chosen
- * files are verified against their manifest's SHA-256 first: reuse never trusts unchecked bytes. A
+ * nothing published, a snapshot without stored vectors, or another model fingerprint). Here each
+ * chosen file is checked to be there with its manifest's size; its SHA-256 goes with it to the embed
+ * subtasks, and the one that reads a part checks its bytes first ({@code ReusedVectors}): reuse never
+ * trusts unchecked bytes, yet no client hashes every stored vector of a large snapshot, and a subtask
+ * reads only the parts of its own key partition. A
  * {@code CURRENT} that stores only part of its chunks' vectors (an incremental or changelog build)
  * adds the stored vectors of the snapshots before it, back to a full build ({@link #addEarlier}), so
  * that a full build after a run of incremental ones re-embeds only what changed since.
@@ -77,7 +81,7 @@ final class EmbeddingReuse {
           + e.modelFingerprint() + "): every chunk is embedded");
     }
     List<String> problems = new ArrayList<>();
-    store.verifyFiles(id, e.directory(), e.files(), problems);
+    store.checkFileSizes(id, e.directory(), e.files(), problems);
     if (!problems.isEmpty()) {
       String msg = "stored vectors of snapshot " + id + " fail verification: " + String.join("; ", problems);
       if (explicit) {
@@ -86,7 +90,7 @@ final class EmbeddingReuse {
       LOG.warn("{}; reusing nothing", msg);
       return none(msg);
     }
-    List<String> files = new ArrayList<>(partPaths(store, id, e, remoteRoot));
+    List<ReusePart> files = new ArrayList<>(partPaths(store, id, e, remoteRoot));
     String reason = "vectors of snapshot " + id + " (" + files.size() + " part file(s))";
     if (chain) {
       List<String> earlier = new ArrayList<>();
@@ -116,14 +120,14 @@ final class EmbeddingReuse {
   static final int MAX_EARLIER = 64;
 
   /**
-   * Adds the verified stored vectors of the published snapshots older than {@code current}, newest
+   * Adds the stored vectors (present, of their recorded sizes) of the published snapshots older than {@code current}, newest
    * first, until one that stores every chunk's vector (a full build): the vectors an incremental
    * build's kept chunks were embedded into live there. Any stored vector of the same model is valid
    * for its content key, so a snapshot off the base's line (one rolled back from) costs memory, not
    * correctness; one of another model, or whose parts fail verification, is passed over.
    */
   private static void addEarlier(SnapshotStore store, Manifest current, String fingerprint, int dimension,
-      String remoteRoot, List<String> files, List<String> used) {
+      String remoteRoot, List<ReusePart> files, List<String> used) {
     List<String> older = store.list().stream().filter(id -> id.compareTo(current.id()) < 0)
         .sorted(Comparator.reverseOrder()).limit(MAX_EARLIER).toList();
     for (String id : older) {
@@ -139,7 +143,7 @@ final class EmbeddingReuse {
         continue;
       }
       List<String> problems = new ArrayList<>();
-      store.verifyFiles(id, e.directory(), e.files(), problems);
+      store.checkFileSizes(id, e.directory(), e.files(), problems);
       if (!problems.isEmpty()) {
         LOG.warn("reuse: passing over the stored vectors of snapshot {}: {}", id, String.join("; ", problems));
         continue;
@@ -154,13 +158,17 @@ final class EmbeddingReuse {
     }
   }
 
-  /** A snapshot's stored-vector parts as the embed subtasks open them: remote URIs or local paths. */
-  private static List<String> partPaths(SnapshotStore store, String id, Manifest.EmbeddingsInfo e, String remoteRoot) {
+  /**
+   * A snapshot's stored-vector parts as the embed subtasks open them (remote URIs or local paths), each
+   * with the SHA-256 its manifest records.
+   */
+  private static List<ReusePart> partPaths(SnapshotStore store, String id, Manifest.EmbeddingsInfo e,
+      String remoteRoot) {
     return e.files().stream()
-        .map(f -> remoteRoot != null
+        .map(f -> new ReusePart(remoteRoot != null
             ? new org.apache.flink.core.fs.Path(remoteRoot, SnapshotLayout.snapshotKey(id) + e.directory() + "/" + f.name())
                 .toString()
-            : store.layout().snapshotDir(id).resolve(e.directory()).resolve(f.name()).toString())
+            : store.layout().snapshotDir(id).resolve(e.directory()).resolve(f.name()).toString(), f.sha256()))
         .toList();
   }
 

@@ -25,7 +25,7 @@ import java.util.List;
  *
  * @param base the base snapshot, or {@code null} for a full build
  * @param documents what the parse stage compares documents against, or {@code null}
- * @param unreadListing the build's own {@code corpus-files.tsv} (a local path) when it leaves files
+ * @param unreadListing the build's own {@code corpus-files.tsv} (a URI under the root) when it leaves files
  *     unchanged since the base unread ({@link CorpusListing}), else {@code null}
  */
 record IncrementalPlan(String base, Manifest baseManifest, BaseDocuments documents, String reason,

@@ -1,12 +1,11 @@
 package dev.kiln.jobs;
 
-import dev.kiln.snapshot.Checksums;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStorage;
 import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.vectors.ReusePart;
 import dev.kiln.vectors.RollingParts;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,9 +15,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Resume: the closed stored-vector parts that unpublished builds (failed, killed, still running) left
  * under the root, offered to the embed stage besides the published snapshot's. A part counts only with
- * the checksum record its writer wrote after closing it, and only if its bytes still match it (a
- * part that does not is skipped with a warning and counted in the log); parts made with another model
- * are skipped by the embed subtasks, which read each part's model fingerprint.
+ * the checksum record its writer wrote after closing it. The embed subtask that reads a part checks its
+ * bytes against that record and skips, with a warning, one that does not match or that another model
+ * made ({@code ReusedVectors}); the client hashes nothing.
  */
 final class ResumedParts {
   private static final Logger LOG = LoggerFactory.getLogger(ResumedParts.class);
@@ -26,9 +25,8 @@ final class ResumedParts {
   private ResumedParts() {}
 
   static EmbeddingReuse.Plan add(EmbeddingReuse.Plan plan, SnapshotStore store, String remoteRoot) {
-    List<String> parts = new ArrayList<>();
+    List<ReusePart> parts = new ArrayList<>();
     List<String> from = new ArrayList<>();
-    int refused = 0;
     SnapshotStorage storage = store.storage();
     for (String id : store.allIds()) {
       if (store.hasManifest(id)) {
@@ -45,17 +43,9 @@ final class ResumedParts {
           String key = dir + "/" + name;
           String recorded = new String(storage.read(key + RollingParts.CHECKSUM_SUFFIX, 128).orElseThrow(),
               StandardCharsets.US_ASCII).trim();
-          String actual;
-          try (InputStream in = storage.open(key)) {
-            actual = Checksums.sha256(in);
-          }
-          if (!recorded.equals(actual)) {
-            refused++;
-            LOG.warn("not resuming from {}: its bytes do not match the checksum recorded when it was closed", key);
-            continue;
-          }
-          parts.add(remoteRoot != null ? new org.apache.flink.core.fs.Path(remoteRoot, key).toString()
-              : store.layout().root().resolve(key).toString());
+          // The embed subtask that reads the part checks its bytes against the record (ReusedVectors).
+          parts.add(new ReusePart(remoteRoot != null ? new org.apache.flink.core.fs.Path(remoteRoot, key).toString()
+              : store.layout().root().resolve(key).toString(), recorded));
         }
         if (parts.size() > before) {
           from.add(id);
@@ -67,8 +57,7 @@ final class ResumedParts {
     if (parts.isEmpty()) {
       return plan;
     }
-    LOG.info("resume: {} stored-vector part(s) of unpublished build(s) {} offered for reuse ({} refused)",
-        parts.size(), from, refused);
+    LOG.info("resume: {} stored-vector part(s) of unpublished build(s) {} offered for reuse", parts.size(), from);
     return new EmbeddingReuse.Plan(plan.source().withResumed(parts, from),
         plan.reason() + "; resuming " + parts.size() + " part(s) of unpublished " + from);
   }

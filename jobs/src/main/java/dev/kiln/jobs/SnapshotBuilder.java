@@ -82,8 +82,9 @@ public final class SnapshotBuilder {
     if (listing != null) {
       out.println("+ corpus files: " + listing.entries().size() + " listed; " + listing.reason());
       if (listing.kept() > 0) {
-        incremental = incremental.withUnreadListing(
-            store.layout().snapshotDir(id).resolve(SnapshotLayout.CORPUS_FILES).toAbsolutePath().toString());
+        // Read by the source's enumerator and the shard writers wherever they run: a URI of the root.
+        incremental = incremental.withUnreadListing(job.target().uri(SnapshotLayout.snapshotKey(id)
+            + SnapshotLayout.CORPUS_FILES));
       }
     }
     CommitPlan plan = ManifestDraft.plan(config, job, id, base, changelog, incremental,
@@ -182,6 +183,8 @@ public final class SnapshotBuilder {
                 : outcome.reuse().source().snapshotId())
             + (outcome.reuse().source().resumedFrom().isEmpty() ? ""
                 : "; resumed from unpublished " + outcome.reuse().source().resumedFrom()))
+        .put("stored-vector parts read (refused)", outcome.counter(JobCounters.REUSE_PARTS_READ) + " ("
+            + outcome.counter(JobCounters.REUSE_PARTS_REFUSED) + ")")
         .put("chunks truncated", outcome.counter(JobCounters.CHUNKS_TRUNCATED))
         .put("chunks written", outcome.counter(JobCounters.CHUNKS_WRITTEN))
         .put("chunks of duplicate ids (embedded, not written)", outcome.counter(JobCounters.CHUNKS_DUPLICATE_ID))

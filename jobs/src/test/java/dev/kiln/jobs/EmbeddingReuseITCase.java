@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.config.BuildConfig;
+import dev.kiln.operators.JobCounters;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.Searcher;
 import dev.kiln.snapshot.Manifest;
@@ -61,17 +62,21 @@ class EmbeddingReuseITCase {
   }
 
   static Manifest build(Path corpus, ByteArrayOutputStream out) throws Exception {
+    return new SnapshotBuilder(config(corpus, root), new PrintStream(out, true, StandardCharsets.UTF_8))
+        .build(BuildJob.localEnvironment(2)).manifest();
+  }
+
+  static BuildConfig config(Path corpus, Path snapshots) {
     BuildConfig config = new BuildConfig();
     config.corpus = List.of(corpus.toString());
-    config.snapshots = root.toString();
+    config.snapshots = snapshots.toString();
     config.shards = 2;
     config.parallelism = 2;
     config.ingest.maxBadFraction = 0.5; // the fixture quarantines 2 of its 9 lines on purpose
     config.chunker.size = 48;
     config.chunker.overlap = 8;
     config.incremental = "off"; // reuse of stored vectors is under test: every document goes to the embed stage
-    return new SnapshotBuilder(config, new PrintStream(out, true, StandardCharsets.UTF_8))
-        .build(BuildJob.localEnvironment(2)).manifest();
+    return config;
   }
 
   @Test
@@ -90,6 +95,47 @@ class EmbeddingReuseITCase {
     assertEquals(second.embeddings().embedded(), second.counters().get("chunks.embedded"));
     assertEquals(second.embeddings().reused(), second.counters().get("chunks.reused"));
     assertTrue(secondOutput.contains("| chunks reused"), secondOutput);
+  }
+
+  @Test
+  void eachEmbedSubtaskReadsOnlyThePartsOfItsOwnKeyPartition() {
+    // Both builds ran two embed subtasks: each part of the first holds one partition's keys, and only
+    // the subtask of that partition reads it (every part once, not once per subtask).
+    assertTrue(first.embeddings().files().stream().allMatch(f -> f.name().matches("part-0000[01]-of-00002-.*")),
+        first.embeddings().files().toString());
+    assertEquals(first.embeddings().files().size(), second.counters().get(JobCounters.REUSE_PARTS_READ));
+    assertEquals(0L, second.counters().get(JobCounters.REUSE_PARTS_REFUSED));
+  }
+
+  @Test
+  void aStoredPartWhoseBytesChangedIsRefusedAndItsChunksEmbeddedAgain() throws Exception {
+    Path copy = work.resolve("damaged");
+    IncrementalBuildITCase.copyTree(root, copy);
+    SnapshotStore store = new SnapshotStore(copy);
+    Manifest.FileEntry part = second.embeddings().files().get(0);
+    Path file = store.layout().snapshotDir(second.id()).resolve(second.embeddings().directory()).resolve(part.name());
+    byte[] bytes = Files.readAllBytes(file);
+    bytes[bytes.length / 2] ^= 0x01; // same size: the client's check passes, the subtask's hash does not
+    Files.write(file, bytes);
+    long[] inPart = {0};
+    VectorFiles.read(new SnapshotStore(root).layout().snapshotDir(second.id()).resolve(second.embeddings().directory())
+        .resolve(part.name()), second.embeddings().modelFingerprint(), 384, (k, v) -> inPart[0]++);
+
+    BuildConfig config = config(work.resolve("corpus.jsonl"), copy);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    Manifest third = new SnapshotBuilder(config, new PrintStream(out, true, StandardCharsets.UTF_8))
+        .build(BuildJob.localEnvironment(2)).manifest();
+    assertEquals(1L, third.counters().get(JobCounters.REUSE_PARTS_REFUSED), out.toString(StandardCharsets.UTF_8));
+    assertTrue(inPart[0] > 0);
+    assertEquals(inPart[0], third.embeddings().embedded(), "the refused part's chunks, and no other, were embedded");
+    assertEquals(third.totalChunks() - inPart[0], third.embeddings().reused());
+    try (Searcher a = Searcher.builder().root(root).snapshot(second.id()).build();
+        Searcher b = Searcher.builder().root(copy).snapshot(third.id()).build()) {
+      for (String q : QUERIES) {
+        assertEquals(scores(a.search(q, dev.kiln.search.SearchMode.DENSE, 100).results()),
+            scores(b.search(q, dev.kiln.search.SearchMode.DENSE, 100).results()), q);
+      }
+    }
   }
 
   @Test
@@ -141,6 +187,12 @@ class EmbeddingReuseITCase {
     config.embed.reuseFrom = first.id();
     EmbeddingReuse.Plan from = EmbeddingReuse.plan(config.embed, store, first.embeddings().modelFingerprint(), 384);
     assertEquals(first.id(), from.source().snapshotId());
+  }
+
+  private static Map<String, Double> scores(List<SearchHit> hits) {
+    Map<String, Double> m = new LinkedHashMap<>();
+    hits.forEach(h -> m.put(h.chunkId(), h.score()));
+    return m;
   }
 
   private static Map<String, Double> others(List<SearchHit> hits) {

@@ -271,6 +271,10 @@ class KafkaChangelogITCase {
     assertEquals(fresh, second.embeddings().embedded() + second.embeddings().reused());
     assertEquals(chunksSecond.size(), second.totalChunks());
     assertEquals(third.id(), new SnapshotStore(root).currentId(), "each changelog build published");
+    // A changelog build lists no corpus files, and its chunks are positioned in Kafka partitions: no
+    // shard of it may have a corpus file left unread by the next build.
+    assertEquals(0L, first.counters().get(JobCounters.SHARDS_WITHOUT_POSITIONS), first.counters().toString());
+    assertEquals(2L, second.counters().get(JobCounters.SHARDS_WITHOUT_POSITIONS), second.counters().toString());
   }
 
   @Test

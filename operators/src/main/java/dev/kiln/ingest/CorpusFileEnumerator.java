@@ -50,16 +50,42 @@ public final class CorpusFileEnumerator extends NonSplittingRecursiveEnumerator 
   }
 
   /**
-   * @param corpusListing an incremental build's {@code corpus-files.tsv} (a local path), whose
-   *     {@code kept} files are not listed as splits: the shard writers keep their documents from the base
+   * @param corpusListing an incremental build's {@code corpus-files.tsv} (a local path or a file
+   *     system URI), whose {@code kept} files are not listed as splits: the shard writers keep their
+   *     documents from the base
    */
   public CorpusFileEnumerator(CorpusFileFormat format, long splitBytes, String corpusListing) throws IOException {
     this.format = format;
     this.splitBytes = splitBytes;
-    try (InputStream in = Files.newInputStream(java.nio.file.Path.of(corpusListing))) {
-      this.unread = CorpusFiles.read(in).keptUris();
-    }
+    this.unread = keptFiles(corpusListing);
     LOG.info("{} corpus files unchanged since the base are not read ({})", unread.size(), corpusListing);
+  }
+
+  /**
+   * The URIs of the files a corpus listing marks kept, read through Flink's file systems: the listing
+   * lies in the snapshot being built, which on a remote root is an object of the bucket, and the
+   * enumerator (on the JobManager) and the shard writers (on the TaskManagers) read that one copy.
+   */
+  public static Set<String> keptFiles(String corpusListing) throws IOException {
+    Path path = new Path(corpusListing);
+    try (InputStream in = path.getFileSystem().open(path)) {
+      return CorpusFiles.read(in).keptUris();
+    }
+  }
+
+  /**
+   * Every file URI of the corpus listing at {@code corpusListing}, or an empty set when there is none
+   * (a changelog build lists no corpus files).
+   */
+  public static Set<String> listedFiles(String corpusListing) throws IOException {
+    Path path = new Path(corpusListing);
+    FileSystem fs = path.getFileSystem();
+    if (!fs.exists(path)) {
+      return Set.of();
+    }
+    try (InputStream in = fs.open(path)) {
+      return new HashSet<>(CorpusFiles.read(in).byUri().keySet());
+    }
   }
 
   /** Whether the split stands for a path the listing could not use. */

@@ -2,6 +2,7 @@ package dev.kiln.operators;
 
 import dev.kiln.operators.fs.WriterStaging;
 import dev.kiln.config.IndexConfig;
+import dev.kiln.ingest.CorpusFileEnumerator;
 import dev.kiln.index.ShardIndexWriter;
 import dev.kiln.model.ShardChange;
 import dev.kiln.model.ShardResult;
@@ -9,10 +10,7 @@ import dev.kiln.route.ShardRouter;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.operators.fs.FlinkFileSystems;
 import dev.kiln.operators.fs.RemoteBaseFiles;
-import dev.kiln.snapshot.CorpusFiles;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
 import java.util.Set;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import java.nio.file.Path;
@@ -74,6 +72,7 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
   private transient Set<String> unread;
   private transient LongCounter unreadRecords;
   private transient LongCounter documents;
+  private transient LongCounter withoutPositions;
   private transient ContinuedShard.Counters counters;
   private transient StageTimer timer;
   /** Where this subtask writes: the root itself, or a remote root's local working directory. */
@@ -124,12 +123,11 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
         getRuntimeContext().getLongCounter(JobCounters.CHANGELOG_CHUNKS_REMOVED));
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_WRITE);
     unreadRecords = getRuntimeContext().getLongCounter(JobCounters.RECORDS_UNREAD);
+    withoutPositions = getRuntimeContext().getLongCounter(JobCounters.SHARDS_WITHOUT_POSITIONS);
     documents = getRuntimeContext().getLongCounter(JobCounters.DOCUMENTS);
     unread = Set.of();
     if (corpusListing != null) {
-      try (InputStream in = Files.newInputStream(Path.of(corpusListing))) {
-        unread = CorpusFiles.read(in).keptUris();
-      }
+      unread = CorpusFileEnumerator.keptFiles(corpusListing);
     }
     int subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
@@ -170,11 +168,12 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
     try {
       write(changes, layout, states, duplicates, subtask, parallelism);
       boolean first = true;
+      ShardFinisher.Positions positions = ShardFinisher.Positions.of(snapshotsRoot, snapshotId, withoutPositions);
       for (Map.Entry<Integer, ContinuedShard> e : states.entrySet()) {
         ShardIndexWriter w = e.getValue().writer();
         long start = System.nanoTime();
         // Merged, probed and described on the local disk, before a remote root gets the upload.
-        ShardResult r = ShardFinisher.finish(e.getKey(), w, subtask, config, !prune,
+        ShardResult r = ShardFinisher.finish(e.getKey(), w, subtask, config, positions, !prune,
             baseId == null ? null : layout.shardDir(baseId, e.getKey()), baseFiles.getOrDefault(e.getKey(), List.of()));
         if (staging.remote()) {
           r = r.at(staging.publish(w.directory(), SnapshotLayout.shardKey(snapshotId, e.getKey())));

@@ -10,17 +10,13 @@ import dev.kiln.embed.TextEmbedder;
 import dev.kiln.model.Chunk;
 import dev.kiln.model.ContentKey;
 import dev.kiln.model.EmbeddedChunk;
-import dev.kiln.operators.fs.FlinkFileSystems;
-import dev.kiln.operators.fs.RemoteFiles;
 import dev.kiln.vectors.KeySet;
 import dev.kiln.vectors.ReuseSource;
+import dev.kiln.vectors.ReusedVectors;
 import dev.kiln.vectors.RollingParts;
 import dev.kiln.vectors.StoredVectorIndex;
-import dev.kiln.vectors.VectorFiles;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -37,13 +33,14 @@ import org.slf4j.LoggerFactory;
  * Embed stage. Chunks arrive partitioned by content key ({@link ContentKey#partition}); each subtask
  * indexes the stored vectors of its own key partition from the reuse source ({@link StoredVectorIndex}:
  * 128-bit keys on the heap, vectors in a temporary file, so reuse memory does not grow with the
- * vectors), passes chunks whose key it
+ * vectors; {@link ReusedVectors}: only the parts of its partition are read, each checked against its
+ * SHA-256), passes chunks whose key it
  * knows straight through, as it does chunks whose record carried a precomputed vector, gives a chunk
  * identical to one embedded earlier in this build that chunk's vector ({@link RecentVectors}; counted
  * as deduplicated), and runs the model only on the rest. One predictor per slot, loaded on the
  * first chunk that needs it and reused for every batch; chunks are gathered into windows of several
  * batches so the embedder can bucket them by token length before padding. Every vector the subtask
- * emits is also stored in this snapshot's {@code embeddings/part-NNNNN.parquet} for the next build.
+ * emits is also stored in this snapshot's {@code embeddings/} parts ({@link RollingParts}) for the next build.
  * With a remote snapshots root the part file is written to a local temporary file and uploaded by the
  * subtask itself at end of input, and remote stored vectors are downloaded before they are read: the
  * client never sees a TaskManager's disk.
@@ -84,6 +81,8 @@ public final class EmbedFunction extends AbstractRichFunction {
   private transient RollingParts store;
   private transient LongCounter embedded;
   private transient LongCounter reused;
+  private transient LongCounter partsRead;
+  private transient LongCounter partsRefused;
   private transient LongCounter supplied;
   private transient LongCounter modelLoads;
   private transient LongCounter truncated;
@@ -130,6 +129,8 @@ public final class EmbedFunction extends AbstractRichFunction {
     gpuIndexes = SlotPlacement.gpuIndexes(getRuntimeContext().getExternalResourceInfos(SlotPlacement.GPU_RESOURCE));
     embedded = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_EMBEDDED);
     reused = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_REUSED);
+    partsRead = getRuntimeContext().getLongCounter(JobCounters.REUSE_PARTS_READ);
+    partsRefused = getRuntimeContext().getLongCounter(JobCounters.REUSE_PARTS_REFUSED);
     supplied = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_SUPPLIED);
     modelLoads = getRuntimeContext().getLongCounter(JobCounters.MODEL_LOADS);
     truncated = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_TRUNCATED);
@@ -161,50 +162,17 @@ public final class EmbedFunction extends AbstractRichFunction {
     return known;
   }
 
-  /** Streams the part files once, keeping the rows of this subtask's key partition. */
+  /** The stored vectors of this subtask's key partition, from the parts that can hold them. */
   private StoredVectorIndex loadReusable(int subtasks) {
-    try (StoredVectorIndex.Builder index = new StoredVectorIndex.Builder(spec.dimension())) {
-      for (String file : reuse.files()) {
-        read(file, subtasks, index);
-      }
-      for (String file : reuse.resumed()) {
-        try {
-          read(file, subtasks, index);
-        } catch (UncheckedIOException e) {
-          // A failed build's part may hold another model's vectors, or have gone with gc: skip it.
-          LOG.warn("embed subtask {}: not resuming from {}: {}", subtask, file, e.getCause().getMessage());
-        }
-      }
-      return index.build();
+    try {
+      ReusedVectors.Outcome o = ReusedVectors.load(reuse, subtask, subtasks, modelFingerprint, spec.dimension());
+      partsRead.add(o.read());
+      partsRefused.add(o.refused());
+      LOG.info("embed subtask {}/{}: read {} stored-vector part(s), left {} of other partitions unread, refused {}",
+          subtask, subtasks, o.read(), o.skipped(), o.refused());
+      return o.index();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot index stored vectors", e);
-    }
-  }
-
-  private void read(String file, int subtasks, StoredVectorIndex.Builder index) {
-    try {
-      boolean remote = FlinkFileSystems.isRemote(file);
-      Path local = remote ? Files.createTempFile("kiln-reuse-" + subtask + "-", ".parquet") : Path.of(file);
-      try {
-        if (remote) {
-          RemoteFiles.download(new org.apache.flink.core.fs.Path(file), local);
-        }
-        VectorFiles.read(local, modelFingerprint, spec.dimension(), (key, v) -> {
-          if (ContentKey.partition(key, subtasks) == subtask) {
-            try {
-              index.add(key, v);
-            } catch (IOException e) {
-              throw new UncheckedIOException(e);
-            }
-          }
-        });
-      } finally {
-        if (remote) {
-          Files.deleteIfExists(local);
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot read stored vectors " + file, e);
     }
   }
 
@@ -358,8 +326,9 @@ public final class EmbedFunction extends AbstractRichFunction {
     }
     try {
       if (store == null) {
-        store = new RollingParts(vectorsDir, subtask, getRuntimeContext().getTaskInfo().getAttemptNumber(),
-            modelFingerprint, spec.dimension(), config.partChunks, config.partSeconds);
+        store = new RollingParts(vectorsDir, subtask, getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
+            getRuntimeContext().getTaskInfo().getAttemptNumber(), modelFingerprint, spec.dimension(),
+            config.partChunks, config.partSeconds);
       }
       store.write(key, vector);
     } catch (IOException ex) {

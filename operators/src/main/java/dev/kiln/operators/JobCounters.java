@@ -16,6 +16,10 @@ public final class JobCounters {
   public static final String CHUNKS_EMBEDDED = "chunks.embedded";
   /** Chunks whose vector came from an earlier snapshot instead of the model. */
   public static final String CHUNKS_REUSED = "chunks.reused";
+  /** Stored-vector parts an embed subtask read for reuse (only those of its content-key partition). */
+  public static final String REUSE_PARTS_READ = "reuse.parts.read";
+  /** Stored-vector parts offered for reuse and passed over: bytes not matching their SHA-256, another model. */
+  public static final String REUSE_PARTS_REFUSED = "reuse.parts.refused";
   /** Chunks not embedded because an identical chunk (same content key) was embedded earlier in this build. */
   public static final String CHUNKS_DEDUPLICATED = "chunks.deduplicated";
   /** Chunks whose record carried a precomputed vector: never sent to the model. */
@@ -63,6 +67,13 @@ public final class JobCounters {
   public static final String RECORDS_UNREAD = "records.unread";
   /** Incremental builds: base documents removed because the corpus no longer holds them. */
   public static final String INCREMENTAL_REMOVED = "incremental.removed";
+  /**
+   * Shards with a live chunk that lacks a record position in a file of the build's corpus listing
+   * (kept from a base written before positions existed, or from a changelog build; every shard with
+   * chunks of a build that lists no corpus files): recorded in every manifest, so that a build over a
+   * remote root knows, without downloading a shard, whether it may leave unchanged corpus files unread.
+   */
+  public static final String SHARDS_WITHOUT_POSITIONS = "shards.without-positions";
 
   public static final String TIME_PARSE = "time.parse.ns";
   public static final String TIME_CHUNK = "time.chunk.ns";
@@ -75,9 +86,10 @@ public final class JobCounters {
   public static final List<String> CHUNK_STAGE = List.of(CHUNKS, CHUNKS_OVERSIZE, PARENTS, TIME_CHUNK,
       CHUNKS_SUPPLIED); // supplied chunks that bypass the embed stage are counted here
   public static final List<String> EMBED_STAGE = List.of(CHUNKS_EMBEDDED, CHUNKS_REUSED, CHUNKS_SUPPLIED,
-      CHUNKS_DEDUPLICATED, CHUNKS_TRUNCATED, MODEL_LOADS, TIME_EMBED);
+      CHUNKS_DEDUPLICATED, CHUNKS_TRUNCATED, MODEL_LOADS, TIME_EMBED, REUSE_PARTS_READ, REUSE_PARTS_REFUSED);
   public static final List<String> WRITE_STAGE = List.of(CHUNKS_WRITTEN, TIME_WRITE, CHANGELOG_CHUNKS_REMOVED,
       CHANGELOG_DELETE_UNKNOWN, RANGE_VALUES_UNPARSED, INCREMENTAL_KEPT, INCREMENTAL_REMOVED, RECORDS_UNREAD,
+      SHARDS_WITHOUT_POSITIONS,
       // a full build's writers resolve duplicate ids (WriterDuplicates): they correct these
       CHUNKS, CHUNKS_DUPLICATE_ID, DOCUMENTS, QUARANTINED);
   public static final List<String> PARENTS_STAGE = List.of(PARENTS_WRITTEN, CHANGELOG_PARENTS, PARENTS);

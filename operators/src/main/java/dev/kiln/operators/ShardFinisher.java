@@ -9,6 +9,10 @@ import dev.kiln.publish.RecallProbe;
 import dev.kiln.publish.ShardMerger;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.index.DocFingerprintFile;
+import dev.kiln.index.SourcePositions;
+import dev.kiln.ingest.CorpusFileEnumerator;
+import dev.kiln.snapshot.SnapshotLayout;
+import org.apache.flink.api.common.accumulators.LongCounter;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -17,32 +21,52 @@ import java.util.Set;
 /**
  * What a shard writer does with a closed shard before reporting it, on the disk where it was written:
  * merge its segments down to {@code index.max-segments}, write its document fingerprints
- * ({@link DocFingerprintFile}, for the incremental builds over it), run the recall probe (when on; an
- * incremental
- * shard probes only the segments it wrote) and list
- * every file with its size and SHA-256. Doing this in the writer, not after the job, is what lets
+ * ({@link DocFingerprintFile}, for the incremental builds over it), count it in
+ * {@code shards.without-positions} when a live chunk of it lacks a record position in a file of this
+ * build's corpus listing ({@link SourcePositions#within}: what the next build needs to leave a file
+ * unread; a remote root's next build reads the count from the manifest), run the recall probe (when on; an incremental shard probes only the
+ * segments it wrote) and list every file with its size and SHA-256. Doing this in the writer, not after the job, is what lets
  * the committer publish a remote snapshot without downloading it, and spreads the hashing over the
  * writers instead of one client.
  */
 final class ShardFinisher {
   private ShardFinisher() {}
 
-  static ShardResult finish(int shard, ShardIndexWriter w, int subtask, IndexConfig config) throws IOException {
-    return finish(shard, w, subtask, config, true, null, List.of());
+  static ShardResult finish(int shard, ShardIndexWriter w, int subtask, IndexConfig config,
+      Positions positions) throws IOException {
+    return finish(shard, w, subtask, config, positions, true, null, List.of());
   }
 
   /**
+   * The corpus files this build listed, and the counter of shards whose live chunks are not all
+   * positioned in them.
+   */
+  record Positions(Set<String> listed, LongCounter without) {
+    /** The listing the client wrote into snapshot {@code snapshotId} before the job (none: empty). */
+    static Positions of(String snapshotsRoot, String snapshotId, LongCounter without) throws IOException {
+      String listing = new org.apache.flink.core.fs.Path(snapshotsRoot,
+          SnapshotLayout.snapshotKey(snapshotId) + SnapshotLayout.CORPUS_FILES).toString();
+      return new Positions(CorpusFileEnumerator.listedFiles(listing), without);
+    }
+  }
+
+  /**
+   * @param positions counts the shard when a live chunk of it lacks a position in a listed file
    * @param merge merge down to {@code index.max-segments}; an incremental build's shard keeps its
    *     base segments instead (only the segment counts are reported)
    * @param baseDir the base shard a continuing writer started from, or {@code null}
    * @param baseFiles that shard's files as the base manifest lists them: files still shared with it
    *     keep their recorded checksums instead of being hashed again ({@link ManifestFiles#describe})
    */
-  static ShardResult finish(int shard, ShardIndexWriter w, int subtask, IndexConfig config, boolean merge,
-      Path baseDir, List<Manifest.FileEntry> baseFiles) throws IOException {
+  static ShardResult finish(int shard, ShardIndexWriter w, int subtask, IndexConfig config,
+      Positions positions, boolean merge, Path baseDir, List<Manifest.FileEntry> baseFiles)
+      throws IOException {
     ShardMerger.MergeResult merged = merge ? ShardMerger.merge(shard, w.directory(), config)
         : ShardMerger.count(shard, w.directory());
     DocFingerprintFile.write(w.directory());
+    if (!SourcePositions.within(w.directory(), positions.listed())) {
+      positions.without().add(1);
+    }
     // An incremental shard probes only the segments it wrote: the base's were probed with the base.
     Set<String> unchanged = !merge && baseDir != null ? RecallProbe.segmentNames(baseDir) : Set.of();
     double recall = config.recallProbeSamples > 0 ? RecallFloor.probe(w.directory(), shard, config, unchanged)

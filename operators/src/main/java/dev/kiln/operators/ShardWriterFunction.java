@@ -39,6 +39,7 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
   private final IndexConfig config;
   private final String quarantineDir;
   private transient LongCounter rangeUnparsed;
+  private transient LongCounter withoutPositions;
   private transient StageTimer timer;
   private transient WriteMetrics metrics;
 
@@ -61,6 +62,7 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
   @Override
   public void open(OpenContext ctx) {
     rangeUnparsed = getRuntimeContext().getLongCounter(JobCounters.RANGE_VALUES_UNPARSED);
+    withoutPositions = getRuntimeContext().getLongCounter(JobCounters.SHARDS_WITHOUT_POSITIONS);
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_WRITE);
     metrics = new WriteMetrics(getRuntimeContext().getMetricGroup());
   }
@@ -116,11 +118,12 @@ public final class ShardWriterFunction extends RichMapPartitionFunction<Embedded
         }
       }
       List<ShardResult> finished = new ArrayList<>();
+      ShardFinisher.Positions positions = ShardFinisher.Positions.of(snapshotsRoot, snapshotId, withoutPositions);
       for (Map.Entry<Integer, ShardIndexWriter> e : writers.entrySet()) {
         ShardIndexWriter w = e.getValue();
         long start = System.nanoTime();
         metrics.shard(w.directory());
-        ShardResult r = ShardFinisher.finish(e.getKey(), w, subtask, config);
+        ShardResult r = ShardFinisher.finish(e.getKey(), w, subtask, config, positions);
         if (staging.remote()) {
           r = r.at(staging.publish(w.directory(), SnapshotLayout.shardKey(snapshotId, e.getKey())));
         }

@@ -20,7 +20,10 @@ import java.util.Locale;
  * part behind, verified, and the next build into the same root reuses them (resume): at most the
  * open part's vectors are embedded again. With a remote root each part is written to a local
  * temporary file and uploaded when it closes. Names carry subtask, attempt and sequence, so a retried
- * attempt never collides with the parts of the one before.
+ * attempt never collides with the parts of the one before, and the number of embed subtasks: a
+ * subtask's parts hold only the keys of its content-key partition ({@code ContentKey.partition}), so
+ * a later build with as many embed subtasks reads only the parts of its own partition
+ * ({@link ReusePart#neededBy}).
  */
 public final class RollingParts implements Closeable {
   /** Suffix of the checksum record written beside each closed part. */
@@ -28,6 +31,7 @@ public final class RollingParts implements Closeable {
 
   private final String dir;
   private final int subtask;
+  private final int subtasks;
   private final int attempt;
   private final String fingerprint;
   private final int dimension;
@@ -41,10 +45,11 @@ public final class RollingParts implements Closeable {
   private long openedAt;
   private int sequence;
 
-  public RollingParts(String dir, int subtask, int attempt, String fingerprint, int dimension, long maxRows,
-      long maxSeconds) {
+  public RollingParts(String dir, int subtask, int subtasks, int attempt, String fingerprint, int dimension,
+      long maxRows, long maxSeconds) {
     this.dir = dir;
     this.subtask = subtask;
+    this.subtasks = subtasks;
     this.attempt = attempt;
     this.fingerprint = fingerprint;
     this.dimension = dimension;
@@ -53,14 +58,17 @@ public final class RollingParts implements Closeable {
     this.remote = FlinkFileSystems.isRemote(dir);
   }
 
-  /** The name of part {@code sequence} of subtask {@code subtask}'s attempt {@code attempt}. */
-  public static String partName(int subtask, int attempt, int sequence) {
-    return String.format(Locale.ROOT, "part-%05d-%02d-%05d.parquet", subtask, attempt, sequence);
+  /**
+   * The name of part {@code sequence} of attempt {@code attempt} of subtask {@code subtask} of
+   * {@code subtasks}: {@code part-SSSSS-of-NNNNN-AA-QQQQQ.parquet}.
+   */
+  public static String partName(int subtask, int subtasks, int attempt, int sequence) {
+    return String.format(Locale.ROOT, "part-%05d-of-%05d-%02d-%05d.parquet", subtask, subtasks, attempt, sequence);
   }
 
   public void write(String key, float[] vector) throws IOException {
     if (writer == null) {
-      name = partName(subtask, attempt, sequence++);
+      name = partName(subtask, subtasks, attempt, sequence++);
       file = remote ? Files.createTempFile("kiln-vectors-" + subtask + "-", ".parquet") : Path.of(dir).resolve(name);
       Files.createDirectories(file.getParent());
       writer = new VectorFiles.Writer(file, fingerprint, dimension);
