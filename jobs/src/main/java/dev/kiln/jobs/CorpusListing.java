@@ -78,7 +78,11 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
       return new CorpusListing(now, settings, "every file is read: CURRENT " + incremental.base()
           + " read its corpus under other settings (ingest, format, model or chunker)");
     }
-    String unpositioned = job.remote() ? null : localPositionsProblem(store, incremental, base.byUri().keySet());
+    // A base that recorded the count was judged by its own writers (baseProblem); an older local one is
+    // looked into here.
+    boolean counted = withoutPositions(incremental.baseManifest()) != null;
+    String unpositioned = job.remote() || counted ? null
+        : localPositionsProblem(store, incremental, base.byUri().keySet());
     if (unpositioned != null) {
       return new CorpusListing(now, settings, unpositioned);
     }
@@ -102,17 +106,22 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
     if (m.corpusFiles() == null) {
       return "every file is read: CURRENT " + incremental.base() + " has no corpus listing (built before it existed)";
     }
-    if (job.remote()) {
-      // The base's shards are not here to look into; its writers counted the shards whose chunks are not
-      // all positioned in its listed files.
-      Long without = m.counters() == null ? null : m.counters().get(JobCounters.SHARDS_WITHOUT_POSITIONS);
-      if (without == null) {
-        return "every file is read: CURRENT " + incremental.base() + " on the remote root does not record whether"
-            + " its chunks carry record positions (built before it did; the next build records it)";
-      }
+    // The base's writers counted the shards whose chunks are not all positioned in files it listed,
+    // or that kept a document whose record had moved to another file (ContinuedShard.checkPosition).
+    Long without = withoutPositions(m);
+    if (without != null) {
       return without == 0 ? null : unpositioned(incremental);
     }
+    if (job.remote()) {
+      // Nor are a remote base's shards here to look into.
+      return "every file is read: CURRENT " + incremental.base() + " on the remote root does not record whether"
+          + " its chunks carry record positions (built before it did; the next build records it)";
+    }
     return null;
+  }
+
+  private static Long withoutPositions(Manifest m) {
+    return m.counters() == null ? null : m.counters().get(JobCounters.SHARDS_WITHOUT_POSITIONS);
   }
 
   /**
@@ -135,8 +144,8 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
 
   private static String unpositioned(IncrementalPlan incremental) {
     return "every file is read: CURRENT " + incremental.base() + " holds chunks without a record position in a file"
-        + " it listed (written before positions existed, or kept from a changelog build; the next full build"
-        + " adds them)";
+        + " it listed, or at a stale one (written before positions existed, kept from a changelog build, or kept"
+        + " when their record moved to another file; the next full build sets them right)";
   }
 
   /** The base's listing, read through the root's storage and checked against its manifest's size and SHA-256. */

@@ -12,12 +12,18 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.PostingsEnum;
+import org.apache.lucene.index.SortedDocValues;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
@@ -52,6 +58,12 @@ final class ContinuedShard implements Closeable {
   private final KeySet keptIds = new KeySet();
   /** Ids whose deleted base chunks come back: their unchanged record won over fresh ones (rare). */
   private final Set<String> restore = new HashSet<>();
+  /** Per base leaf: its document-id terms (reused across lookups) and the ords of record files seen. */
+  private TermsEnum[] idTerms;
+  private List<Map<String, Integer>> sourceOrds;
+  private PostingsEnum postings;
+  /** Unchanged documents whose record was read from another file than the base records ({@link #checkPosition}). */
+  private long moved;
 
   private ContinuedShard(ShardIndexWriter writer, DirectoryReader base, Counters counters) {
     this.writer = writer;
@@ -143,6 +155,67 @@ final class ContinuedShard implements Closeable {
         keptIds.add(docId);
       }
     }
+  }
+
+  /**
+   * Notes an unchanged document whose record was read, this time, from another file than the one the
+   * base records for it (the record moved between files, or the base kept it from a changelog build).
+   * Its chunks keep the base's position, which the next build must not trust: were it to leave the
+   * record's new file unread, no file would keep the document ({@link #keepUnread} goes by the recorded
+   * file). The shard is then counted in {@code shards.without-positions}, and the next build reads
+   * every file. One term lookup per unchanged document; positions in the same file are not compared
+   * (an offset decides only between duplicates of one file, and those are all read or all not).
+   */
+  void checkPosition(String docId, RecordPosition now) throws IOException {
+    if (base == null || now == null) {
+      return;
+    }
+    List<LeafReaderContext> leaves = base.leaves();
+    if (idTerms == null) {
+      idTerms = new TermsEnum[leaves.size()];
+      sourceOrds = new ArrayList<>();
+      for (int i = 0; i < leaves.size(); i++) {
+        Terms t = leaves.get(i).reader().terms(ShardSchema.DOC_ID);
+        idTerms[i] = t == null ? null : t.iterator();
+        sourceOrds.add(new HashMap<>());
+      }
+    }
+    BytesRef id = new BytesRef(docId);
+    for (int i = 0; i < leaves.size(); i++) {
+      LeafReader r = leaves.get(i).reader();
+      if (idTerms[i] == null || !idTerms[i].seekExact(id)) {
+        continue;
+      }
+      postings = idTerms[i].postings(postings, PostingsEnum.NONE);
+      Bits live = r.getLiveDocs();
+      for (int d = postings.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = postings.nextDoc()) {
+        if (live != null && !live.get(d)) {
+          continue;
+        }
+        SortedDocValues sources = r.getSortedDocValues(ShardSchema.SOURCE);
+        if (sources == null || !sources.advanceExact(d) || sources.ordValue() != ordOf(r, i, now.sourceUri())) {
+          moved++;
+        }
+        return;
+      }
+    }
+  }
+
+  /** The ord of {@code uri} in leaf {@code i}'s record files, or -1. */
+  private int ordOf(LeafReader r, int i, String uri) throws IOException {
+    Integer ord = sourceOrds.get(i).get(uri);
+    if (ord == null) {
+      SortedDocValues sources = r.getSortedDocValues(ShardSchema.SOURCE);
+      int found = sources == null ? -1 : sources.lookupTerm(new BytesRef(uri));
+      ord = Math.max(found, -1);
+      sourceOrds.get(i).put(uri, ord);
+    }
+    return ord;
+  }
+
+  /** Unchanged documents kept with a recorded position in another file than their record's. */
+  long moved() {
+    return moved;
   }
 
   /**

@@ -21,6 +21,8 @@ import java.util.TreeMap;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapPartitionFunction;
 import org.apache.flink.util.Collector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Shard write stage of a build that continues a base snapshot: a changelog build, or an incremental
@@ -50,6 +52,8 @@ import org.apache.flink.util.Collector;
  * when the function closes.
  */
 public final class ContinuingShardWriterFunction extends RichMapPartitionFunction<ShardChange, StageReport> {
+  private static final Logger LOG = LoggerFactory.getLogger(ContinuingShardWriterFunction.class);
+
   private static final long serialVersionUID = 1L;
 
   private final String snapshotsRoot;
@@ -173,7 +177,13 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
         ShardIndexWriter w = e.getValue().writer();
         long start = System.nanoTime();
         // Merged, probed and described on the local disk, before a remote root gets the upload.
-        ShardResult r = ShardFinisher.finish(e.getKey(), w, subtask, config, positions, !prune,
+        if (e.getValue().moved() > 0) {
+          LOG.warn("shard {}: {} unchanged document(s) were read from another file than the base records for them"
+              + " (moved between files, or kept from a changelog build): their positions are stale, so the next"
+              + " build reads every corpus file", e.getKey(), e.getValue().moved());
+        }
+        ShardResult r = ShardFinisher.finish(e.getKey(), w, subtask, config, positions.stale(e.getValue().moved() > 0),
+            !prune,
             baseId == null ? null : layout.shardDir(baseId, e.getKey()), baseFiles.getOrDefault(e.getKey(), List.of()));
         if (staging.remote()) {
           r = r.at(staging.publish(w.directory(), SnapshotLayout.shardKey(snapshotId, e.getKey())));
@@ -228,6 +238,7 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
             if (duplicates == null) {
               throw new IllegalStateException("an unchanged document reached a changelog build's writer: " + docId);
             }
+            s.checkPosition(docId, change.unchangedAt());
             s.unchanged(docId, duplicates.unchanged(docId, change.unchangedAt()));
           }
           case REPLACE, DELETE -> s.remove(docId, change.kind() == ShardChange.Kind.DELETE);

@@ -41,12 +41,17 @@ final class ShardFinisher {
    * The corpus files this build listed, and the counter of shards whose live chunks are not all
    * positioned in them.
    */
-  record Positions(Set<String> listed, LongCounter without) {
+  record Positions(Set<String> listed, LongCounter without, boolean stale) {
     /** The listing the client wrote into snapshot {@code snapshotId} before the job (none: empty). */
     static Positions of(String snapshotsRoot, String snapshotId, LongCounter without) throws IOException {
       String listing = new org.apache.flink.core.fs.Path(snapshotsRoot,
           SnapshotLayout.snapshotKey(snapshotId) + SnapshotLayout.CORPUS_FILES).toString();
-      return new Positions(CorpusFileEnumerator.listedFiles(listing), without);
+      return new Positions(CorpusFileEnumerator.listedFiles(listing), without, false);
+    }
+
+    /** These positions for a shard known to keep stale ones (an unchanged record read from another file). */
+    Positions stale(boolean stale) {
+      return new Positions(listed, without, stale);
     }
   }
 
@@ -64,7 +69,7 @@ final class ShardFinisher {
     ShardMerger.MergeResult merged = merge ? ShardMerger.merge(shard, w.directory(), config)
         : ShardMerger.count(shard, w.directory());
     DocFingerprintFile.write(w.directory());
-    if (!SourcePositions.within(w.directory(), positions.listed())) {
+    if (positions.stale() || !SourcePositions.within(w.directory(), positions.listed())) {
       positions.without().add(1);
     }
     // An incremental shard probes only the segments it wrote: the base's were probed with the base.

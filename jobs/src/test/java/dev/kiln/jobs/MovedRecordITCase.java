@@ -1,0 +1,102 @@
+package dev.kiln.jobs;
+
+import static dev.kiln.jobs.UnchangedFilesITCase.docs;
+import static dev.kiln.jobs.UnchangedFilesITCase.line;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kiln.config.BuildConfig;
+import dev.kiln.operators.JobCounters;
+import dev.kiln.snapshot.Manifest;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A record that moves, unchanged, from one corpus file to another (a re-partitioned export) must not
+ * be lost when, a build later, the file it moved to is left unread while the file it left is read.
+ * The build that saw it move found the document unchanged; it must still record where the record now
+ * lies, or the next build keeps it from neither file.
+ */
+class MovedRecordITCase {
+  static final String MOVED = "a03";
+
+  @TempDir static Path work;
+  static Path corpus;
+  static Path root;
+  static long hourAgo;
+  static Manifest moved;
+  static Manifest next;
+  static String nextOutput;
+
+  @BeforeAll
+  static void buildThenMoveARecordThenChangeTheFileItLeft() throws Exception {
+    corpus = Files.createDirectories(work.resolve("corpus"));
+    root = work.resolve("snapshots");
+    hourAgo = System.currentTimeMillis() - 3_600_000;
+    List<String> a = docs("a", 8);
+    List<String> b = docs("b", 8);
+    write("a.jsonl", a, 0);
+    write("b.jsonl", b, 0);
+    build(root, c -> {}, new ByteArrayOutputStream());
+
+    // a03 moves, unchanged, from a.jsonl to the end of b.jsonl: both files change.
+    String record = a.remove(3);
+    b.add(record);
+    write("a.jsonl", a, 60_000);
+    write("b.jsonl", b, 60_000);
+    moved = build(root, c -> {}, new ByteArrayOutputStream());
+
+    // Then only a.jsonl changes again: b.jsonl, where a03 now lies, is left unread.
+    a.set(4, line("a05", "Rewritten: document a05 now covers the tides of the Bay of Fundy."));
+    write("a.jsonl", a, 120_000);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    next = build(root, c -> {}, out);
+    nextOutput = out.toString(StandardCharsets.UTF_8);
+  }
+
+  static void write(String name, List<String> lines, long later) throws Exception {
+    Files.write(corpus.resolve(name), new ArrayList<>(lines));
+    Files.setLastModifiedTime(corpus.resolve(name), FileTime.fromMillis(hourAgo + later));
+  }
+
+  static Manifest build(Path snapshots, Consumer<BuildConfig> tweak, ByteArrayOutputStream out) throws Exception {
+    BuildConfig config = new BuildConfig();
+    config.corpus = List.of(corpus.toString());
+    config.snapshots = snapshots.toString();
+    config.shards = 2;
+    config.parallelism = 2;
+    config.chunker.size = 48;
+    config.chunker.overlap = 8;
+    tweak.accept(config);
+    return new SnapshotBuilder(config, new PrintStream(out, true, StandardCharsets.UTF_8))
+        .build(BuildJob.localEnvironment(2)).manifest();
+  }
+
+  @Test
+  void theMovedDocumentSurvivesAndTheSnapshotEqualsAFullBuild() throws Exception {
+    Map<String, Long> c = moved.counters();
+    assertEquals(0L, c.get(JobCounters.RECORDS_UNREAD), "both files changed: " + c);
+    assertEquals(1L, c.get(JobCounters.SHARDS_WITHOUT_POSITIONS), "a03's shard kept it at a stale position: " + c);
+    assertTrue(nextOutput.contains("or at a stale one"), nextOutput);
+    assertEquals(0L, next.counters().get(JobCounters.RECORDS_UNREAD), "every file was read");
+    // Still kept at the stale position (only a full build rewrites it): the next build reads everything too.
+    assertEquals(1L, next.counters().get(JobCounters.SHARDS_WITHOUT_POSITIONS), next.counters().toString());
+    Path fullRoot = work.resolve("full");
+    Manifest full = build(fullRoot, c2 -> c2.incremental = "off", new ByteArrayOutputStream());
+    Map<String, String> contents = IncrementalBuildITCase.contents(root, next);
+    assertTrue(contents.keySet().stream().anyMatch(id -> id.startsWith(MOVED + "#")), MOVED + " is there: "
+        + nextOutput);
+    assertEquals(IncrementalBuildITCase.contents(fullRoot, full), contents);
+  }
+}
