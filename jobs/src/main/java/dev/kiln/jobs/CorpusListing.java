@@ -107,7 +107,7 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
       return "every file is read: CURRENT " + incremental.base() + " has no corpus listing (built before it existed)";
     }
     // The base's writers counted the shards whose chunks are not all positioned in files it listed,
-    // or that kept a document whose record had moved to another file (ContinuedShard.checkPosition).
+    // or that kept a document whose record had moved to another file (ContinuedShard.pruneBase).
     Long without = withoutPositions(m);
     if (without != null) {
       return without == 0 ? null : unpositioned(incremental);

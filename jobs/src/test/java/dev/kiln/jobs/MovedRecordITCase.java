@@ -9,7 +9,6 @@ import dev.kiln.config.BuildConfig;
 import dev.kiln.operators.JobCounters;
 import dev.kiln.snapshot.Manifest;
 import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -71,16 +70,7 @@ class MovedRecordITCase {
   }
 
   static Manifest build(Path snapshots, Consumer<BuildConfig> tweak, ByteArrayOutputStream out) throws Exception {
-    BuildConfig config = new BuildConfig();
-    config.corpus = List.of(corpus.toString());
-    config.snapshots = snapshots.toString();
-    config.shards = 2;
-    config.parallelism = 2;
-    config.chunker.size = 48;
-    config.chunker.overlap = 8;
-    tweak.accept(config);
-    return new SnapshotBuilder(config, new PrintStream(out, true, StandardCharsets.UTF_8))
-        .build(BuildJob.localEnvironment(2)).manifest();
+    return SmallBuilds.build(corpus.toString(), snapshots.toString(), tweak, out);
   }
 
   @Test

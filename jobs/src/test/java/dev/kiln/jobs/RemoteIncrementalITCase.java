@@ -20,7 +20,6 @@ import dev.kiln.snapshot.io.RemoteStorages;
 import dev.kiln.snapshot.io.SnapshotMirror;
 import dev.kiln.testing.S3Server;
 import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -82,18 +81,12 @@ class RemoteIncrementalITCase {
   }
 
   static Manifest build(String snapshots, Consumer<BuildConfig> tweak, ByteArrayOutputStream out) throws Exception {
-    BuildConfig config = new BuildConfig();
-    config.filesystem.putAll(s3);
-    config.corpus = List.of(corpus.toString());
-    config.snapshots = snapshots;
-    config.shards = 2;
-    config.parallelism = 2;
-    config.chunker.size = 48;
-    config.chunker.overlap = 8;
-    tweak.accept(config);
-    return new SnapshotBuilder(config, new PrintStream(out, true, StandardCharsets.UTF_8))
-        .build(BuildJob.localEnvironment(2)).manifest();
+    return SmallBuilds.build(corpus.toString(), snapshots, c -> {
+      c.filesystem.putAll(s3);
+      tweak.accept(c);
+    }, out);
   }
+
 
   static SnapshotMirror mirror(Path local) {
     return new SnapshotMirror(RemoteStorages.open(ROOT, s3), ROOT, local);

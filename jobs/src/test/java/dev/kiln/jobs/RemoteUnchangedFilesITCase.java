@@ -17,7 +17,6 @@ import dev.kiln.snapshot.io.SnapshotMirror;
 import dev.kiln.testing.S3Server;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -101,18 +100,11 @@ class RemoteUnchangedFilesITCase {
   }
 
   static Manifest build(String snapshots, Consumer<BuildConfig> tweak, ByteArrayOutputStream out) throws Exception {
-    BuildConfig config = new BuildConfig();
-    config.filesystem.putAll(s3);
-    config.corpus = List.of(CORPUS);
-    config.snapshots = snapshots;
-    config.shards = 2;
-    config.parallelism = 2;
-    config.chunker.size = 48;
-    config.chunker.overlap = 8;
-    config.ingest.maxBadFraction = 0.5;
-    tweak.accept(config);
-    return new SnapshotBuilder(config, new PrintStream(out, true, StandardCharsets.UTF_8))
-        .build(BuildJob.localEnvironment(2)).manifest();
+    return SmallBuilds.build(CORPUS, snapshots, c -> {
+      c.filesystem.putAll(s3);
+      c.ingest.maxBadFraction = 0.5;
+      tweak.accept(c);
+    }, out);
   }
 
   static SnapshotMirror mirror(Path local) {

@@ -11,7 +11,6 @@ import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -203,16 +202,10 @@ class UnchangedFilesITCase {
   }
 
   static Manifest build(Path snapshots, Consumer<BuildConfig> tweak, ByteArrayOutputStream out) throws Exception {
-    BuildConfig config = new BuildConfig();
-    config.corpus = List.of(corpus.toString());
-    config.snapshots = snapshots.toString();
-    config.shards = 2;
-    config.parallelism = 2;
-    config.chunker.size = 48;
-    config.chunker.overlap = 8;
-    config.ingest.maxBadFraction = 0.5;
-    tweak.accept(config);
-    return new SnapshotBuilder(config, new PrintStream(out, true, StandardCharsets.UTF_8))
-        .build(BuildJob.localEnvironment(2)).manifest();
+    return SmallBuilds.build(corpus.toString(), snapshots.toString(), c -> {
+      c.ingest.maxBadFraction = 0.5;
+      tweak.accept(c);
+    }, out);
   }
+
 }

@@ -7,6 +7,7 @@ import dev.kiln.index.SourcePositions;
 import dev.kiln.model.RecordPosition;
 import dev.kiln.model.EmbeddedChunk;
 import dev.kiln.vectors.KeyBits;
+import dev.kiln.vectors.KeyIntMap;
 import dev.kiln.vectors.KeySet;
 import java.io.Closeable;
 import java.io.IOException;
@@ -16,7 +17,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.lucene.index.DirectoryReader;
@@ -52,17 +52,21 @@ final class ContinuedShard implements Closeable {
   private final ShardIndexWriter writer;
   private final DirectoryReader base;
   private final Counters counters;
+  private PostingsEnum postings;
   // 128 bits a document id (KeySet), not Strings: an incremental build keeps nearly every document.
   private final KeySet fresh = new KeySet();
   private final KeySet removed = new KeySet();
-  private final KeySet keptIds = new KeySet();
+  /** Kept documents, each with the index of the file its unchanged record was read from (-1: not known). */
+  private final KeyIntMap keptIds = new KeyIntMap();
   /** Ids whose deleted base chunks come back: their unchanged record won over fresh ones (rare). */
   private final Set<String> restore = new HashSet<>();
-  /** Per base leaf: its document-id terms (reused across lookups) and the ords of record files seen. */
-  private TermsEnum[] idTerms;
-  private List<Map<String, Integer>> sourceOrds;
-  private PostingsEnum postings;
-  /** Unchanged documents whose record was read from another file than the base records ({@link #checkPosition}). */
+  /**
+   * Files unchanged records were read from this time, by index ({@link #fileIndex}), for the documents
+   * they kept: compared with the recorded ones when the base is pruned ({@link #pruneBase}).
+   */
+  private final java.util.Map<String, Integer> fileIndex = new HashMap<>();
+  private final List<String> files = new ArrayList<>();
+  /** Unchanged documents whose record was read from another file than the base records ({@link #pruneBase}). */
   private long moved;
 
   private ContinuedShard(ShardIndexWriter writer, DirectoryReader base, Counters counters) {
@@ -137,12 +141,32 @@ final class ContinuedShard implements Closeable {
     writer.add(chunk);
   }
 
-  /** An incremental build's unchanged record of {@code docId}, once {@link WriterDuplicates} decided on it. */
+  /** An unchanged record of {@code docId} offered from a file left unread: its recorded position is its own. */
   void unchanged(String docId, DocumentWinners.Decision decision) throws IOException {
+    unchanged(docId, decision, -1);
+  }
+
+  /**
+   * An incremental build's unchanged record of {@code docId}, read at {@code at}, once
+   * {@link WriterDuplicates} decided on it. Where it was read is compared with the position the base
+   * records for the document when the base is pruned ({@link #pruneBase}).
+   */
+  void unchanged(String docId, DocumentWinners.Decision decision, RecordPosition at) throws IOException {
+    int file = -1;
+    if (at != null) {
+      file = fileIndex.computeIfAbsent(at.sourceUri(), uri -> {
+        files.add(uri);
+        return files.size() - 1;
+      });
+    }
+    unchanged(docId, decision, file);
+  }
+
+  private void unchanged(String docId, DocumentWinners.Decision decision, int file) throws IOException {
     switch (decision.action()) {
       case DROP -> {}
       case WRITE -> {
-        keptIds.add(docId);
+        keptIds.put(docId, file);
         counters.kept().add(1);
       }
       case REPLACE -> {
@@ -152,65 +176,9 @@ final class ContinuedShard implements Closeable {
           restore.add(docId);
           counters.kept().add(1);
         }
-        keptIds.add(docId);
+        keptIds.put(docId, file);
       }
     }
-  }
-
-  /**
-   * Notes an unchanged document whose record was read, this time, from another file than the one the
-   * base records for it (the record moved between files, or the base kept it from a changelog build).
-   * Its chunks keep the base's position, which the next build must not trust: were it to leave the
-   * record's new file unread, no file would keep the document ({@link #keepUnread} goes by the recorded
-   * file). The shard is then counted in {@code shards.without-positions}, and the next build reads
-   * every file. One term lookup per unchanged document; positions in the same file are not compared
-   * (an offset decides only between duplicates of one file, and those are all read or all not).
-   */
-  void checkPosition(String docId, RecordPosition now) throws IOException {
-    if (base == null || now == null) {
-      return;
-    }
-    List<LeafReaderContext> leaves = base.leaves();
-    if (idTerms == null) {
-      idTerms = new TermsEnum[leaves.size()];
-      sourceOrds = new ArrayList<>();
-      for (int i = 0; i < leaves.size(); i++) {
-        Terms t = leaves.get(i).reader().terms(ShardSchema.DOC_ID);
-        idTerms[i] = t == null ? null : t.iterator();
-        sourceOrds.add(new HashMap<>());
-      }
-    }
-    BytesRef id = new BytesRef(docId);
-    for (int i = 0; i < leaves.size(); i++) {
-      LeafReader r = leaves.get(i).reader();
-      if (idTerms[i] == null || !idTerms[i].seekExact(id)) {
-        continue;
-      }
-      postings = idTerms[i].postings(postings, PostingsEnum.NONE);
-      Bits live = r.getLiveDocs();
-      for (int d = postings.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = postings.nextDoc()) {
-        if (live != null && !live.get(d)) {
-          continue;
-        }
-        SortedDocValues sources = r.getSortedDocValues(ShardSchema.SOURCE);
-        if (sources == null || !sources.advanceExact(d) || sources.ordValue() != ordOf(r, i, now.sourceUri())) {
-          moved++;
-        }
-        return;
-      }
-    }
-  }
-
-  /** The ord of {@code uri} in leaf {@code i}'s record files, or -1. */
-  private int ordOf(LeafReader r, int i, String uri) throws IOException {
-    Integer ord = sourceOrds.get(i).get(uri);
-    if (ord == null) {
-      SortedDocValues sources = r.getSortedDocValues(ShardSchema.SOURCE);
-      int found = sources == null ? -1 : sources.lookupTerm(new BytesRef(uri));
-      ord = Math.max(found, -1);
-      sourceOrds.get(i).put(uri, ord);
-    }
-    return ord;
   }
 
   /** Unchanged documents kept with a recorded position in another file than their record's. */
@@ -261,17 +229,35 @@ final class ContinuedShard implements Closeable {
     pruneBase();
   }
 
-  /** Removes every base document neither kept nor re-added: it left the corpus, or no longer parses. */
+  /**
+   * Removes every base document neither kept nor re-added: it left the corpus, or no longer parses. On
+   * the same pass over the base's document ids, counts the kept documents whose unchanged record was
+   * read from another file than the one the base records for them ({@link #moved}): the record moved
+   * between files (or the base kept the document from a changelog build). Their chunks keep the old
+   * position, which the next build must not trust: were it to leave the record's new file unread, no
+   * file would keep the document ({@link #keepUnread} goes by the recorded file). The writer then counts
+   * the shard in {@code shards.without-positions}, and the next build reads every file. Positions in
+   * the same file are not compared: an offset decides only between duplicates of one file, and those
+   * are read, or left unread, together.
+   */
   private void pruneBase() throws IOException {
     for (LeafReaderContext leaf : base.leaves()) {
       Terms terms = leaf.reader().terms(ShardSchema.DOC_ID);
       if (terms == null) {
         continue;
       }
+      RecordedFiles recorded = files.isEmpty() ? null : new RecordedFiles(leaf.reader(), files);
       TermsEnum te = terms.iterator();
       for (BytesRef term = te.next(); term != null; term = te.next()) {
         long[] k = KeyBits.of(term.bytes, term.offset, term.length);
-        if (!keptIds.contains(k[0], k[1]) && !fresh.contains(k[0], k[1]) && removed.add(k[0], k[1])) {
+        int file = keptIds.get(k[0], k[1]);
+        if (file >= 0 && recorded != null && !fresh.contains(k[0], k[1])) {
+          postings = te.postings(postings, PostingsEnum.NONE);
+          if (recorded.movedFrom(postings, file)) {
+            moved++;
+          }
+        }
+        if (file == KeyIntMap.MISSING && !fresh.contains(k[0], k[1]) && removed.add(k[0], k[1])) {
           String docId = term.utf8ToString();
           long n = liveChunks(base, docId);
           if (n > 0) {
@@ -281,6 +267,42 @@ final class ContinuedShard implements Closeable {
           }
         }
       }
+    }
+  }
+
+  /** One base leaf's recorded record files, as ords of its source doc values, for every chunk at once. */
+  private static final class RecordedFiles {
+    private final LeafReader leaf;
+    private final int[] ordOf;
+    private final int[] fileOrd;
+
+    RecordedFiles(LeafReader leaf, List<String> files) throws IOException {
+      this.leaf = leaf;
+      ordOf = new int[leaf.maxDoc()];
+      java.util.Arrays.fill(ordOf, -1);
+      SortedDocValues sources = leaf.getSortedDocValues(ShardSchema.SOURCE);
+      fileOrd = new int[files.size()];
+      java.util.Arrays.fill(fileOrd, -2);
+      if (sources != null) {
+        for (int i = 0; i < files.size(); i++) {
+          int ord = sources.lookupTerm(new BytesRef(files.get(i)));
+          fileOrd[i] = ord >= 0 ? ord : -2; // never -1, the ord of a chunk without a position
+        }
+        for (int d = sources.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = sources.nextDoc()) {
+          ordOf[d] = sources.ordValue();
+        }
+      }
+    }
+
+    /** Whether the document's first live chunk here records another file than {@code file}. */
+    boolean movedFrom(PostingsEnum chunks, int file) throws IOException {
+      Bits live = leaf.getLiveDocs();
+      for (int d = chunks.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = chunks.nextDoc()) {
+        if (live == null || live.get(d)) {
+          return ordOf[d] != fileOrd[file];
+        }
+      }
+      return false;
     }
   }
 

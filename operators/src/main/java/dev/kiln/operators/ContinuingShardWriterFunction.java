@@ -178,7 +178,7 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
         long start = System.nanoTime();
         // Merged, probed and described on the local disk, before a remote root gets the upload.
         if (e.getValue().moved() > 0) {
-          LOG.warn("shard {}: {} unchanged document(s) were read from another file than the base records for them"
+          LOG.warn("shard {}: unchanged documents were read from another file than the base records for them ({})"
               + " (moved between files, or kept from a changelog build): their positions are stale, so the next"
               + " build reads every corpus file", e.getKey(), e.getValue().moved());
         }
@@ -238,8 +238,7 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
             if (duplicates == null) {
               throw new IllegalStateException("an unchanged document reached a changelog build's writer: " + docId);
             }
-            s.checkPosition(docId, change.unchangedAt());
-            s.unchanged(docId, duplicates.unchanged(docId, change.unchangedAt()));
+            s.unchanged(docId, duplicates.unchanged(docId, change.unchangedAt()), change.unchangedAt());
           }
           case REPLACE, DELETE -> s.remove(docId, change.kind() == ShardChange.Kind.DELETE);
         }
