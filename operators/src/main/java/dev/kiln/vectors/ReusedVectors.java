@@ -8,6 +8,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,16 +36,9 @@ public final class ReusedVectors {
     int skipped = 0;
     int refused = 0;
     try (StoredVectorIndex.Builder index = new StoredVectorIndex.Builder(dimension)) {
-      for (ReusePart part : source.files()) {
-        if (!part.neededBy(subtask, subtasks)) {
-          skipped++;
-        } else if (read(part, subtask, subtasks, fingerprint, dimension, index)) {
-          read++;
-        } else {
-          refused++;
-        }
-      }
-      for (ReusePart part : source.resumed()) {
+      List<ReusePart> parts = new ArrayList<>(source.files());
+      parts.addAll(source.resumed());
+      for (ReusePart part : parts) {
         if (!part.neededBy(subtask, subtasks)) {
           skipped++;
         } else if (read(part, subtask, subtasks, fingerprint, dimension, index)) {
