@@ -120,8 +120,8 @@ final class EmbeddingReuse {
   static final int MAX_EARLIER = 64;
 
   /**
-   * Adds the stored vectors (present, of their recorded sizes) of the published snapshots older than {@code current}, newest
-   * first, until one that stores every chunk's vector (a full build): the vectors an incremental
+   * Adds the stored vectors (present, of their recorded sizes) of the published snapshots older than
+   * {@code current}, newest first, until one that stores every chunk's vector (a full build): the vectors an incremental
    * build's kept chunks were embedded into live there. Any stored vector of the same model is valid
    * for its content key, so a snapshot off the base's line (one rolled back from) costs memory, not
    * correctness; one of another model, or whose parts fail verification, is passed over.

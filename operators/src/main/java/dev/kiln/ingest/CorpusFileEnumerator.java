@@ -67,10 +67,7 @@ public final class CorpusFileEnumerator extends NonSplittingRecursiveEnumerator 
    * enumerator (on the JobManager) and the shard writers (on the TaskManagers) read that one copy.
    */
   public static Set<String> keptFiles(String corpusListing) throws IOException {
-    Path path = new Path(corpusListing);
-    try (InputStream in = path.getFileSystem().open(path)) {
-      return CorpusFiles.read(in).keptUris();
-    }
+    return listing(corpusListing).keptUris();
   }
 
   /**
@@ -79,12 +76,13 @@ public final class CorpusFileEnumerator extends NonSplittingRecursiveEnumerator 
    */
   public static Set<String> listedFiles(String corpusListing) throws IOException {
     Path path = new Path(corpusListing);
-    FileSystem fs = path.getFileSystem();
-    if (!fs.exists(path)) {
-      return Set.of();
-    }
-    try (InputStream in = fs.open(path)) {
-      return new HashSet<>(CorpusFiles.read(in).byUri().keySet());
+    return path.getFileSystem().exists(path) ? new HashSet<>(listing(corpusListing).byUri().keySet()) : Set.of();
+  }
+
+  private static CorpusFiles listing(String corpusListing) throws IOException {
+    Path path = new Path(corpusListing);
+    try (InputStream in = path.getFileSystem().open(path)) {
+      return CorpusFiles.read(in);
     }
   }
 

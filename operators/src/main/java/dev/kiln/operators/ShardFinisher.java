@@ -24,10 +24,10 @@ import java.util.Set;
  * ({@link DocFingerprintFile}, for the incremental builds over it), count it in
  * {@code shards.without-positions} when a live chunk of it lacks a record position in a file of this
  * build's corpus listing ({@link SourcePositions#within}: what the next build needs to leave a file
- * unread; a remote root's next build reads the count from the manifest), run the recall probe (when on; an incremental shard probes only the
- * segments it wrote) and list every file with its size and SHA-256. Doing this in the writer, not after the job, is what lets
- * the committer publish a remote snapshot without downloading it, and spreads the hashing over the
- * writers instead of one client.
+ * unread; the next build reads the count from the manifest), run the recall probe (when on; an
+ * incremental shard probes only the segments it wrote) and list every file with its size and SHA-256.
+ * Doing this in the writer, not after the job, is what lets the committer publish a remote snapshot
+ * without downloading it, and spreads the hashing over the writers instead of one client.
  */
 final class ShardFinisher {
   private ShardFinisher() {}
