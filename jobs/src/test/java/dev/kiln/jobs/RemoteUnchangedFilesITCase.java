@@ -86,11 +86,26 @@ class RemoteUnchangedFilesITCase {
   }
 
   /**
-   * An object's modification time is the server's time of its PUT: a listing within
-   * {@link CorpusListing#RACY_MILLIS} of it would not trust it, so the builds wait that long.
+   * An object's modification time is the server's time of its PUT (to the second): a listing within
+   * {@link CorpusListing#RACY_MILLIS} of it would not trust it. Waits until every corpus object's
+   * Last-Modified, as the server reports it, lies outside that window of this client's clock.
    */
   static void outsideTheRacyWindow() throws InterruptedException {
-    Thread.sleep(CorpusListing.RACY_MILLIS + 1_100);
+    long deadline = System.currentTimeMillis() + 30_000;
+    while (true) {
+      long newest = 0;
+      for (var o : server.blobs().list(BUCKET, org.jclouds.blobstore.options.ListContainerOptions.Builder
+          .prefix("corpus/").recursive())) {
+        newest = Math.max(newest, server.blobs().blobMetadata(BUCKET, o.getName()).getLastModified().getTime());
+      }
+      if (System.currentTimeMillis() - newest > CorpusListing.RACY_MILLIS) {
+        return;
+      }
+      if (System.currentTimeMillis() > deadline) {
+        throw new IllegalStateException("corpus objects still modified " + newest + ": the server's clock runs ahead");
+      }
+      Thread.sleep(50);
+    }
   }
 
   static void put(String name, List<String> lines, List<String> more) {
