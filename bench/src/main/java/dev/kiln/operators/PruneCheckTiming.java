@@ -1,6 +1,7 @@
 package dev.kiln.operators;
 
 import dev.kiln.config.IndexConfig;
+import dev.kiln.index.RelocatedChunks;
 import dev.kiln.index.ShardSchema;
 import dev.kiln.model.RecordPosition;
 import java.nio.file.Files;
@@ -18,7 +19,10 @@ import org.apache.lucene.store.FSDirectory;
  * What the moved-record check costs a shard writer of an incremental build, on a real base shard: every
  * live document of the shard offered as an unchanged record and the base pruned, once with the file
  * each record was read from (the check, {@link ContinuedShard#pruneBase}) and once without (no check),
- * alternating. Arguments: {@code BASE_SHARD_DIR SCRATCH_DIR ROUNDS}. Prints one line per round.
+ * alternating. With {@code MOVED_PERCENT} (default 0), that share of the documents (every n-th) is
+ * offered as read from another file: the check then finds them moved and copies their chunks with the
+ * new position ({@link RelocatedChunks}), timed within prune, and the shard's commit is timed too.
+ * Arguments: {@code BASE_SHARD_DIR SCRATCH_DIR ROUNDS [MOVED_PERCENT]}. Prints one line per round.
  */
 public final class PruneCheckTiming {
   private PruneCheckTiming() {}
@@ -27,6 +31,8 @@ public final class PruneCheckTiming {
     Path baseShard = Path.of(args[0]);
     Path scratch = Path.of(args[1]);
     int rounds = Integer.parseInt(args[2]);
+    double movedPercent = args.length > 3 ? Double.parseDouble(args[3]) : 0;
+    int every = movedPercent > 0 ? (int) Math.round(100 / movedPercent) : Integer.MAX_VALUE;
     List<String> ids = new ArrayList<>();
     List<RecordPosition> at = new ArrayList<>();
     try (DirectoryReader r = DirectoryReader.open(FSDirectory.open(baseShard))) {
@@ -56,16 +62,25 @@ public final class PruneCheckTiming {
         ContinuedShard.Counters c = new ContinuedShard.Counters(new LongCounter(), new LongCounter(),
             new LongCounter(), new LongCounter(), new LongCounter());
         long t0 = System.nanoTime();
-        try (ContinuedShard s = ContinuedShard.open(dir, baseShard, config, 384, true, c)) {
+        long t2;
+        ContinuedShard s = ContinuedShard.open(dir, baseShard, config, 384, true, c);
+        try (s) {
           for (int i = 0; i < ids.size(); i++) {
-            s.unchanged(ids.get(i), DocumentWinners.Decision.WRITE, check ? at.get(i) : null);
+            RecordPosition p = at.get(i);
+            if (movedPercent > 0 && i % every == 0) {
+              p = new RecordPosition("file:/moved/part-" + (i % 7) + ".parquet", i);
+            }
+            s.unchanged(ids.get(i), DocumentWinners.Decision.WRITE, check ? p : null);
           }
           long t1 = System.nanoTime();
           s.finishIncremental();
-          long t2 = System.nanoTime();
-          System.out.printf("round %d %s: offer %.2f s, prune %.2f s, moved %d, pruned %d%n", round,
-              check ? "check" : "plain", (t1 - t0) / 1e9, (t2 - t1) / 1e9, s.moved(), c.pruned().getLocalValue());
+          t2 = System.nanoTime();
+          System.out.printf("round %d %s: offer %.2f s, prune %.2f s, moved %d, relocated %d, pruned %d%n", round,
+              check ? "check" : "plain", (t1 - t0) / 1e9, (t2 - t1) / 1e9, s.moved(), s.relocated(),
+              c.pruned().getLocalValue());
         }
+        System.out.printf("round %d %s: commit %.2f s%n", round, check ? "check" : "plain",
+            (System.nanoTime() - t2) / 1e9);
         try (var walk = Files.walk(dir)) {
           walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }

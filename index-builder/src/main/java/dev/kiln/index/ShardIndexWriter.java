@@ -221,11 +221,20 @@ public final class ShardIndexWriter implements Closeable {
         copied += n;
       }
     }
+    addCopies(parts);
+    return copied;
+  }
+
+  /**
+   * Copies the live documents of {@code parts} (views of the base's segments: {@link #restore}, {@link
+   * RelocatedChunks}) into this shard as a segment of their own, its HNSW graph built for them alone;
+   * call it after the last delete of the documents they replace.
+   */
+  public void addCopies(List<? extends CodecReader> parts) throws IOException {
     if (!parts.isEmpty()) {
       writer.addIndexes(parts.toArray(new CodecReader[0]));
       counted = true;
     }
-    return copied;
   }
 
   /** A segment seen with only some of its documents live: what {@link #restore} copies. */

@@ -52,7 +52,7 @@ final class BuildCommitter {
       JobCounters.CHANGELOG_CHUNKS_REMOVED);
   private static final List<String> INCREMENTAL_COUNTERS = List.of(JobCounters.INCREMENTAL_UNCHANGED,
       JobCounters.INCREMENTAL_KEPT, JobCounters.INCREMENTAL_REMOVED, JobCounters.CHANGELOG_CHUNKS_REMOVED,
-      JobCounters.RECORDS_UNREAD);
+      JobCounters.RECORDS_UNREAD, JobCounters.INCREMENTAL_RELOCATED);
 
   private final CommitPlan plan;
 

@@ -169,6 +169,8 @@ public final class SnapshotBuilder {
         c.put("records of unchanged files (not read)", outcome.counter(JobCounters.RECORDS_UNREAD))
             .put("documents unchanged (base chunks kept)", outcome.counter(JobCounters.INCREMENTAL_KEPT))
             .put("documents removed (gone from the corpus)", outcome.counter(JobCounters.INCREMENTAL_REMOVED))
+            .put("documents relocated (record moved to another file)",
+                outcome.counter(JobCounters.INCREMENTAL_RELOCATED))
             .put("base chunks removed", outcome.counter(JobCounters.CHANGELOG_CHUNKS_REMOVED));
       }
     }

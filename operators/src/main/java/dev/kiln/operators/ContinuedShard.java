@@ -1,29 +1,27 @@
 package dev.kiln.operators;
 
 import dev.kiln.config.IndexConfig;
+import dev.kiln.index.RelocatedChunks;
 import dev.kiln.index.ShardIndexWriter;
 import dev.kiln.index.ShardSchema;
 import dev.kiln.index.SourcePositions;
 import dev.kiln.model.RecordPosition;
 import dev.kiln.model.EmbeddedChunk;
 import dev.kiln.vectors.KeyBits;
-import dev.kiln.vectors.KeyIntMap;
+import dev.kiln.vectors.KeyLongMap;
 import dev.kiln.vectors.KeySet;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.lucene.index.DirectoryReader;
-import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.PostingsEnum;
-import org.apache.lucene.index.SortedDocValues;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
@@ -31,6 +29,7 @@ import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.Bits;
 import org.apache.lucene.util.BytesRef;
+import org.apache.lucene.util.FixedBitSet;
 
 /**
  * One shard that a {@link ContinuingShardWriterFunction} writes over its base: the writer (the base's
@@ -56,18 +55,22 @@ final class ContinuedShard implements Closeable {
   // 128 bits a document id (KeySet), not Strings: an incremental build keeps nearly every document.
   private final KeySet fresh = new KeySet();
   private final KeySet removed = new KeySet();
-  /** Kept documents, each with the index of the file its unchanged record was read from (-1: not known). */
-  private final KeyIntMap keptIds = new KeyIntMap();
+  /**
+   * Kept documents, each with where its unchanged record was read ({@link KeptPositions#of}; -1: at its
+   * recorded position, in a file left unread).
+   */
+  private final KeyLongMap keptIds = new KeyLongMap();
   /** Ids whose deleted base chunks come back: their unchanged record won over fresh ones (rare). */
   private final Set<String> restore = new HashSet<>();
+  /** Where the kept documents' unchanged records were read, each file once. */
+  private final KeptPositions positions = new KeptPositions();
   /**
-   * Files unchanged records were read from this time, by index ({@link #fileIndex}), for the documents
-   * they kept: compared with the recorded ones when the base is pruned ({@link #pruneBase}).
+   * Unchanged documents whose record was read from another file than the base records, and whose chunks
+   * could not be copied with the new position ({@link #pruneBase}).
    */
-  private final java.util.Map<String, Integer> fileIndex = new HashMap<>();
-  private final List<String> files = new ArrayList<>();
-  /** Unchanged documents whose record was read from another file than the base records ({@link #pruneBase}). */
   private long moved;
+  /** Unchanged documents whose chunks were copied with their record's new position ({@link #pruneBase}). */
+  private long relocated;
 
   private ContinuedShard(ShardIndexWriter writer, DirectoryReader base, Counters counters) {
     this.writer = writer;
@@ -143,7 +146,7 @@ final class ContinuedShard implements Closeable {
 
   /** An unchanged record of {@code docId} offered from a file left unread: its recorded position is its own. */
   void unchanged(String docId, DocumentWinners.Decision decision) throws IOException {
-    unchanged(docId, decision, -1);
+    unchanged(docId, decision, -1L);
   }
 
   /**
@@ -152,21 +155,14 @@ final class ContinuedShard implements Closeable {
    * records for the document when the base is pruned ({@link #pruneBase}).
    */
   void unchanged(String docId, DocumentWinners.Decision decision, RecordPosition at) throws IOException {
-    int file = -1;
-    if (at != null) {
-      file = fileIndex.computeIfAbsent(at.sourceUri(), uri -> {
-        files.add(uri);
-        return files.size() - 1;
-      });
-    }
-    unchanged(docId, decision, file);
+    unchanged(docId, decision, at == null ? -1L : positions.of(at));
   }
 
-  private void unchanged(String docId, DocumentWinners.Decision decision, int file) throws IOException {
+  private void unchanged(String docId, DocumentWinners.Decision decision, long position) throws IOException {
     switch (decision.action()) {
       case DROP -> {}
       case WRITE -> {
-        keptIds.put(docId, file);
+        keptIds.put(docId, position);
         counters.kept().add(1);
       }
       case REPLACE -> {
@@ -176,7 +172,7 @@ final class ContinuedShard implements Closeable {
           restore.add(docId);
           counters.kept().add(1);
         }
-        keptIds.put(docId, file);
+        keptIds.put(docId, position);
       }
     }
   }
@@ -184,6 +180,11 @@ final class ContinuedShard implements Closeable {
   /** Unchanged documents kept with a recorded position in another file than their record's. */
   long moved() {
     return moved;
+  }
+
+  /** Unchanged documents whose chunks were copied to their record's new file ({@link #pruneBase}). */
+  long relocated() {
+    return relocated;
   }
 
   /**
@@ -231,33 +232,39 @@ final class ContinuedShard implements Closeable {
 
   /**
    * Removes every base document neither kept nor re-added: it left the corpus, or no longer parses. On
-   * the same pass over the base's document ids, counts the kept documents whose unchanged record was
-   * read from another file than the one the base records for them ({@link #moved}): the record moved
-   * between files (or the base kept the document from a changelog build). Their chunks keep the old
-   * position, which the next build must not trust: were it to leave the record's new file unread, no
-   * file would keep the document ({@link #keepUnread} goes by the recorded file). The writer then counts
-   * the shard in {@code shards.without-positions}, and the next build reads every file. Positions in
-   * the same file are not compared: an offset decides only between duplicates of one file, and those
-   * are read, or left unread, together.
+   * the same pass over the base's document ids, finds the kept documents whose unchanged record was
+   * read from another file than the one the base records for them: the record moved between files (a
+   * re-partitioned export), or the base kept the document from a changelog build. Their chunks must not
+   * keep the old position: were the next build to leave the record's new file unread, no file would
+   * keep the document ({@link #keepUnread} goes by the recorded file). So they are copied with the new
+   * position ({@link RelocatedChunks}, {@link #relocated}) after their base copies are deleted. Where
+   * that cannot be done (a base segment without position fields, an offset past 2³² − 2) the document
+   * keeps the old position and counts in {@link #moved}: the writer then counts the shard in {@code
+   * shards.without-positions}, and the next build reads every file. Positions in the same file are not
+   * compared: an offset decides only between duplicates of one file, and those are read, or left unread,
+   * together.
    */
   private void pruneBase() throws IOException {
+    KeySet movedIds = new KeySet();
+    boolean relocatable = true;
     for (LeafReaderContext leaf : base.leaves()) {
       Terms terms = leaf.reader().terms(ShardSchema.DOC_ID);
       if (terms == null) {
         continue;
       }
-      RecordedFiles recorded = files.isEmpty() ? null : new RecordedFiles(leaf.reader(), files);
+      relocatable &= leaf.reader().numDocs() == 0 || RelocatedChunks.relocatable(leaf.reader());
+      KeptPositions.RecordedFiles recorded = positions.recorded(leaf.reader());
       TermsEnum te = terms.iterator();
       for (BytesRef term = te.next(); term != null; term = te.next()) {
         long[] k = KeyBits.of(term.bytes, term.offset, term.length);
-        int file = keptIds.get(k[0], k[1]);
-        if (file >= 0 && recorded != null && !fresh.contains(k[0], k[1])) {
+        long kept = keptIds.get(k[0], k[1]);
+        if (kept >= 0 && recorded != null && !fresh.contains(k[0], k[1])) {
           postings = te.postings(postings, PostingsEnum.NONE);
-          if (recorded.movedFrom(postings, file)) {
-            moved++;
+          if (recorded.movedFrom(postings, kept)) {
+            movedIds.add(k[0], k[1]);
           }
         }
-        if (file == KeyIntMap.MISSING && !fresh.contains(k[0], k[1]) && removed.add(k[0], k[1])) {
+        if (kept == KeyLongMap.MISSING && !fresh.contains(k[0], k[1]) && removed.add(k[0], k[1])) {
           String docId = term.utf8ToString();
           long n = liveChunks(base, docId);
           if (n > 0) {
@@ -268,42 +275,63 @@ final class ContinuedShard implements Closeable {
         }
       }
     }
+    if (movedIds.size() > 0) {
+      relocate(movedIds, relocatable);
+    }
   }
 
-  /** One base leaf's recorded record files, as ords of its source doc values, for every chunk at once. */
-  private static final class RecordedFiles {
-    private final LeafReader leaf;
-    private final int[] ordOf;
-    private final int[] fileOrd;
-
-    RecordedFiles(LeafReader leaf, List<String> files) throws IOException {
-      this.leaf = leaf;
-      ordOf = new int[leaf.maxDoc()];
-      java.util.Arrays.fill(ordOf, -1);
-      SortedDocValues sources = leaf.getSortedDocValues(ShardSchema.SOURCE);
-      fileOrd = new int[files.size()];
-      java.util.Arrays.fill(fileOrd, -2);
-      if (sources != null) {
-        for (int i = 0; i < files.size(); i++) {
-          int ord = sources.lookupTerm(new BytesRef(files.get(i)));
-          fileOrd[i] = ord >= 0 ? ord : -2; // never -1, the ord of a chunk without a position
+  /**
+   * Copies every live base chunk of the {@code movedIds} with its record's new position, in every
+   * segment it has chunks in (a second pass over the ids: a document's chunks may span segments, and
+   * all of them go when it is deleted); documents with an offset too large to keep, or every one when
+   * a base segment has no position fields, stay as they are and count in {@link #moved}.
+   */
+  private void relocate(KeySet movedIds, boolean relocatable) throws IOException {
+    KeySet deleted = new KeySet();
+    List<RelocatedChunks> copies = new ArrayList<>();
+    for (LeafReaderContext leaf : base.leaves()) {
+      Terms terms = leaf.reader().terms(ShardSchema.DOC_ID);
+      if (terms == null) {
+        continue;
+      }
+      Bits live = leaf.reader().getLiveDocs();
+      FixedBitSet chunks = null;
+      long[] at = null; // each copied chunk's position, as keptIds holds it: 8 bytes a chunk of a leaf with moves
+      TermsEnum te = terms.iterator();
+      for (BytesRef term = te.next(); term != null; term = te.next()) {
+        long[] k = KeyBits.of(term.bytes, term.offset, term.length);
+        if (!movedIds.contains(k[0], k[1])) {
+          continue;
         }
-        for (int d = sources.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = sources.nextDoc()) {
-          ordOf[d] = sources.ordValue();
+        long kept = keptIds.get(k[0], k[1]);
+        if (!relocatable || !KeptPositions.offsetKnown(kept)) {
+          if (deleted.add(k[0], k[1])) {
+            moved++;
+          }
+          continue;
+        }
+        if (deleted.add(k[0], k[1])) {
+          writer.deleteDocument(term.utf8ToString());
+          relocated++;
+        }
+        if (chunks == null) {
+          chunks = new FixedBitSet(leaf.reader().maxDoc());
+          at = new long[leaf.reader().maxDoc()];
+        }
+        postings = te.postings(postings, PostingsEnum.NONE);
+        for (int d = postings.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = postings.nextDoc()) {
+          if (live == null || live.get(d)) {
+            chunks.set(d);
+            at[d] = kept;
+          }
         }
       }
-    }
-
-    /** Whether the document's first live chunk here records another file than {@code file}. */
-    boolean movedFrom(PostingsEnum chunks, int file) throws IOException {
-      Bits live = leaf.getLiveDocs();
-      for (int d = chunks.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = chunks.nextDoc()) {
-        if (live == null || live.get(d)) {
-          return ordOf[d] != fileOrd[file];
-        }
+      if (chunks != null && chunks.cardinality() > 0) {
+        long[] where = at;
+        copies.add(RelocatedChunks.of(leaf.reader(), chunks, d -> positions.position(where[d])));
       }
-      return false;
     }
+    writer.addCopies(copies);
   }
 
   /** Removes the base chunks of {@code docId} once. */

@@ -77,6 +77,7 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
   private transient LongCounter unreadRecords;
   private transient LongCounter documents;
   private transient LongCounter withoutPositions;
+  private transient LongCounter relocated;
   private transient ContinuedShard.Counters counters;
   private transient StageTimer timer;
   /** Where this subtask writes: the root itself, or a remote root's local working directory. */
@@ -128,6 +129,7 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_WRITE);
     unreadRecords = getRuntimeContext().getLongCounter(JobCounters.RECORDS_UNREAD);
     withoutPositions = getRuntimeContext().getLongCounter(JobCounters.SHARDS_WITHOUT_POSITIONS);
+    relocated = getRuntimeContext().getLongCounter(JobCounters.INCREMENTAL_RELOCATED);
     documents = getRuntimeContext().getLongCounter(JobCounters.DOCUMENTS);
     unread = Set.of();
     if (corpusListing != null) {
@@ -177,10 +179,17 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
         ShardIndexWriter w = e.getValue().writer();
         long start = System.nanoTime();
         // Merged, probed and described on the local disk, before a remote root gets the upload.
+        if (e.getValue().relocated() > 0) {
+          LOG.info("shard {}: {} unchanged documents were read from another file than the base records for them"
+              + " (moved between files, or kept from a changelog build): copied with their new positions",
+              e.getKey(), e.getValue().relocated());
+          relocated.add(e.getValue().relocated());
+        }
         if (e.getValue().moved() > 0) {
           LOG.warn("shard {}: unchanged documents were read from another file than the base records for them ({})"
-              + " (moved between files, or kept from a changelog build): their positions are stale, so the next"
-              + " build reads every corpus file", e.getKey(), e.getValue().moved());
+              + " (moved between files, or kept from a changelog build) and could not be copied with the new"
+              + " positions (a base segment without position fields, or an offset past 2^32 - 2): their positions"
+              + " are stale, so the next build reads every corpus file", e.getKey(), e.getValue().moved());
         }
         ShardResult r = ShardFinisher.finish(e.getKey(), w, subtask, config, positions.stale(e.getValue().moved() > 0),
             !prune,

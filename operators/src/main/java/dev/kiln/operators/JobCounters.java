@@ -65,6 +65,11 @@ public final class JobCounters {
    * time, {@code corpus-files.tsv}) that were not read; the shard writers keep their documents.
    */
   public static final String RECORDS_UNREAD = "records.unread";
+  /**
+   * Incremental builds: unchanged documents whose record was read from another file than the base
+   * records for it (moved between files, or kept from a changelog build), copied with the new position.
+   */
+  public static final String INCREMENTAL_RELOCATED = "incremental.relocated";
   /** Incremental builds: base documents removed because the corpus no longer holds them. */
   public static final String INCREMENTAL_REMOVED = "incremental.removed";
   /**
@@ -89,7 +94,7 @@ public final class JobCounters {
       CHUNKS_DEDUPLICATED, CHUNKS_TRUNCATED, MODEL_LOADS, TIME_EMBED, REUSE_PARTS_READ, REUSE_PARTS_REFUSED);
   public static final List<String> WRITE_STAGE = List.of(CHUNKS_WRITTEN, TIME_WRITE, CHANGELOG_CHUNKS_REMOVED,
       CHANGELOG_DELETE_UNKNOWN, RANGE_VALUES_UNPARSED, INCREMENTAL_KEPT, INCREMENTAL_REMOVED, RECORDS_UNREAD,
-      SHARDS_WITHOUT_POSITIONS,
+      SHARDS_WITHOUT_POSITIONS, INCREMENTAL_RELOCATED,
       // a full build's writers resolve duplicate ids (WriterDuplicates): they correct these
       CHUNKS, CHUNKS_DUPLICATE_ID, DOCUMENTS, QUARANTINED);
   public static final List<String> PARENTS_STAGE = List.of(PARENTS_WRITTEN, CHANGELOG_PARENTS, PARENTS);

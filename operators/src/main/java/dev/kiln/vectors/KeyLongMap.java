@@ -1,27 +1,27 @@
 package dev.kiln.vectors;
 
 /**
- * Keys kept as their 128 bits ({@link KeyBits}), each with an {@code int}, in open addressing (at most
- * half full): {@link KeySet} with a value, about 42 bytes an entry. The shard writers of an incremental
- * build keep in it the ids of the documents they keep, each with the file its record was read from.
+ * Keys kept as their 128 bits ({@link KeyBits}), each with a {@code long}, in open addressing (at most
+ * half full): {@link KeySet} with a value, about 50 bytes an entry. The shard writers of an incremental
+ * build keep in it the ids of the documents they keep, each with where its record was read.
  */
-public final class KeyIntMap {
+public final class KeyLongMap {
   /** What {@link #get} returns for a key not in the map. */
-  public static final int MISSING = Integer.MIN_VALUE;
+  public static final long MISSING = Long.MIN_VALUE;
 
   private long[] hi = new long[1024];
   private long[] lo = new long[1024];
-  private int[] values = new int[1024];
+  private long[] values = new long[1024];
   private boolean[] used = new boolean[1024];
   private int size;
 
   /** Sets the value of {@code key}; false when the key was already there (its value is replaced). */
-  public boolean put(String key, int value) {
+  public boolean put(String key, long value) {
     long[] k = KeyBits.of(key);
     return put(k[0], k[1], value);
   }
 
-  public boolean put(long h, long l, int value) {
+  public boolean put(long h, long l, long value) {
     if ((size + 1) * 2 > used.length) {
       grow();
     }
@@ -43,7 +43,7 @@ public final class KeyIntMap {
   }
 
   /** The value of the key given as its {@link KeyBits}, or {@link #MISSING}. */
-  public int get(long h, long l) {
+  public long get(long h, long l) {
     int mask = used.length - 1;
     int i = (int) (h ^ (h >>> 32)) & mask;
     while (used[i]) {
@@ -62,11 +62,11 @@ public final class KeyIntMap {
   private void grow() {
     long[] oh = hi;
     long[] ol = lo;
-    int[] ov = values;
+    long[] ov = values;
     boolean[] ou = used;
     hi = new long[oh.length * 2];
     lo = new long[oh.length * 2];
-    values = new int[oh.length * 2];
+    values = new long[oh.length * 2];
     used = new boolean[oh.length * 2];
     size = 0;
     for (int i = 0; i < ou.length; i++) {

@@ -1,0 +1,272 @@
+package dev.kiln.index;
+
+import dev.kiln.model.RecordPosition;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import org.apache.lucene.codecs.DocValuesProducer;
+import org.apache.lucene.index.BinaryDocValues;
+import org.apache.lucene.index.CodecReader;
+import org.apache.lucene.index.DocValuesSkipper;
+import org.apache.lucene.index.DocValuesType;
+import org.apache.lucene.index.FieldInfo;
+import org.apache.lucene.index.FieldInfos;
+import org.apache.lucene.index.FilterCodecReader;
+import org.apache.lucene.index.LeafReader;
+import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.index.SlowCodecReaderWrapper;
+import org.apache.lucene.index.SortedDocValues;
+import org.apache.lucene.index.SortedNumericDocValues;
+import org.apache.lucene.index.SortedSetDocValues;
+import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.util.BytesRef;
+import org.apache.lucene.util.FixedBitSet;
+
+/**
+ * Some chunks of a base segment, seen with another record position ({@link ShardSchema#SOURCE},
+ * {@link ShardSchema#SOURCE_OFFSET}) than the segment stores for them: what a shard writer copies
+ * ({@link ShardIndexWriter#addCopies}) when an unchanged document's record was read from another file
+ * than the base records — moved between files by a re-partitioned export, or kept from a changelog
+ * build. Lucene updates numeric and binary doc values in place, not sorted ones, so the chunks are
+ * copied into a segment of their own (their base copies deleted first) with every other field as it
+ * was: text, stored fields, fingerprint, vector (its graph built anew for the copies alone).
+ */
+public final class RelocatedChunks extends FilterCodecReader {
+  /** Where each copied chunk's record now is. */
+  @FunctionalInterface
+  public interface Positions {
+    RecordPosition of(int doc);
+  }
+
+  private final FixedBitSet chunks;
+  private final int numDocs;
+  private final Positions positions;
+  /** The new files, sorted as Lucene sorts terms (UTF-8 bytes), and each one's ord. */
+  private final BytesRef[] files;
+  private final Map<String, Integer> ordOf = new HashMap<>();
+
+  private RelocatedChunks(CodecReader in, FixedBitSet chunks, Positions positions) {
+    super(in);
+    this.chunks = chunks;
+    this.numDocs = chunks.cardinality();
+    this.positions = positions;
+    TreeSet<BytesRef> sorted = new TreeSet<>();
+    forEach(doc -> sorted.add(new BytesRef(positions.of(doc).sourceUri())));
+    this.files = sorted.toArray(new BytesRef[0]);
+    for (int i = 0; i < files.length; i++) {
+      ordOf.put(files[i].utf8ToString(), i);
+    }
+  }
+
+  /**
+   * The chunks set in {@code chunks} (live ones of {@code leaf}) at their new positions.
+   *
+   * @throws IllegalArgumentException when {@code leaf} has no record position fields to rewrite (a
+   *     segment written before positions existed): see {@link #relocatable}
+   */
+  public static RelocatedChunks of(LeafReader leaf, FixedBitSet chunks, Positions positions) throws IOException {
+    if (!relocatable(leaf)) {
+      throw new IllegalArgumentException("segment without record position fields: " + leaf);
+    }
+    return new RelocatedChunks(SlowCodecReaderWrapper.wrap(leaf), chunks, positions);
+  }
+
+  /** Whether {@code leaf} has the record position fields, of their types, for copies to carry new ones. */
+  public static boolean relocatable(LeafReader leaf) {
+    FieldInfos infos = leaf.getFieldInfos();
+    FieldInfo source = infos.fieldInfo(ShardSchema.SOURCE);
+    FieldInfo offset = infos.fieldInfo(ShardSchema.SOURCE_OFFSET);
+    return source != null && source.getDocValuesType() == DocValuesType.SORTED
+        && offset != null && offset.getDocValuesType() == DocValuesType.NUMERIC;
+  }
+
+  /** The chunks copied. */
+  public int chunks() {
+    return numDocs;
+  }
+
+  private void forEach(java.util.function.IntConsumer action) {
+    for (int d = chunks.nextSetBit(0); d != DocIdSetIterator.NO_MORE_DOCS;
+        d = d + 1 < chunks.length() ? chunks.nextSetBit(d + 1) : DocIdSetIterator.NO_MORE_DOCS) {
+      action.accept(d);
+    }
+  }
+
+  @Override
+  public org.apache.lucene.util.Bits getLiveDocs() {
+    return chunks;
+  }
+
+  @Override
+  public int numDocs() {
+    return numDocs;
+  }
+
+  @Override
+  public DocValuesProducer getDocValuesReader() {
+    DocValuesProducer base = in.getDocValuesReader();
+    return new DocValuesProducer() {
+      @Override
+      public NumericDocValues getNumeric(FieldInfo field) throws IOException {
+        return ShardSchema.SOURCE_OFFSET.equals(field.name) ? new Offsets() : base.getNumeric(field);
+      }
+
+      @Override
+      public SortedDocValues getSorted(FieldInfo field) throws IOException {
+        return ShardSchema.SOURCE.equals(field.name) ? new Sources() : base.getSorted(field);
+      }
+
+      @Override
+      public BinaryDocValues getBinary(FieldInfo field) throws IOException {
+        return base.getBinary(field);
+      }
+
+      @Override
+      public SortedNumericDocValues getSortedNumeric(FieldInfo field) throws IOException {
+        return base.getSortedNumeric(field);
+      }
+
+      @Override
+      public SortedSetDocValues getSortedSet(FieldInfo field) throws IOException {
+        return base.getSortedSet(field);
+      }
+
+      @Override
+      public DocValuesSkipper getSkipper(FieldInfo field) throws IOException {
+        // The copies' positions are not the base's: a skip index over the old values would mislead.
+        return ShardSchema.SOURCE.equals(field.name) || ShardSchema.SOURCE_OFFSET.equals(field.name) ? null
+            : base.getSkipper(field);
+      }
+
+      @Override
+      public void checkIntegrity() throws IOException {
+        base.checkIntegrity();
+      }
+
+      @Override
+      public void close() {
+        // The segment's own producer belongs to the reader this one wraps.
+      }
+    };
+  }
+
+  @Override
+  public CacheHelper getCoreCacheHelper() {
+    return null;
+  }
+
+  @Override
+  public CacheHelper getReaderCacheHelper() {
+    return null;
+  }
+
+  /** Iterates the copied chunks, in doc order. */
+  private abstract class CopiedDocs {
+    int doc = -1;
+
+    int nextDoc() {
+      return advance(doc + 1);
+    }
+
+    int advance(int target) {
+      doc = target >= chunks.length() ? DocIdSetIterator.NO_MORE_DOCS : chunks.nextSetBit(target);
+      return doc;
+    }
+
+    boolean advanceExact(int target) {
+      doc = target;
+      return chunks.get(target);
+    }
+  }
+
+  private final class Sources extends SortedDocValues {
+    private final CopiedDocs docs = new CopiedDocs() {};
+
+    @Override
+    public int ordValue() {
+      return ordOf.get(positions.of(docs.doc).sourceUri());
+    }
+
+    @Override
+    public BytesRef lookupOrd(int ord) {
+      return files[ord];
+    }
+
+    @Override
+    public int getValueCount() {
+      return files.length;
+    }
+
+    @Override
+    public int docID() {
+      return docs.doc;
+    }
+
+    @Override
+    public int nextDoc() {
+      return docs.nextDoc();
+    }
+
+    @Override
+    public int advance(int target) {
+      return docs.advance(target);
+    }
+
+    @Override
+    public boolean advanceExact(int target) {
+      return docs.advanceExact(target);
+    }
+
+    @Override
+    public long cost() {
+      return numDocs;
+    }
+  }
+
+  private final class Offsets extends NumericDocValues {
+    private final CopiedDocs docs = new CopiedDocs() {};
+
+    @Override
+    public long longValue() {
+      return positions.of(docs.doc).offset();
+    }
+
+    @Override
+    public int docID() {
+      return docs.doc;
+    }
+
+    @Override
+    public int nextDoc() {
+      return docs.nextDoc();
+    }
+
+    @Override
+    public int advance(int target) {
+      return docs.advance(target);
+    }
+
+    @Override
+    public boolean advanceExact(int target) {
+      return docs.advanceExact(target);
+    }
+
+    @Override
+    public long cost() {
+      return numDocs;
+    }
+  }
+
+  /** For a log line: the new files, at most a few. */
+  @Override
+  public String toString() {
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < Math.min(3, files.length); i++) {
+      names.add(files[i].utf8ToString());
+    }
+    return "RelocatedChunks(" + numDocs + " chunks to " + names + (files.length > 3 ? ", ..." : "") + ")";
+  }
+}
