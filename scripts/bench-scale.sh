@@ -15,12 +15,13 @@
 # peak heap and RSS are per step; every step's JVM gets scripts/kiln's huge-page option (scripts/lib/hugepages.sh). Results: kiln-data/bench-scale/n<N>/result.json (and stdout with --json),
 # a summary on stderr, logs in kiln-data/bench-scale/n<N>/logs/. Other options: scripts/bench-scale.sh --help.
 #   scripts/bench-scale.sh --chart DIR RESULT.json...   cost-against-N PNGs (log-log) from several runs' results
+#   scripts/bench-scale.sh --remote N    full build, unchanged and one-file rebuilds, local and in an S3 bucket (s3proxy)
 set -euo pipefail
 KILN_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$KILN_HOME"
 source "$KILN_HOME/scripts/lib/java-env.sh"
 if [[ " $* " == *" --help "* || $# -eq 0 ]]; then
-  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
   echo "options: --chunks N [--json] [--seed S] [--noise SIGMA] [--queries Q] [--recall-queries R] [--threads 1,2,4]"
   echo "         [--qps-queries N] [--heap 4g] [--work DIR] [--datasets DIR] [--dataset scifact] [--skip-raw] [--skip-rebuild] [--skip-aot] [--keep]"
   [[ $# -eq 0 ]] && exit 2 || exit 0
@@ -47,6 +48,11 @@ if [[ "${1:-}" == "--chart" ]]; then
   exec java -cp "$CP" dev.kiln.bench.scale.ScaleChart "$@"
 fi
 CACHE="${KILN_CACHE_DIR:-$KILN_HOME/kiln-data/cache}"
+MAIN=(dev.kiln.bench.scale.ScaleBench --datasets "$DATASETS" "$@")
+if [[ "${1:-}" == "--remote" ]]; then
+  # The same builds with corpus and snapshots in an S3 bucket (s3proxy), beside the local ones: RemoteScaleBench.
+  MAIN=(dev.kiln.bench.scale.RemoteScaleBench "$DATASETS" "${2:?--remote N}" "$KILN_HOME/kiln-data/bench-scale")
+fi
 # Every step's JVM inherits this one's options (ChildRun): the huge-page setting scripts/kiln gives.
 source "$KILN_HOME/scripts/lib/hugepages.sh"
 kiln_hugepage_args
@@ -54,4 +60,4 @@ java "${KILN_HUGEPAGE_ARGS[@]}" --add-modules jdk.incubator.vector --enable-nati
   -Xmx1g -Dkiln.home="$KILN_HOME" -Dkiln.cache.dir="$CACHE" -Dai.djl.offline=true -DOPT_OUT_TRACKING=true \
   -DDJL_CACHE_DIR="$CACHE/djl" -DENGINE_CACHE_DIR="$CACHE/djl" -Dlog4j2.configurationFile=classpath:log4j2.properties \
   -Dkiln.flink.plugins="${FLINK_PLUGINS_DIR:-$KILN_HOME/jobs/target/flink-plugins}" \
-  -cp "$CP" dev.kiln.bench.scale.ScaleBench --datasets "$DATASETS" "$@"
+  -cp "$CP" "${MAIN[@]}"

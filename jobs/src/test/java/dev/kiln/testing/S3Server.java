@@ -55,6 +55,11 @@ public final class S3Server implements AutoCloseable {
     blobs().putBlob(bucket, blobs().blobBuilder(key).payload(bytes).contentLength(bytes.length).build());
   }
 
+  /** Uploads {@code file} as {@code key}, streamed from the disk. */
+  public void putFile(String key, Path file) throws java.io.IOException {
+    blobs().putBlob(bucket, blobs().blobBuilder(key).payload(file.toFile()).contentLength(Files.size(file)).build());
+  }
+
   public byte[] bytes(String key) throws Exception {
     Blob b = blobs().getBlob(bucket, key);
     if (b == null) {

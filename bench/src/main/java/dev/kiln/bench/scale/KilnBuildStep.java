@@ -18,7 +18,8 @@ import java.util.stream.Stream;
  * ({@code configs/build.yaml}) — what {@code scripts/kiln build --corpus DIR --snapshots ROOT} runs —
  * in its own JVM. Result: the build's counters table (stage busy times, wall times, counts), the
  * snapshot's size on disk and the JVM's peak heap and resident set.
- * Arguments: result file, build.yaml, corpus folder, snapshots root.
+ * Arguments: result file, build.yaml, corpus folder, snapshots root, then any {@code filesystem.KEY=VALUE}
+ * (Flink file system keys, for a remote corpus or root: {@link RemoteScaleBench}).
  */
 public final class KilnBuildStep {
   private KilnBuildStep() {}
@@ -28,6 +29,10 @@ public final class KilnBuildStep {
       BuildConfig c = BuildConfig.load(Path.of(args[1]));
       c.corpus = List.of(args[2]);
       c.snapshots = args[3];
+      for (int i = 4; i < args.length; i++) {
+        String kv = args[i].substring("filesystem.".length());
+        c.filesystem.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
+      }
       long t0 = System.nanoTime();
       SnapshotBuilder.BuildReport r = new SnapshotBuilder(c, new PrintStream(System.out, true, StandardCharsets.UTF_8))
           .build(BuildJob.localEnvironment(c.parallelism));
@@ -43,9 +48,11 @@ public final class KilnBuildStep {
       out.put("max_segments", c.index.maxSegments);
       out.put("ram_buffer_mb", c.index.ramBufferMb);
       out.put("embeddings", r.manifest().embeddings());
-      Path dir = Path.of(args[3]).resolve("snapshots").resolve(r.snapshotId());
-      out.put("snapshot_bytes", bytes(dir));
-      out.put("shard_bytes", bytes(dir) - bytes(dir.resolve(dev.kiln.snapshot.SnapshotLayout.EMBEDDINGS)));
+      if (!args[3].contains("://")) { // a remote root's bytes are the caller's to count
+        Path dir = Path.of(args[3]).resolve("snapshots").resolve(r.snapshotId());
+        out.put("snapshot_bytes", bytes(dir));
+        out.put("shard_bytes", bytes(dir) - bytes(dir.resolve(dev.kiln.snapshot.SnapshotLayout.EMBEDDINGS)));
+      }
       out.put("counters", r.counters().asMap());
       out.putAll(memory.report());
       ChildRun.write(args[0], out);

@@ -280,7 +280,7 @@ public final class ScaleBench {
     return (System.nanoTime() - t0) / 1e9;
   }
 
-  private static String loadAverage() {
+  static String loadAverage() {
     try {
       return Files.readString(Path.of("/proc/loadavg")).strip();
     } catch (IOException e) {
