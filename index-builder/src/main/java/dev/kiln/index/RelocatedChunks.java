@@ -14,7 +14,6 @@ import org.apache.lucene.index.DocValuesSkipper;
 import org.apache.lucene.index.DocValuesType;
 import org.apache.lucene.index.FieldInfo;
 import org.apache.lucene.index.FieldInfos;
-import org.apache.lucene.index.FilterCodecReader;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.SlowCodecReaderWrapper;
@@ -34,7 +33,7 @@ import org.apache.lucene.util.FixedBitSet;
  * copied into a segment of their own (their base copies deleted first) with every other field as it
  * was: text, stored fields, fingerprint, vector (its graph built anew for the copies alone).
  */
-public final class RelocatedChunks extends FilterCodecReader {
+public final class RelocatedChunks extends OnlyDocs {
   /** Where each copied chunk's record now is. */
   @FunctionalInterface
   public interface Positions {
@@ -42,16 +41,14 @@ public final class RelocatedChunks extends FilterCodecReader {
   }
 
   private final FixedBitSet chunks;
-  private final int numDocs;
   private final Positions positions;
   /** The new files, sorted as Lucene sorts terms (UTF-8 bytes), and each one's ord. */
   private final BytesRef[] files;
   private final Map<String, Integer> ordOf = new HashMap<>();
 
   private RelocatedChunks(CodecReader in, FixedBitSet chunks, Positions positions) {
-    super(in);
+    super(in, chunks, chunks.cardinality());
     this.chunks = chunks;
-    this.numDocs = chunks.cardinality();
     this.positions = positions;
     TreeSet<BytesRef> sorted = new TreeSet<>();
     forEach(doc -> sorted.add(new BytesRef(positions.of(doc).sourceUri())));
@@ -85,7 +82,7 @@ public final class RelocatedChunks extends FilterCodecReader {
 
   /** The chunks copied. */
   public int chunks() {
-    return numDocs;
+    return numDocs();
   }
 
   private void forEach(java.util.function.IntConsumer action) {
@@ -93,16 +90,6 @@ public final class RelocatedChunks extends FilterCodecReader {
         d = d + 1 < chunks.length() ? chunks.nextSetBit(d + 1) : DocIdSetIterator.NO_MORE_DOCS) {
       action.accept(d);
     }
-  }
-
-  @Override
-  public org.apache.lucene.util.Bits getLiveDocs() {
-    return chunks;
-  }
-
-  @Override
-  public int numDocs() {
-    return numDocs;
   }
 
   @Override
@@ -151,16 +138,6 @@ public final class RelocatedChunks extends FilterCodecReader {
         // The segment's own producer belongs to the reader this one wraps.
       }
     };
-  }
-
-  @Override
-  public CacheHelper getCoreCacheHelper() {
-    return null;
-  }
-
-  @Override
-  public CacheHelper getReaderCacheHelper() {
-    return null;
   }
 
   /** Iterates the copied chunks, in doc order. */
@@ -222,7 +199,7 @@ public final class RelocatedChunks extends FilterCodecReader {
 
     @Override
     public long cost() {
-      return numDocs;
+      return numDocs();
     }
   }
 
@@ -256,7 +233,7 @@ public final class RelocatedChunks extends FilterCodecReader {
 
     @Override
     public long cost() {
-      return numDocs;
+      return numDocs();
     }
   }
 
@@ -267,6 +244,6 @@ public final class RelocatedChunks extends FilterCodecReader {
     for (int i = 0; i < Math.min(3, files.length); i++) {
       names.add(files[i].utf8ToString());
     }
-    return "RelocatedChunks(" + numDocs + " chunks to " + names + (files.length > 3 ? ", ..." : "") + ")";
+    return "RelocatedChunks(" + numDocs() + " chunks to " + names + (files.length > 3 ? ", ..." : "") + ")";
   }
 }

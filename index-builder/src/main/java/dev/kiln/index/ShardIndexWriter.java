@@ -27,7 +27,6 @@ import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
 import org.apache.lucene.index.CodecReader;
 import org.apache.lucene.index.DirectoryReader;
-import org.apache.lucene.index.FilterCodecReader;
 import org.apache.lucene.index.SlowCodecReaderWrapper;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.LeafReaderContext;
@@ -234,38 +233,6 @@ public final class ShardIndexWriter implements Closeable {
     if (!parts.isEmpty()) {
       writer.addIndexes(parts.toArray(new CodecReader[0]));
       counted = true;
-    }
-  }
-
-  /** A segment seen with only some of its documents live: what {@link #restore} copies. */
-  private static final class OnlyDocs extends FilterCodecReader {
-    private final Bits live;
-    private final int numDocs;
-
-    OnlyDocs(CodecReader in, Bits live, int numDocs) {
-      super(in);
-      this.live = live;
-      this.numDocs = numDocs;
-    }
-
-    @Override
-    public Bits getLiveDocs() {
-      return live;
-    }
-
-    @Override
-    public int numDocs() {
-      return numDocs;
-    }
-
-    @Override
-    public CacheHelper getCoreCacheHelper() {
-      return null;
-    }
-
-    @Override
-    public CacheHelper getReaderCacheHelper() {
-      return null;
     }
   }
 
