@@ -2,9 +2,7 @@ package dev.kiln.index;
 
 import dev.kiln.model.RecordPosition;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import org.apache.lucene.codecs.DocValuesProducer;
@@ -78,11 +76,6 @@ public final class RelocatedChunks extends OnlyDocs {
     FieldInfo offset = infos.fieldInfo(ShardSchema.SOURCE_OFFSET);
     return source != null && source.getDocValuesType() == DocValuesType.SORTED
         && offset != null && offset.getDocValuesType() == DocValuesType.NUMERIC;
-  }
-
-  /** The chunks copied. */
-  public int chunks() {
-    return numDocs();
   }
 
   private void forEach(java.util.function.IntConsumer action) {
@@ -235,15 +228,5 @@ public final class RelocatedChunks extends OnlyDocs {
     public long cost() {
       return numDocs();
     }
-  }
-
-  /** For a log line: the new files, at most a few. */
-  @Override
-  public String toString() {
-    List<String> names = new ArrayList<>();
-    for (int i = 0; i < Math.min(3, files.length); i++) {
-      names.add(files[i].utf8ToString());
-    }
-    return "RelocatedChunks(" + numDocs() + " chunks to " + names + (files.length > 3 ? ", ..." : "") + ")";
   }
 }

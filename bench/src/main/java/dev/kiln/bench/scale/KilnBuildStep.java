@@ -30,6 +30,9 @@ public final class KilnBuildStep {
       c.corpus = List.of(args[2]);
       c.snapshots = args[3];
       for (int i = 4; i < args.length; i++) {
+        if (!args[i].startsWith("filesystem.") || args[i].indexOf('=') < 0) {
+          throw new IllegalArgumentException("expected filesystem.KEY=VALUE, was " + args[i]);
+        }
         String kv = args[i].substring("filesystem.".length());
         c.filesystem.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
       }

@@ -70,7 +70,7 @@ public final class RemoteScaleBench {
       s3.putFile("corpus/part-0000.parquet", corpus.resolve("part-0000.parquet"));
       step(heap, result, "local_one_file", logs, localArgs);
       step(heap, result, "remote_one_file", logs, remoteArgs);
-      result.put("remote_snapshots_bytes", bytes(run.resolve("blobs").resolve(BUCKET).resolve("snapshots")));
+      result.put("remote_snapshots_bytes", KilnBuildStep.bytes(run.resolve("blobs").resolve(BUCKET).resolve("snapshots")));
     }
     for (String s : List.of("full", "unchanged", "one_file")) {
       result.put(s + "_remote_vs_local", ((JsonNode) result.get("remote_" + s)).get("wall_s").asDouble()
@@ -98,9 +98,5 @@ public final class RemoteScaleBench {
         s3.putFile("corpus/" + f.getFileName(), f);
       }
     }
-  }
-
-  private static long bytes(Path dir) throws IOException {
-    return KilnBuildStep.bytes(dir);
   }
 }
