@@ -10,6 +10,7 @@ import dev.kiln.model.ParentChange;
 import dev.kiln.model.ParentChunk;
 import dev.kiln.model.ShardChange;
 import dev.kiln.operators.ChangelogParentWriterFunction;
+import dev.kiln.operators.types.KilnTypeInfo;
 import dev.kiln.operators.ContinuingShardWriterFunction;
 import dev.kiln.operators.BaseDocuments;
 import dev.kiln.operators.ChunkFunction;
@@ -208,6 +209,24 @@ public final class BuildJob {
   private record Continued(String base, RemoteBaseFiles remoteBase, DataStream<ShardChange> changes, boolean prune,
       Map<Integer, List<Manifest.FileEntry>> baseFiles, String unreadListing) {}
 
+  /**
+   * A continuing build's fresh chunks as shard changes. Each stream that carries them is mapped where it
+   * is made, chained to its producer, and the two are united after: a map after the union is a task of
+   * its own, one more network hop (every fresh chunk serialized and read once more) and one more input
+   * for the JIT to compile.
+   */
+  private DataStream<ShardChange> freshChanges(SingleOutputStreamOperator<EmbeddedChunk> embedded,
+      SingleOutputStreamOperator<Chunk> chunks) {
+    DataStream<ShardChange> fresh = embedded.map(new ChangelogStages.Fresh(), KilnTypeInfo.SHARD_CHANGE)
+        .name("fresh-chunks").setParallelism(embedded.getParallelism());
+    if (config.embed.storeSupplied) {
+      return fresh;
+    }
+    return fresh.union(chunks.getSideOutput(ChunkFunction.SUPPLIED)
+        .map(new ChangelogStages.Fresh(), KilnTypeInfo.SHARD_CHANGE)
+        .name("fresh-supplied-chunks").setParallelism(chunks.getParallelism()));
+  }
+
   /** Each shard's files as a base manifest lists them (none without a base). */
   private static Map<Integer, List<Manifest.FileEntry>> shardFiles(Manifest base) {
     Map<Integer, List<Manifest.FileEntry>> out = new HashMap<>();
@@ -222,7 +241,7 @@ public final class BuildJob {
       CommitPlan plan) throws Exception {
     SingleOutputStreamOperator<Chunk> chunks = ReportingStages.process(documents, "chunk",
         new ChunkFunction(config.chunker, config.embed.model, documentSettings(), !config.embed.storeSupplied),
-        Chunk.class, JobCounters.CHUNK_STAGE);
+        KilnTypeInfo.CHUNK, JobCounters.CHUNK_STAGE);
     DataStream<StageReport> reports = stageReports.union(chunks.getSideOutput(StageReports.TAG));
 
     int threads = JobSettings.embedThreads(config.embed.threads, Runtime.getRuntime().availableProcessors(), config.parallelism);
@@ -251,8 +270,7 @@ public final class BuildJob {
     // failure fails its task, not its TaskManager (TaskThreadFailures).
     String writeRoot = target.writeRoot();
     DataStream<StageReport> written = continued != null
-        ? toWrite.map(new ChangelogStages.Fresh()).name("fresh-chunks")
-            .union(continued.changes())
+        ? freshChanges(embedded, chunks).union(continued.changes())
             .partitionCustom(new ShardPartitioner(), new DocShardKey<ShardChange>(shards, ShardChange::docId))
             .fullWindowPartition()
             .mapPartition(TaskThreadFailures.of(new ContinuingShardWriterFunction(writeRoot, snapshotId,

@@ -1,5 +1,6 @@
 package dev.kiln.jobs;
 
+import dev.kiln.operators.types.KilnTypeInfo;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.ingest.ChangelogDeserializer;
 import dev.kiln.ingest.ChangelogRecordParser;
@@ -68,7 +69,7 @@ final class ChangelogStages {
     SingleOutputStreamOperator<ChangeOp> winners = ReportingStages.process(ops.keyBy(new OpId()), "resolve-ops",
         new ChangelogResolveFunction(), ChangeOp.class, JobCounters.CHANGELOG_RESOLVE_STAGE);
     DataStream<SourcedDocument> upserts = winners.flatMap(new Upserted()).name("upserted-documents");
-    DataStream<ShardChange> removals = winners.map(new Removal()).name("removals");
+    DataStream<ShardChange> removals = winners.map(new Removal(), KilnTypeInfo.SHARD_CHANGE).name("removals");
     DataStream<ParentChange> parentRemovals = winners.map(new ParentRemoval()).name("parent-removals");
     return new Streams(upserts, removals, parentRemovals, ops.getSideOutput(ParseFunction.QUARANTINE),
         ops.getSideOutput(StageReports.TAG).union(winners.getSideOutput(StageReports.TAG)));

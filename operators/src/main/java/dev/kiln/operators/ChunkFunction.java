@@ -15,6 +15,7 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
+import dev.kiln.operators.types.KilnTypeInfo;
 
 /**
  * Chunk stage: documents to chunks, with the strategy configured for each content type and the
@@ -28,7 +29,7 @@ public final class ChunkFunction extends ProcessFunction<SourcedDocument, Chunk>
    * Chunks whose record carried its vector, when they bypass the embed stage ({@code embed.store-supplied:
    * false}): ready for the shard writers, counted as supplied here.
    */
-  public static final OutputTag<EmbeddedChunk> SUPPLIED = new OutputTag<>("supplied") {};
+  public static final OutputTag<EmbeddedChunk> SUPPLIED = new OutputTag<>("supplied", KilnTypeInfo.EMBEDDED_CHUNK);
 
   private final ChunkerConfig config;
   private final String model;

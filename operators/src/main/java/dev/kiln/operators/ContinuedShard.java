@@ -110,7 +110,7 @@ final class ContinuedShard implements Closeable {
   /** A changelog build's fresh chunk: its document's base chunks go with the first one. */
   void add(EmbeddedChunk chunk) throws IOException {
     String docId = chunk.chunk().docId();
-    if (fresh.add(docId)) {
+    if (fresh.add(id(docId))) {
       removeFromBase(docId, false);
     }
     writer.add(chunk);
@@ -125,7 +125,7 @@ final class ContinuedShard implements Closeable {
         return;
       }
       case WRITE -> {
-        if (fresh.add(docId)) {
+        if (fresh.add(id(docId))) {
           removeFromBase(docId, false);
         }
       }
@@ -137,7 +137,7 @@ final class ContinuedShard implements Closeable {
         } else {
           writer.deleteDocument(docId); // the former winner's fresh chunks; the base's went with its first
         }
-        fresh.add(docId);
+        fresh.add(id(docId));
         removeFromBase(docId, false);
       }
     }
@@ -146,7 +146,7 @@ final class ContinuedShard implements Closeable {
 
   /** An unchanged record of {@code docId} offered from a file left unread: its recorded position is its own. */
   void unchanged(String docId, DocumentWinners.Decision decision) throws IOException {
-    unchanged(docId, decision, -1L);
+    unchanged(docId, id(docId), decision, -1L);
   }
 
   /**
@@ -155,14 +155,20 @@ final class ContinuedShard implements Closeable {
    * records for the document when the base is pruned ({@link #pruneBase}).
    */
   void unchanged(String docId, DocumentWinners.Decision decision, RecordPosition at) throws IOException {
-    unchanged(docId, decision, at == null ? -1L : positions.of(at));
+    unchanged(docId, id(docId), decision, at);
   }
 
-  private void unchanged(String docId, DocumentWinners.Decision decision, long position) throws IOException {
+  /** As above, with the id's {@link KeyBits#ofId} already taken (the writer hashes each kept id once). */
+  void unchanged(String docId, long[] key, DocumentWinners.Decision decision, RecordPosition at) throws IOException {
+    unchanged(docId, key, decision, at == null ? -1L : positions.of(at));
+  }
+
+  private void unchanged(String docId, long[] key, DocumentWinners.Decision decision, long position)
+      throws IOException {
     switch (decision.action()) {
       case DROP -> {}
       case WRITE -> {
-        keptIds.put(docId, position);
+        keptIds.put(key[0], key[1], position);
         counters.kept().add(1);
       }
       case REPLACE -> {
@@ -172,9 +178,14 @@ final class ContinuedShard implements Closeable {
           restore.add(docId);
           counters.kept().add(1);
         }
-        keptIds.put(docId, position);
+        keptIds.put(key[0], key[1], position);
       }
     }
+  }
+
+  /** A document id's bits in the sets above: always hashed ({@link KeyBits#ofId}), never read as hex. */
+  private static long[] id(String docId) {
+    return KeyBits.ofId(docId);
   }
 
   /** Unchanged documents kept with a recorded position in another file than their record's. */
@@ -201,10 +212,10 @@ final class ContinuedShard implements Closeable {
     KeySet offered = new KeySet();
     long[] n = {0};
     SourcePositions.visit(base, files, (id, uri, offset) -> {
-      long[] k = KeyBits.of(id.bytes, id.offset, id.length);
+      long[] k = KeyBits.ofId(id.bytes, id.offset, id.length);
       if (offered.add(k[0], k[1])) {
         String docId = id.utf8ToString();
-        unchanged(docId, duplicates.unchanged(docId, new RecordPosition(uri, offset)));
+        unchanged(docId, k, duplicates.unchanged(docId, k, new RecordPosition(uri, offset)), -1L);
         n[0]++;
       }
     });
@@ -213,7 +224,7 @@ final class ContinuedShard implements Closeable {
 
   /** A changelog build: the document was deleted, or upserted (its fresh chunks come separately). */
   void remove(String docId, boolean deleted) throws IOException {
-    if (!fresh.contains(docId)) {
+    if (!fresh.contains(id(docId))) {
       removeFromBase(docId, deleted);
     }
   }
@@ -256,7 +267,7 @@ final class ContinuedShard implements Closeable {
       KeptPositions.RecordedFiles recorded = positions.recorded(leaf.reader());
       TermsEnum te = terms.iterator();
       for (BytesRef term = te.next(); term != null; term = te.next()) {
-        long[] k = KeyBits.of(term.bytes, term.offset, term.length);
+        long[] k = KeyBits.ofId(term.bytes, term.offset, term.length);
         long kept = keptIds.get(k[0], k[1]);
         if (kept >= 0 && recorded != null && !fresh.contains(k[0], k[1])) {
           postings = te.postings(postings, PostingsEnum.NONE);
@@ -299,7 +310,7 @@ final class ContinuedShard implements Closeable {
       long[] at = null; // each copied chunk's position, as keptIds holds it: 8 bytes a chunk of a leaf with moves
       TermsEnum te = terms.iterator();
       for (BytesRef term = te.next(); term != null; term = te.next()) {
-        long[] k = KeyBits.of(term.bytes, term.offset, term.length);
+        long[] k = KeyBits.ofId(term.bytes, term.offset, term.length);
         if (!movedIds.contains(k[0], k[1])) {
           continue;
         }
@@ -336,7 +347,7 @@ final class ContinuedShard implements Closeable {
 
   /** Removes the base chunks of {@code docId} once. */
   private void removeFromBase(String docId, boolean deleted) throws IOException {
-    if (!removed.add(docId)) {
+    if (!removed.add(id(docId))) {
       return;
     }
     long n = base == null ? 0 : liveChunks(base, docId);

@@ -7,6 +7,7 @@ import dev.kiln.index.ShardIndexWriter;
 import dev.kiln.model.ShardChange;
 import dev.kiln.model.ShardResult;
 import dev.kiln.route.ShardRouter;
+import dev.kiln.vectors.KeyBits;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.operators.fs.FlinkFileSystems;
 import dev.kiln.operators.fs.RemoteBaseFiles;
@@ -247,7 +248,8 @@ public final class ContinuingShardWriterFunction extends RichMapPartitionFunctio
             if (duplicates == null) {
               throw new IllegalStateException("an unchanged document reached a changelog build's writer: " + docId);
             }
-            s.unchanged(docId, duplicates.unchanged(docId, change.unchangedAt()), change.unchangedAt());
+            long[] key = KeyBits.ofId(docId); // once for both: a rebuild keeps nearly every document
+            s.unchanged(docId, key, duplicates.unchanged(docId, key, change.unchangedAt()), change.unchangedAt());
           }
           case REPLACE, DELETE -> s.remove(docId, change.kind() == ShardChange.Kind.DELETE);
         }

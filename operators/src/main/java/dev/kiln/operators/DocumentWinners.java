@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import dev.kiln.vectors.KeyBits;
 import dev.kiln.vectors.KeySet;
 
 /**
@@ -27,7 +28,7 @@ import dev.kiln.vectors.KeySet;
  * the winner. The outcome depends only on positions, never on arrival order. A record that yields no
  * piece takes no part.
  *
- * <p>Memory: per document id 128 bits of its SHA-256 (a hash, not a prefix of the id: two ids that
+ * <p>Memory: per document id 128 bits of its SHA-256 ({@link KeyBits#ofId}: a hash, not a prefix of the id: two ids that
  * differ only late must not collide), the winner's source (an index into the distinct source URIs seen)
  * and offset, and its piece count: 32 bytes a slot, 43–85 bytes an id as the table fills and doubles;
  * plus each distinct source URI once (a JSON-lines or Parquet corpus has few; a tree of one document per
@@ -80,13 +81,21 @@ public final class DocumentWinners {
    * record (a record cut into pieces has at least one), and {@link Action#WRITE} that it wins for now.
    */
   public Decision offerUnchanged(String docId, RecordPosition at) {
-    return offer(docId, Objects.requireNonNull(at, "at"), 0);
+    return offerUnchanged(docId, KeyBits.ofId(docId), at);
+  }
+
+  /** As above, with the id's {@link KeyBits#ofId} already taken. */
+  public Decision offerUnchanged(String docId, long[] key, RecordPosition at) {
+    return offer(docId, key, Objects.requireNonNull(at, "at"), 0);
   }
 
   private Decision offer(String docId, RecordPosition at, int piecesOfRecord) {
-    ByteBuffer h = ByteBuffer.wrap(sha.digest(docId.getBytes(StandardCharsets.UTF_8)));
-    long h0 = h.getLong(0);
-    long h1 = h.getLong(8);
+    return offer(docId, KeyBits.ofId(docId), at, piecesOfRecord);
+  }
+
+  private Decision offer(String docId, long[] key, RecordPosition at, int piecesOfRecord) {
+    long h0 = key[0];
+    long h1 = key[1];
     int slot = find(h0, h1);
     if (source[slot] == 0) {
       put(slot, h0, h1, at, piecesOfRecord);

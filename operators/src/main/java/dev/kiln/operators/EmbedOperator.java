@@ -2,7 +2,7 @@ package dev.kiln.operators;
 
 import dev.kiln.model.Chunk;
 import dev.kiln.model.EmbeddedChunk;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
+import dev.kiln.operators.types.KilnTypeInfo;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.operators.AbstractUdfStreamOperator;
@@ -26,7 +26,7 @@ public final class EmbedOperator extends AbstractUdfStreamOperator<EmbeddedChunk
 
   /** Adds the embed stage to {@code chunks}. */
   public static SingleOutputStreamOperator<EmbeddedChunk> embed(DataStream<Chunk> chunks, EmbedFunction function) {
-    return chunks.transform("embed", TypeInformation.of(EmbeddedChunk.class), new EmbedOperator(function));
+    return chunks.transform("embed", KilnTypeInfo.EMBEDDED_CHUNK, new EmbedOperator(function));
   }
 
   @Override

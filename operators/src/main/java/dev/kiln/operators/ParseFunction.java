@@ -15,6 +15,7 @@ import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
+import dev.kiln.operators.types.KilnTypeInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +36,7 @@ public final class ParseFunction extends ProcessFunction<RawRecord, SourcedDocum
   public static final OutputTag<QuarantinedRecord> QUARANTINE =
       new OutputTag<>("quarantine") {};
   /** An incremental build's documents unchanged since its base: the writers keep their base chunks. */
-  public static final OutputTag<ShardChange> UNCHANGED = new OutputTag<>("unchanged") {};
+  public static final OutputTag<ShardChange> UNCHANGED = new OutputTag<>("unchanged", KilnTypeInfo.SHARD_CHANGE);
 
   private final RecordParser parser;
   private final BaseDocuments base;

@@ -23,7 +23,13 @@ public final class ReportingStages {
   /** {@code input.process(function)} under {@code name}, reporting {@code counters} at end of input. */
   public static <I, O> SingleOutputStreamOperator<O> process(DataStream<I> input, String name,
       ProcessFunction<I, O> function, Class<O> type, List<String> counters) {
-    return input.transform(name, TypeInformation.of(type), new Reporting<>(name, function, counters));
+    return process(input, name, function, TypeInformation.of(type), counters);
+  }
+
+  /** As above, with the output's type given (a type with a serializer of its own). */
+  public static <I, O> SingleOutputStreamOperator<O> process(DataStream<I> input, String name,
+      ProcessFunction<I, O> function, TypeInformation<O> type, List<String> counters) {
+    return input.transform(name, type, new Reporting<>(name, function, counters));
   }
 
   /** {@code keyed.process(function)} under {@code name}, reporting {@code counters} at end of input. */

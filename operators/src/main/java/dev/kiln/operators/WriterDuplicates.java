@@ -1,5 +1,6 @@
 package dev.kiln.operators;
 
+import dev.kiln.vectors.KeyBits;
 import dev.kiln.ingest.QuarantineReason;
 import dev.kiln.model.RecordPosition;
 import java.io.Closeable;
@@ -91,7 +92,12 @@ final class WriterDuplicates implements Closeable {
    * it replaces are taken off the counts, as the writer deletes them.
    */
   DocumentWinners.Decision unchanged(String docId, RecordPosition at) throws IOException {
-    DocumentWinners.Decision d = winners.offerUnchanged(docId, at);
+    return unchanged(docId, KeyBits.ofId(docId), at);
+  }
+
+  /** As above, with the id's {@link KeyBits#ofId} already taken (the writer hashes each kept id once). */
+  DocumentWinners.Decision unchanged(String docId, long[] key, RecordPosition at) throws IOException {
+    DocumentWinners.Decision d = winners.offerUnchanged(docId, key, at);
     if (d.action() == DocumentWinners.Action.REPLACE) {
       written.add(-d.discarded());
       dropped(d.discarded());

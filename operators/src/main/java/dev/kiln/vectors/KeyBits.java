@@ -26,7 +26,26 @@ public final class KeyBits {
     }
   });
 
-  /** Both halves at once: one hash for a non-hex key instead of two. */
+  /**
+   * A document id as 128 bits: always the first half of its UTF-8's SHA-256, never read as hex. Ids are
+   * the corpus's: two 64-character ids that start with the same 32 hex digits (zero-padded numbers,
+   * or a hostile corpus) would share the bits {@link #of(String)} reads, and a writer taking one
+   * document for the other keeps what left the corpus or duplicates what changed.
+   */
+  public static long[] ofId(String id) {
+    byte[] utf8 = id.getBytes(StandardCharsets.UTF_8);
+    return halves(utf8, 0, utf8.length);
+  }
+
+  /** As {@link #ofId(String)} for an id given as its UTF-8 bytes (an index term). */
+  public static long[] ofId(byte[] utf8, int offset, int length) {
+    return halves(utf8, offset, length);
+  }
+
+  /**
+   * A content key (SHA-256 hex: its first 128 bits as they are; any other string hashed) as 128 bits.
+   * Both halves at once: one hash for a non-hex key instead of two. Not for document ids: {@link #ofId}.
+   */
   public static long[] of(String key) {
     if (isHex(key)) {
       return new long[] {Long.parseUnsignedLong(key, 0, 16, 16), Long.parseUnsignedLong(key, 16, 32, 16)};

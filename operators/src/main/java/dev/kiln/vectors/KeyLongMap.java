@@ -1,7 +1,7 @@
 package dev.kiln.vectors;
 
 /**
- * Keys kept as their 128 bits ({@link KeyBits}), each with a {@code long}, in open addressing (at most
+ * Document ids kept as their 128 bits ({@link KeyBits#ofId}), each with a {@code long}, in open addressing (at most
  * half full): {@link KeySet} with a value, about 50 bytes an entry. The shard writers of an incremental
  * build keep in it the ids of the documents they keep, each with where its record was read.
  */
@@ -15,9 +15,12 @@ public final class KeyLongMap {
   private boolean[] used = new boolean[1024];
   private int size;
 
-  /** Sets the value of {@code key}; false when the key was already there (its value is replaced). */
+  /**
+   * Sets the value of document id {@code key} (its {@link KeyBits#ofId}); false when the key was already
+   * there (its value is replaced).
+   */
   public boolean put(String key, long value) {
-    long[] k = KeyBits.of(key);
+    long[] k = KeyBits.ofId(key);
     return put(k[0], k[1], value);
   }
 

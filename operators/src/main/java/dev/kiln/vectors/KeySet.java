@@ -4,7 +4,8 @@ package dev.kiln.vectors;
  * A set of content keys kept as their 128 bits ({@link KeyBits}) in open addressing (at most half full): under 40 bytes a
  * key, where a {@code HashSet<String>} of SHA-256 hex keys takes about 150. The embed stage
  * uses it to write each key once into its part file; the shard writers of an incremental build use it
- * for the document ids they keep or replace (any string: non-hex ones are hashed first).
+ * for the document ids they keep or replace, as {@link KeyBits#ofId} (always hashed: ids are the
+ * corpus's, and a hex-looking one must not be read as a content key).
  */
 public final class KeySet {
   private long[] hi = new long[1024];
@@ -16,6 +17,11 @@ public final class KeySet {
   public boolean add(String key) {
     long[] k = KeyBits.of(key);
     return add(k[0], k[1]);
+  }
+
+  /** Adds a key given as its {@link KeyBits} (or a document id's {@link KeyBits#ofId}); false when it was there. */
+  public boolean add(long[] key) {
+    return add(key[0], key[1]);
   }
 
   /** Adds a key given as its {@link KeyBits}; false when it was already there. */
@@ -42,6 +48,11 @@ public final class KeySet {
   public boolean contains(String key) {
     long[] k = KeyBits.of(key);
     return contains(k[0], k[1]);
+  }
+
+  /** Whether a key given as its two halves ({@link #add(long[])}) was added. */
+  public boolean contains(long[] key) {
+    return contains(key[0], key[1]);
   }
 
   /** Whether a key given as its {@link KeyBits} was added. */

@@ -88,6 +88,41 @@ class ContinuedShardTest {
     check(base, List.of(FRESH_A5_0, FRESH_A5_1, FRESH_C1), "fresh from a");
   }
 
+  /**
+   * Ids that look like content keys to {@code KeyBits.of} (64 characters, the first 32 hex digits) and
+   * share those 32 digits, as zero-padded numbers do: one kept, one changed, one gone from the corpus.
+   * Each must be told apart: the gone one pruned, the changed one's base chunk replaced, not kept twice.
+   */
+  @Test
+  void hexLookingIdsSharingTheirFirst128BitsAreToldApart() throws Exception {
+    String kept = "0".repeat(60) + "0001";
+    String changed = "0".repeat(60) + "0002";
+    String gone = "0".repeat(60) + "0003";
+    Path base = tmp.resolve("hex-base");
+    try (ShardIndexWriter w = new ShardIndexWriter(base, new IndexConfig(), 4)) {
+      w.add(chunk(kept, "kept text", 0, null));
+      w.add(chunk(changed, "old text", 0, null));
+      w.add(chunk(gone, "gone text", 0, null));
+    }
+    Path next = tmp.resolve("hex-next");
+    LongCounter pruned = new LongCounter();
+    DocumentWinners winners = new DocumentWinners();
+    try (ContinuedShard shard = ContinuedShard.open(next, base, new IndexConfig(), 4, true,
+        new ContinuedShard.Counters(new LongCounter(), new LongCounter(), pruned, new LongCounter(),
+            new LongCounter()))) {
+      RecordPosition at = new RecordPosition("file:/c/a", 0);
+      shard.unchanged(kept, winners.offerUnchanged(kept, at), at);
+      RecordPosition changedAt = new RecordPosition("file:/c/a", 1);
+      shard.add(chunk(changed, "new text", 0, changedAt), winners.offer(changed, changedAt));
+      shard.finishIncremental();
+    }
+    Map<String, List<String>> live = liveTexts(next);
+    assertEquals(List.of("kept text 0"), live.get(kept));
+    assertEquals(List.of("new text 0"), live.get(changed), "the changed document's base chunk went");
+    assertTrue(!live.containsKey(gone), "the document no record holds any more is removed");
+    assertEquals(1, pruned.getLocalValue());
+  }
+
   private void check(Path base, List<Piece> pieces, String winner) throws Exception {
     for (List<Piece> order : permutations(pieces)) {
       Path next = tmp.resolve("next-" + runs++);

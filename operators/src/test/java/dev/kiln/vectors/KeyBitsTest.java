@@ -1,6 +1,7 @@
 package dev.kiln.vectors;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -34,5 +35,15 @@ class KeyBitsTest {
       // twice in a row on one thread: the reused digest starts clean
       assertArrayEquals(want, KeyBits.of(padded, 3, utf8.length), key + " again");
     }
+  }
+
+  @Test
+  void anIdIsAlwaysHashedSoHexLookingIdsSharingTheirFirstDigitsDiffer() {
+    String a = "0".repeat(60) + "0001";
+    String b = "0".repeat(60) + "0002";
+    assertArrayEquals(KeyBits.of(a), KeyBits.of(b), "as content keys they share their bits");
+    assertFalse(java.util.Arrays.equals(KeyBits.ofId(a), KeyBits.ofId(b)), "as ids they do not");
+    byte[] utf8 = ("xx" + a).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    assertArrayEquals(KeyBits.ofId(a), KeyBits.ofId(utf8, 2, a.length()), "bytes and string agree");
   }
 }

@@ -22,10 +22,10 @@ class KeyLongMapTest {
     assertFalse(m.put("doc-5", 99), "already there");
     assertEquals(50_000, m.size());
     for (int i = 0; i < 50_000; i++) {
-      long[] k = KeyBits.of("doc-" + i);
+      long[] k = KeyBits.ofId("doc-" + i);
       assertEquals(i == 5 ? 99 : value(i), m.get(k[0], k[1]), "doc-" + i);
     }
-    long[] absent = KeyBits.of("doc-50000");
+    long[] absent = KeyBits.ofId("doc-50000");
     assertEquals(KeyLongMap.MISSING, m.get(absent[0], absent[1]));
     assertFalse(m.containsKey(absent[0], absent[1]));
   }
