@@ -42,12 +42,44 @@ public final class DocFingerprintFile {
   /** Mapped in regions of 2^30 bytes (a multiple of 16): a buffer addresses at most 2 GB. */
   private static final int REGION_SHIFT = 30;
 
+  /** Bits of a fingerprint's first byte pairs that pick its bucket: 2^16 buckets (256 KB) at most. */
+  private static final int MAX_BUCKET_BITS = 16;
   private final ByteBuffer[] regions;
   private final long count;
+  /**
+   * Where each bucket of fingerprints starts (by their top {@link #bucketBits} bits), and the count
+   * last: fingerprints are SHA-256 bits, spread evenly, so a lookup searches a few entries of one
+   * bucket instead of the whole file. A binary search over the mapping missed the cache on nearly
+   * every probe (19 of them at 500,000 documents) and was a tenth of a rebuild's parse stage; the table
+   * is read once, in one pass over the file, when it is opened. {@code null} for a file of 2^31
+   * fingerprints or more (then the whole file is searched).
+   */
+  private final int[] buckets;
+  private final int bucketBits;
 
   private DocFingerprintFile(ByteBuffer[] regions, long count) {
     this.regions = regions;
     this.count = count;
+    if (count >= Integer.MAX_VALUE) {
+      this.buckets = null;
+      this.bucketBits = 0;
+      return;
+    }
+    // Two to four fingerprints a bucket, 2^16 buckets at most (about 8 at 500,000).
+    int bits = count < 8 ? 0 : Math.min(MAX_BUCKET_BITS, 62 - Long.numberOfLeadingZeros(count));
+    int[] starts = new int[(1 << bits) + 1];
+    int next = 0; // the next bucket whose start is not set yet
+    for (int i = 0; i < count; i++) {
+      int bucket = bits == 0 ? 0 : (int) (longAt((long) i * BYTES) >>> (64 - bits));
+      while (next <= bucket) {
+        starts[next++] = i;
+      }
+    }
+    while (next < starts.length) {
+      starts[next++] = (int) count;
+    }
+    this.buckets = starts;
+    this.bucketBits = bits;
   }
 
   /**
@@ -130,7 +162,14 @@ public final class DocFingerprintFile {
 
   /** Whether the shard has a live document with this fingerprint: a binary search over the mapping. */
   public boolean contains(byte[] fingerprint) {
-    return DocFingerprints.search(count, i -> longAt(i * BYTES), i -> longAt(i * BYTES + 8), fingerprint);
+    if (buckets == null) {
+      return DocFingerprints.search(count, i -> longAt(i * BYTES), i -> longAt(i * BYTES + 8), fingerprint);
+    }
+    ByteBuffer target = ByteBuffer.wrap(fingerprint);
+    long hi = target.getLong(0);
+    int bucket = bucketBits == 0 ? 0 : (int) (hi >>> (64 - bucketBits));
+    return DocFingerprints.search(buckets[bucket], buckets[bucket + 1], i -> longAt(i * BYTES),
+        i -> longAt(i * BYTES + 8), hi, target.getLong(8));
   }
 
   /** The big-endian long at byte {@code at} of the fingerprints (never across a region: 16 divides it). */

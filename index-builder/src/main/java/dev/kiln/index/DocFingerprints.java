@@ -145,10 +145,13 @@ public final class DocFingerprints {
    */
   static boolean search(long n, LongUnaryOperator hiAt, LongUnaryOperator loAt, byte[] fingerprint) {
     ByteBuffer bb = ByteBuffer.wrap(fingerprint);
-    long th = bb.getLong();
-    long tl = bb.getLong();
-    long a = 0;
-    long b = n - 1;
+    return search(0, n, hiAt, loAt, bb.getLong(0), bb.getLong(8));
+  }
+
+  /** As above, among the fingerprints {@code from} (inclusive) to {@code to} (exclusive), the target as its halves. */
+  static boolean search(long from, long to, LongUnaryOperator hiAt, LongUnaryOperator loAt, long th, long tl) {
+    long a = from;
+    long b = to - 1;
     while (a <= b) {
       long m = (a + b) >>> 1;
       int c = Long.compareUnsigned(hiAt.applyAsLong(m), th);

@@ -136,6 +136,46 @@ class DocFingerprintFileTest {
     }
   }
 
+  /**
+   * Every size around the bucket table's steps (none, one bucket, a few), with the smallest and the
+   * largest fingerprint there are: each is found in its bucket, the first and the last included.
+   */
+  @Test
+  void lookupsFindTheExtremeFingerprintsAtEverySize() throws Exception {
+    Random r = new Random(5);
+    for (int n : new int[] {2, 3, 7, 8, 9, 16, 33, 1000}) {
+      Path dir = tmp.resolve("small-" + n);
+      List<Object[]> chunks = new ArrayList<>();
+      List<byte[]> all = new ArrayList<>();
+      byte[] low = new byte[16];
+      byte[] high = new byte[16];
+      Arrays.fill(high, (byte) 0xFF);
+      all.add(low);
+      all.add(high);
+      while (all.size() < n) {
+        byte[] b = new byte[16];
+        r.nextBytes(b);
+        all.add(b);
+      }
+      for (int i = 0; i < all.size(); i++) {
+        chunks.add(new Object[] {"d" + i, all.get(i)});
+      }
+      shard(dir, chunks, Set.of());
+      DocFingerprintFile.write(dir);
+      DocFingerprintFile file = DocFingerprintFile.open(dir);
+      assertEquals(n, file.size());
+      for (int i = 0; i < all.size(); i++) {
+        assertTrue(file.contains(all.get(i)), n + " fingerprints: d" + i);
+      }
+      byte[] nearHigh = high.clone();
+      nearHigh[15] = (byte) 0xFE;
+      assertFalse(file.contains(nearHigh), n + " fingerprints: one below the largest is absent");
+      byte[] nearLow = new byte[16];
+      nearLow[15] = 1;
+      assertFalse(file.contains(nearLow), n + " fingerprints: one above the smallest is absent");
+    }
+  }
+
   @Test
   void anEmptyShardHasAnEmptyFile() throws Exception {
     Path dir = tmp.resolve("empty");

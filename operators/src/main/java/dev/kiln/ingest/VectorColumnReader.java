@@ -97,7 +97,17 @@ final class VectorColumnReader {
           buffer = Arrays.copyOf(buffer, size * 2);
         }
         if (dl == maxLevel) {
+          // This element, and at once the run of present elements of the same row after it in the
+          // page: a 384-float vector is one copy, not 384 turns of this loop.
+          int run = presentRun();
+          if (size + 1 + run > buffer.length) {
+            buffer = Arrays.copyOf(buffer, Math.max(buffer.length * 2, size + 1 + run));
+          }
           buffer[size++] = numbers[number++];
+          System.arraycopy(numbers, number, buffer, size, run);
+          size += run;
+          number += run;
+          at += run;
         } else { // an optional element that is null (three-level layout)
           buffer[size++] = 0f;
           if (nulls == null) {
@@ -112,6 +122,18 @@ final class VectorColumnReader {
     } while (has && rl != 0);
     return column.new Values(present, Arrays.copyOf(buffer, size),
         nulls == null ? null : Arrays.copyOf(nulls, size));
+  }
+
+  /**
+   * How many level entries after the current one, in this page, continue the current row with a
+   * present element (repetition level above 0, definition level at the maximum).
+   */
+  private int presentRun() {
+    int i = at;
+    while (i < pageValues && repetition[i] != 0 && definition[i] == maxLevel) {
+      i++;
+    }
+    return i - at;
   }
 
   /** Reads the next value's levels, opening the next page when this one is done. */
