@@ -1,5 +1,6 @@
 package dev.kiln.ingest;
 
+import dev.kiln.operators.types.KilnTypeInfo;
 import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
 import java.nio.ByteBuffer;
@@ -68,6 +69,6 @@ public final class ChangelogDeserializer implements KafkaRecordDeserializationSc
 
   @Override
   public TypeInformation<RawRecord> getProducedType() {
-    return RawRecordTypeInfo.INSTANCE;
+    return KilnTypeInfo.RAW_RECORD;
   }
 }

@@ -1,5 +1,6 @@
 package dev.kiln.ingest;
 
+import dev.kiln.operators.types.KilnTypeInfo;
 import dev.kiln.config.IngestConfig;
 import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
@@ -161,7 +162,7 @@ public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceS
 
   @Override
   public TypeInformation<RawRecord> getProducedType() {
-    return RawRecordTypeInfo.INSTANCE;
+    return KilnTypeInfo.RAW_RECORD;
   }
 
   private static final class SingleRecordReader implements Reader<RawRecord> {

@@ -1,5 +1,6 @@
 package dev.kiln.ingest;
 
+import dev.kiln.operators.types.RawRecordSerializer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;

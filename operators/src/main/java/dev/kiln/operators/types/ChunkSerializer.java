@@ -4,7 +4,6 @@ import dev.kiln.model.Chunk;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
@@ -13,34 +12,9 @@ import org.apache.flink.core.memory.DataOutputView;
  * {@link #copy} hands a chained operator the same instance. Chunks are not kept in state: the layout
  * may change with the snapshot version below.
  */
-public final class ChunkSerializer extends TypeSerializerSingleton<Chunk> {
+public final class ChunkSerializer extends ImmutableSerializer<Chunk> {
   private static final long serialVersionUID = 1L;
   public static final ChunkSerializer INSTANCE = new ChunkSerializer();
-
-  @Override
-  public boolean isImmutableType() {
-    return true;
-  }
-
-  @Override
-  public Chunk createInstance() {
-    return null;
-  }
-
-  @Override
-  public Chunk copy(Chunk from) {
-    return from;
-  }
-
-  @Override
-  public Chunk copy(Chunk from, Chunk reuse) {
-    return from;
-  }
-
-  @Override
-  public int getLength() {
-    return -1;
-  }
 
   @Override
   public void serialize(Chunk c, DataOutputView out) throws IOException {
@@ -50,16 +24,6 @@ public final class ChunkSerializer extends TypeSerializerSingleton<Chunk> {
   @Override
   public Chunk deserialize(DataInputView in) throws IOException {
     return ChunkFields.read(in);
-  }
-
-  @Override
-  public Chunk deserialize(Chunk reuse, DataInputView in) throws IOException {
-    return deserialize(in);
-  }
-
-  @Override
-  public void copy(DataInputView in, DataOutputView out) throws IOException {
-    serialize(deserialize(in), out);
   }
 
   @Override

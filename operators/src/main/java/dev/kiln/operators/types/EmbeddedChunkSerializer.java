@@ -4,7 +4,6 @@ import dev.kiln.model.EmbeddedChunk;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
@@ -14,34 +13,9 @@ import org.apache.flink.core.memory.DataOutputView;
  * hands a chained operator the same instance. Not kept in state: the layout may change with the
  * snapshot version below.
  */
-public final class EmbeddedChunkSerializer extends TypeSerializerSingleton<EmbeddedChunk> {
+public final class EmbeddedChunkSerializer extends ImmutableSerializer<EmbeddedChunk> {
   private static final long serialVersionUID = 1L;
   public static final EmbeddedChunkSerializer INSTANCE = new EmbeddedChunkSerializer();
-
-  @Override
-  public boolean isImmutableType() {
-    return true;
-  }
-
-  @Override
-  public EmbeddedChunk createInstance() {
-    return null;
-  }
-
-  @Override
-  public EmbeddedChunk copy(EmbeddedChunk from) {
-    return from;
-  }
-
-  @Override
-  public EmbeddedChunk copy(EmbeddedChunk from, EmbeddedChunk reuse) {
-    return from;
-  }
-
-  @Override
-  public int getLength() {
-    return -1;
-  }
 
   @Override
   public void serialize(EmbeddedChunk c, DataOutputView out) throws IOException {
@@ -52,16 +26,6 @@ public final class EmbeddedChunkSerializer extends TypeSerializerSingleton<Embed
   @Override
   public EmbeddedChunk deserialize(DataInputView in) throws IOException {
     return new EmbeddedChunk(ChunkFields.read(in), ChunkFields.readFloats(in));
-  }
-
-  @Override
-  public EmbeddedChunk deserialize(EmbeddedChunk reuse, DataInputView in) throws IOException {
-    return deserialize(in);
-  }
-
-  @Override
-  public void copy(DataInputView in, DataOutputView out) throws IOException {
-    serialize(deserialize(in), out);
   }
 
   @Override

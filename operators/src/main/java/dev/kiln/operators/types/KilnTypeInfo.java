@@ -2,14 +2,15 @@ package dev.kiln.operators.types;
 
 import dev.kiln.model.Chunk;
 import dev.kiln.model.EmbeddedChunk;
+import dev.kiln.model.RawRecord;
 import dev.kiln.model.ShardChange;
 import org.apache.flink.api.common.serialization.SerializerConfig;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 
 /**
- * The type of a record that a build ships between its stages in bulk (chunks, embedded chunks, shard
- * changes), declared where the stream is made so that Flink writes it with Kiln's serializer instead of
+ * The type of a record that a build ships between its stages in bulk (raw records, chunks, embedded
+ * chunks, shard changes), declared where the stream is made so that Flink writes it with Kiln's serializer instead of
  * its reflective POJO serializer: a rebuild of a million chunks sends a million shard changes to the
  * writers, and the POJO serializer's nested, null-flagged fields were most of their bytes and one of
  * the largest methods the JIT compiled in the writers (see {@link ShardChangeSerializer}).
@@ -17,6 +18,9 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 public final class KilnTypeInfo<T> extends TypeInformation<T> {
   private static final long serialVersionUID = 1L;
 
+  /** What every corpus and changelog source declares ({@link RawRecordSerializer}). */
+  public static final KilnTypeInfo<RawRecord> RAW_RECORD =
+      new KilnTypeInfo<>(RawRecord.class, RawRecordSerializer.INSTANCE);
   public static final KilnTypeInfo<Chunk> CHUNK = new KilnTypeInfo<>(Chunk.class, ChunkSerializer.INSTANCE);
   public static final KilnTypeInfo<EmbeddedChunk> EMBEDDED_CHUNK =
       new KilnTypeInfo<>(EmbeddedChunk.class, EmbeddedChunkSerializer.INSTANCE);

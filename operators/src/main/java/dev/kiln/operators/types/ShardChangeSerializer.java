@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
@@ -25,7 +24,7 @@ import org.apache.flink.types.StringValue;
  * so {@link #duplicate} gives each user its own. The bytes do not depend on it: a record reads the
  * same in any order. Changes are not kept in state: the layout may change with the snapshot version.
  */
-public final class ShardChangeSerializer extends TypeSerializer<ShardChange> {
+public final class ShardChangeSerializer extends ImmutableSerializer<ShardChange> {
   private static final long serialVersionUID = 1L;
   private static final ShardChange.Kind[] KINDS = ShardChange.Kind.values();
 
@@ -35,34 +34,10 @@ public final class ShardChangeSerializer extends TypeSerializer<ShardChange> {
   private transient byte[] lastReadBytes;
   private transient byte[] scratch;
 
+  /** A new instance: the remembered URIs are this instance's (see the class comment). */
   @Override
-  public boolean isImmutableType() {
-    return true;
-  }
-
-  @Override
-  public TypeSerializer<ShardChange> duplicate() {
+  public ShardChangeSerializer duplicate() {
     return new ShardChangeSerializer();
-  }
-
-  @Override
-  public ShardChange createInstance() {
-    return null;
-  }
-
-  @Override
-  public ShardChange copy(ShardChange from) {
-    return from;
-  }
-
-  @Override
-  public ShardChange copy(ShardChange from, ShardChange reuse) {
-    return from;
-  }
-
-  @Override
-  public int getLength() {
-    return -1;
   }
 
   @Override
@@ -123,26 +98,6 @@ public final class ShardChangeSerializer extends TypeSerializer<ShardChange> {
       lastRead = new String(lastReadBytes, StandardCharsets.UTF_8);
     }
     return lastRead;
-  }
-
-  @Override
-  public ShardChange deserialize(ShardChange reuse, DataInputView in) throws IOException {
-    return deserialize(in);
-  }
-
-  @Override
-  public void copy(DataInputView in, DataOutputView out) throws IOException {
-    serialize(deserialize(in), out);
-  }
-
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof ShardChangeSerializer;
-  }
-
-  @Override
-  public int hashCode() {
-    return ShardChangeSerializer.class.hashCode();
   }
 
   @Override

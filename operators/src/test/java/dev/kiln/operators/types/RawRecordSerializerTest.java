@@ -1,4 +1,4 @@
-package dev.kiln.ingest;
+package dev.kiln.operators.types;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.ingest.CorpusFileFormat;
+import dev.kiln.ingest.QuarantineReason;
 import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
 import java.util.List;
@@ -86,7 +88,7 @@ class RawRecordSerializerTest {
   void theSourcesDeclareItAndItsSnapshotRestoresIt() throws Exception {
     assertSame(SERIALIZER, new CorpusFileFormat(InputFormat.AUTO).getProducedType()
         .createSerializer(new SerializerConfigImpl()));
-    assertSame(SERIALIZER, RawRecordTypeInfo.INSTANCE.createSerializer(new SerializerConfigImpl()));
+    assertSame(SERIALIZER, KilnTypeInfo.RAW_RECORD.createSerializer(new SerializerConfigImpl()));
     TypeSerializerSnapshot<RawRecord> snapshot = SERIALIZER.snapshotConfiguration();
     java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
     TypeSerializerSnapshot.writeVersionedSnapshot(new DataOutputViewStreamWrapper(bytes), snapshot);

@@ -1,4 +1,4 @@
-package dev.kiln.ingest;
+package dev.kiln.operators.types;
 
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
@@ -10,7 +10,6 @@ import dev.kiln.model.RawRecord;
 import java.io.IOException;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 import org.apache.flink.types.StringValue;
@@ -23,38 +22,13 @@ import org.apache.flink.types.StringValue;
  * Parquet row ({@link RawRecord#row}) travels as its JSON text and is parsed back on arrival.
  * Records are not kept in state, so the format is free to change with the version below.
  */
-public final class RawRecordSerializer extends TypeSerializerSingleton<RawRecord> {
+public final class RawRecordSerializer extends ImmutableSerializer<RawRecord> {
   private static final long serialVersionUID = 1L;
   public static final RawRecordSerializer INSTANCE = new RawRecordSerializer();
   // NaN and infinities in a float column travel as numbers, as they are in the row
   private static final ObjectMapper JSON = JsonMapper.builder()
       .disable(JsonWriteFeature.WRITE_NAN_AS_STRINGS).enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS).build();
   private static final InputFormat[] FORMATS = InputFormat.values();
-
-  @Override
-  public boolean isImmutableType() {
-    return true;
-  }
-
-  @Override
-  public RawRecord createInstance() {
-    return null;
-  }
-
-  @Override
-  public RawRecord copy(RawRecord from) {
-    return from;
-  }
-
-  @Override
-  public RawRecord copy(RawRecord from, RawRecord reuse) {
-    return from;
-  }
-
-  @Override
-  public int getLength() {
-    return -1;
-  }
 
   @Override
   public void serialize(RawRecord r, DataOutputView out) throws IOException {
@@ -95,16 +69,6 @@ public final class RawRecordSerializer extends TypeSerializerSingleton<RawRecord
     String rowJson = StringValue.readString(in);
     ObjectNode row = rowJson == null ? null : (ObjectNode) JSON.readTree(rowJson);
     return new RawRecord(uri, offset, format, payload, problem, bytes, modified, key, vector, row);
-  }
-
-  @Override
-  public RawRecord deserialize(RawRecord reuse, DataInputView in) throws IOException {
-    return deserialize(in);
-  }
-
-  @Override
-  public void copy(DataInputView in, DataOutputView out) throws IOException {
-    serialize(deserialize(in), out);
   }
 
   @Override
