@@ -110,8 +110,9 @@ final class ContinuedShard implements Closeable {
   /** A changelog build's fresh chunk: its document's base chunks go with the first one. */
   void add(EmbeddedChunk chunk) throws IOException {
     String docId = chunk.chunk().docId();
-    if (fresh.add(id(docId))) {
-      removeFromBase(docId, false);
+    long[] key = id(docId);
+    if (fresh.add(key)) {
+      removeFromBase(docId, key, false);
     }
     writer.add(chunk);
     counters.written().add(1);
@@ -125,8 +126,9 @@ final class ContinuedShard implements Closeable {
         return;
       }
       case WRITE -> {
-        if (fresh.add(id(docId))) {
-          removeFromBase(docId, false);
+        long[] key = id(docId);
+        if (fresh.add(key)) {
+          removeFromBase(docId, key, false);
         }
       }
       case REPLACE -> {
@@ -137,8 +139,9 @@ final class ContinuedShard implements Closeable {
         } else {
           writer.deleteDocument(docId); // the former winner's fresh chunks; the base's went with its first
         }
-        fresh.add(id(docId));
-        removeFromBase(docId, false);
+        long[] key = id(docId);
+        fresh.add(key);
+        removeFromBase(docId, key, false);
       }
     }
     writer.add(chunk);
@@ -224,8 +227,9 @@ final class ContinuedShard implements Closeable {
 
   /** A changelog build: the document was deleted, or upserted (its fresh chunks come separately). */
   void remove(String docId, boolean deleted) throws IOException {
-    if (!fresh.contains(id(docId))) {
-      removeFromBase(docId, deleted);
+    long[] key = id(docId);
+    if (!fresh.contains(key)) {
+      removeFromBase(docId, key, deleted);
     }
   }
 
@@ -345,9 +349,9 @@ final class ContinuedShard implements Closeable {
     writer.addCopies(copies);
   }
 
-  /** Removes the base chunks of {@code docId} once. */
-  private void removeFromBase(String docId, boolean deleted) throws IOException {
-    if (!removed.add(id(docId))) {
+  /** Removes the base chunks of {@code docId} (its {@link #id} bits: {@code key}) once. */
+  private void removeFromBase(String docId, long[] key, boolean deleted) throws IOException {
+    if (!removed.add(key)) {
       return;
     }
     long n = base == null ? 0 : liveChunks(base, docId);
