@@ -25,15 +25,13 @@ public final class TokenWindowChunker implements Chunker {
   @Override
   public List<Chunk> chunk(Document doc) {
     String text = doc.text();
-    int[][] spans = tokenizer.tokenSpans(text);
-    int[] starts = spans[0];
-    int[] ends = spans[1];
+    TokenSpans spans = TokenSpans.of(tokenizer, text);
     List<Chunk> chunks = new ArrayList<>();
-    List<int[]> windows = TokenWindows.windows(starts.length, size, overlap);
+    List<int[]> windows = TokenWindows.windows(spans.size(), size, overlap);
     for (int i = 0; i < windows.size(); i++) {
       int[] w = windows.get(i);
-      int from = starts[w[0]];
-      int to = ends[w[1] - 1];
+      int from = spans.start(w[0]);
+      int to = spans.end(w[1] - 1);
       chunks.add(new Chunk(Chunk.chunkId(doc.id(), i), doc.id(), i, doc.title(),
           text.substring(from, to), from, to, w[1] - w[0], doc.metadata()));
     }

@@ -3,9 +3,11 @@ package dev.kiln.embed;
 import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import ai.djl.huggingface.tokenizers.jni.CharSpan;
+import dev.kiln.model.Utf16;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.util.Arrays;
 
 /**
  * The model's own tokenizer, used twice: by the chunker to measure and cut text in model tokens, and
@@ -52,10 +54,12 @@ public final class ModelTokenizer implements AutoCloseable {
 
   /**
    * Character spans of the text's tokens, special tokens excluded: {@code spans[0][i]} is where
-   * token {@code i} starts and {@code spans[1][i]} where it ends.
+   * token {@code i} starts and {@code spans[1][i]} where it ends, as indices into {@code text} (UTF-16
+   * units, as {@link String#substring} takes them).
    */
   public int[][] tokenSpans(String text) {
-    Encoding enc = plain.encode(text, false, false);
+    String input = Utf16.replaceUnpaired(text);
+    Encoding enc = plain.encode(input, false, false);
     CharSpan[] cs = enc.getCharTokenSpans();
     int[] starts = new int[cs.length];
     int[] ends = new int[cs.length];
@@ -68,17 +72,18 @@ public final class ModelTokenizer implements AutoCloseable {
       ends[n] = s.getEnd();
       n++;
     }
-    return new int[][] {java.util.Arrays.copyOf(starts, n), java.util.Arrays.copyOf(ends, n)};
+    CodePointOffsets.toUtf16(input, n, starts, ends);
+    return new int[][] {Arrays.copyOf(starts, n), Arrays.copyOf(ends, n)};
   }
 
   /** Tokens in the text without special tokens. */
   public int countTokens(String text) {
-    return plain.encode(text, false, false).getIds().length;
+    return plain.encode(Utf16.replaceUnpaired(text), false, false).getIds().length;
   }
 
   /** Model input for one text: special tokens added, truncated at the model's maximum. */
   Encoding encodeForModel(String text) {
-    return model.encode(text);
+    return model.encode(Utf16.replaceUnpaired(text));
   }
 
   @Override

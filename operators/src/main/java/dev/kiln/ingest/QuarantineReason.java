@@ -13,6 +13,11 @@ public final class QuarantineReason {
   public static final String MISSING_ID = "missing_id";
   public static final String EMPTY_TEXT = "empty_text";
   public static final String INVALID_UTF8 = "invalid_utf8";
+  /**
+   * An id, title, text or metadata field holding half of a surrogate pair (a JSON escape such as
+   * U+D800 without its partner): not a character, so no index could keep the text as written.
+   */
+  public static final String INVALID_UNICODE = "invalid_unicode";
   public static final String BINARY_FILE = "binary_file";
   public static final String TOO_LARGE = "too_large";
   public static final String DUPLICATE_ID = "duplicate_id";

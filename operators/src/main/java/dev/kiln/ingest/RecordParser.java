@@ -14,6 +14,7 @@ import dev.kiln.model.Document;
 import dev.kiln.model.DocumentFingerprint;
 import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
+import dev.kiln.model.Utf16;
 import java.io.Serializable;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -152,8 +153,27 @@ public final class RecordParser implements Serializable {
     if (title.isBlank() && text.isBlank()) {
       throw new MalformedRecordException(QuarantineReason.EMPTY_TEXT, "empty text");
     }
-    return new Document(id, title, text, rowMetadata(raw, node), raw.sourceUri(), ContentType.TEXT,
-        vectorOf(raw, node));
+    Map<String, String> meta = rowMetadata(raw, node);
+    requireCharacters(config.idField, id);
+    requireCharacters(config.titleField, title);
+    requireCharacters(config.textField, text);
+    for (Map.Entry<String, String> e : meta.entrySet()) {
+      requireCharacters("metadata " + e.getKey(), e.getKey());
+      requireCharacters("metadata " + e.getKey(), e.getValue());
+    }
+    return new Document(id, title, text, meta, raw.sourceUri(), ContentType.TEXT, vectorOf(raw, node));
+  }
+
+  /**
+   * Refuses a field holding half of a surrogate pair (a JSON escape such as U+D800 alone): it is no
+   * character, and the index would store another in its place.
+   */
+  private static void requireCharacters(String field, String value) throws MalformedRecordException {
+    int at = Utf16.firstUnpaired(value);
+    if (at >= 0) {
+      throw new MalformedRecordException(QuarantineReason.INVALID_UNICODE, String.format(
+          "%s holds half of a surrogate pair (U+%04X) at character %d", field, (int) value.charAt(at), at));
+    }
   }
 
   /**

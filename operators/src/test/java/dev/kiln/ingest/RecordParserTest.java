@@ -47,6 +47,23 @@ class RecordParserTest {
   }
 
   @Test
+  void halfASurrogatePairInAnyFieldIsInvalidUnicodeAndAWholePairIsKeptAsWritten() throws Exception {
+    // JSON escapes of a lone high or low surrogate are valid JSON but no character.
+    assertEquals(QuarantineReason.INVALID_UNICODE, reason("{\"_id\": \"1\", \"text\": \"x\\ud800y\"}"));
+    assertEquals(QuarantineReason.INVALID_UNICODE, reason("{\"_id\": \"1\", \"text\": \"ok\", \"title\": \"\\udc00\"}"));
+    assertEquals(QuarantineReason.INVALID_UNICODE, reason("{\"_id\": \"a\\udbff\", \"text\": \"ok\"}"));
+    assertEquals(QuarantineReason.INVALID_UNICODE,
+        reason("{\"_id\": \"1\", \"text\": \"ok\", \"metadata\": {\"tenant\": \"\\ud83d\"}}"));
+    MalformedRecordException e = assertThrows(MalformedRecordException.class,
+        () -> json("{\"_id\": \"1\", \"text\": \"ab\\ud800\"}"));
+    assertTrue(e.getMessage().contains("text") && e.getMessage().contains("U+D800") && e.getMessage().contains(" 2"),
+        e.getMessage());
+    // An escaped pair and a raw supplementary character are one character each: kept as written.
+    Document d = json("{\"_id\": \"1\", \"text\": \"\\ud83d\\ude80 🚀 𠀀 end\"}");
+    assertEquals("🚀 🚀 𠀀 end", d.text());
+  }
+
+  @Test
   void markdownIdIsThePathUnderTheMostSpecificRootAndTitleTheFirstHeading() throws Exception {
     Document d = parser.parse(RawRecord.of("file:/corpus/nested/guide/x.md", 0, InputFormat.MARKDOWN,
         "intro line\n\n## Second level first\n# Top\ntext"));
