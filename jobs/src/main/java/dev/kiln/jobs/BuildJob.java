@@ -1,45 +1,42 @@
 package dev.kiln.jobs;
 
 import dev.kiln.config.BuildConfig;
-import dev.kiln.embed.ModelFiles;
-import dev.kiln.embed.ModelSpec;
 import dev.kiln.model.Chunk;
-import dev.kiln.model.ContentKey;
 import dev.kiln.model.EmbeddedChunk;
 import dev.kiln.model.ParentChange;
 import dev.kiln.model.ParentChunk;
 import dev.kiln.model.ShardChange;
 import dev.kiln.operators.ChangelogParentWriterFunction;
-import dev.kiln.operators.types.KilnTypeInfo;
-import dev.kiln.operators.ContinuingShardWriterFunction;
-import dev.kiln.operators.BaseDocuments;
 import dev.kiln.operators.ChunkFunction;
+import dev.kiln.operators.ContinuingShardWriterFunction;
 import dev.kiln.operators.EmbedFunction;
 import dev.kiln.operators.EmbedOperator;
+import dev.kiln.operators.JobCounters;
 import dev.kiln.operators.ParentWriterFunction;
 import dev.kiln.operators.QuarantineSummary;
 import dev.kiln.operators.QuarantineWriterFunction;
-import dev.kiln.operators.SourcedDocument;
-import dev.kiln.operators.ShardWriterFunction;
-import dev.kiln.operators.JobCounters;
+import dev.kiln.operators.QuarantinedRecord;
 import dev.kiln.operators.ReportingStages;
+import dev.kiln.operators.ShardWriterFunction;
+import dev.kiln.operators.SourcedDocument;
 import dev.kiln.operators.StageReport;
 import dev.kiln.operators.StageReports;
 import dev.kiln.operators.TaskThreadFailures;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
-import dev.kiln.route.ShardPartitioner;
+import dev.kiln.operators.fs.BaseFiles;
+import dev.kiln.operators.fs.SnapshotsTarget;
+import dev.kiln.operators.types.KilnTypeInfo;
 import dev.kiln.route.DocShardKey;
-import dev.kiln.snapshot.SnapshotLayout;
-import dev.kiln.snapshot.io.SnapshotMirror;
-import dev.kiln.vectors.VectorFiles;
-import dev.kiln.operators.fs.RemoteBaseFiles;
+import dev.kiln.route.ShardPartitioner;
 import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.vectors.VectorFiles;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.Map;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.JobManagerOptions;
 import org.apache.flink.configuration.RestOptions;
@@ -53,45 +50,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The build job: corpus → parse → chunk → embed → route → shard write, as a Flink batch job; then the
- * shard merger verifies, writes the manifest and publishes ({@link SnapshotBuilder}). This class only
- * wires stages; each stage lives in its own operator.
+ * The build job: corpus → parse → chunk → embed → route → shard write → commit, as a Flink batch job
+ * ({@link SnapshotBuilder} plans it and runs it). This class only wires stages, as the {@link
+ * BuildMode} and the {@link BuildContext} say; each stage lives in its own operator.
  */
 public final class BuildJob {
   private static final Logger LOG = LoggerFactory.getLogger(BuildJob.class);
 
+  private final BuildContext ctx;
   private final BuildConfig config;
-  private final ModelSpec model;
   private final SnapshotsTarget target;
-  private final SnapshotLayout layout;
-  private final String fingerprint;
-  private transient EmbeddingReuse.Plan reuse;
 
-  public BuildJob(BuildConfig config) {
-    this.config = config.validate();
-    this.model = ModelChunking.resolve(config);
-    // Resolved once: a remote root is verified and described from a local mirror, the job uploads to it.
-    this.target = SnapshotsTarget.of(config.snapshots, config.filesystem);
-    this.layout = target.localLayout();
-    this.fingerprint = ModelFiles.fingerprint(model);
-  }
-
-  /** The model's fingerprint: recorded in the manifest and on every stored vector. */
-  public String modelFingerprint() {
-    return fingerprint;
-  }
-
-  /** What goes into every content key besides the chunk: the chunker settings and tokenizer. */
-  public String keySettings() {
-    return ContentKey.settingsFingerprint(config.chunker, model.source());
-  }
-
-  /**
-   * What every document fingerprint starts with: the settings that shape a document's chunks, vectors
-   * and index fields, so that no document built under other settings ever counts as unchanged.
-   */
-  public String documentSettings() {
-    return String.join("|", keySettings(), fingerprint, config.index.analyzer, config.index.rangeTypes().toString());
+  public BuildJob(BuildContext ctx) {
+    this.ctx = ctx;
+    this.config = ctx.config();
+    this.target = ctx.target();
   }
 
   /** Entry point for {@code flink run}: the cluster provides the execution environment. */
@@ -128,85 +101,65 @@ public final class BuildJob {
     return StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
   }
 
-  /** The local snapshots root: the root itself, or the local mirror of a remote one. */
-  public SnapshotLayout layout() {
-    return layout;
-  }
-
-  /** The snapshots root, resolved once: local or remote, its store, where the job writes. */
-  public SnapshotsTarget target() {
-    return target;
-  }
-
-  /** Whether the snapshots root is remote (published through {@code RemoteStorages}, verified from the mirror). */
-  public boolean remote() {
-    return target.remote();
-  }
-
-  public SnapshotMirror mirror() {
-    return new SnapshotMirror(config.snapshots, layout.root());
-  }
-
-  public ModelSpec model() {
-    return model;
-  }
-
   /**
    * Adds the build pipeline, committer included, to {@code env} and runs it.
    *
-   * @param changelog a changelog build's range, or null for a corpus build
-   * @param incremental whether a corpus build continues CURRENT (null: decide nothing, a full build)
+   * @param reuse the stored vectors the embed stage may reuse
    * @return the job's accumulators and the commit's result
    * @throws DetachedSubmission when the environment submitted the job detached (it commits itself)
    */
-  public JobOutcome execute(StreamExecutionEnvironment env, String snapshotId, ChangelogPlan changelog,
-      IncrementalPlan incremental, CommitPlan plan) throws Exception {
+  public JobOutcome execute(StreamExecutionEnvironment env, String snapshotId, BuildMode mode,
+      EmbeddingReuse.Plan reuse, CommitPlan plan) throws Exception {
     env.setRuntimeMode(RuntimeExecutionMode.BATCH);
     env.setParallelism(config.parallelism);
     env.configure(JobSettings.jobSettings(config, env instanceof LocalStreamEnvironment));
     DataStream<SourcedDocument> documents;
-    DataStream<dev.kiln.operators.QuarantinedRecord> quarantined;
+    DataStream<QuarantinedRecord> quarantined;
     DataStream<StageReport> reports;
     ChangelogStages.Streams changes = null;
     Continued continued = null;
-    if (changelog != null) {
-      changes = ChangelogStages.read(env, changelog, config, snapshotId);
-      documents = changes.upserts();
-      quarantined = changes.quarantine();
-      reports = changes.reports();
-      continued = new Continued(changelog.base(), changelog.remoteBaseFiles(target), changes.removals(), false,
-          shardFiles(changelog.baseManifest()), null);
-    } else {
-      BaseDocuments base = incremental != null && incremental.incremental() ? incremental.documents() : null;
-      CorpusStages.Streams corpus = CorpusStages.read(env, config, model, base,
-          base == null ? null : incremental.unreadListing());
-      documents = corpus.documents();
-      quarantined = corpus.quarantine();
-      reports = corpus.reports();
-      if (base != null) {
-        // On a remote root the writers download the base shards they continue, as a changelog build's do.
-        RemoteBaseFiles remoteBase = target.remote() ? RemoteBaseFiles.of(target.root(), incremental.baseManifest()) : null;
-        continued = new Continued(incremental.base(), remoteBase, corpus.kept(), true,
+    switch (mode) {
+      case BuildMode.Changelog(ChangelogPlan changelog) -> {
+        changes = ChangelogStages.read(env, changelog, config, snapshotId);
+        documents = changes.upserts();
+        quarantined = changes.quarantine();
+        reports = changes.reports();
+        continued = new Continued(changelog.baseFiles(target), changes.removals(), false,
+            shardFiles(changelog.baseManifest()), null);
+      }
+      case BuildMode.Incremental incremental -> {
+        CorpusStages.Streams corpus = CorpusStages.read(env, config, ctx.model(), incremental.documents(),
+            incremental.unreadListing());
+        documents = corpus.documents();
+        quarantined = corpus.quarantine();
+        reports = corpus.reports();
+        continued = new Continued(target.base(incremental.baseManifest()), corpus.kept(), true,
             shardFiles(incremental.baseManifest()), incremental.unreadListing());
+      }
+      case BuildMode.Full full -> {
+        CorpusStages.Streams corpus = CorpusStages.read(env, config, ctx.model(), null, null);
+        documents = corpus.documents();
+        quarantined = corpus.quarantine();
+        reports = corpus.reports();
       }
     }
     reports = reports.union(quarantined
         .fullWindowPartition()
-        .mapPartition(TaskThreadFailures.of(new QuarantineWriterFunction(quarantineDir(snapshotId))))
+        .mapPartition(TaskThreadFailures.of(new QuarantineWriterFunction(ctx.quarantineDir(snapshotId))))
         .returns(StageReport.class)
         .name("write-quarantine"));
-    return run(env, snapshotId, documents, continued, changes, reports, plan);
+    return run(env, snapshotId, documents, continued, changes, reports, reuse, plan);
   }
 
   /**
    * A build whose shard writers continue a base snapshot: a changelog build, or an incremental corpus
    * build ({@code prune}: the base documents not kept are removed, the base segments are not merged).
    *
-   * @param remoteBase the base's files on a remote root, else {@code null}
+   * @param base the base's files as the target gives them to writers, or {@code null}: empty shards
    * @param changes what happens to base documents besides fresh chunks: removals or keeps
    * @param unreadListing the corpus listing whose kept files were not read (their documents stay), or {@code null}
    */
-  private record Continued(String base, RemoteBaseFiles remoteBase, DataStream<ShardChange> changes, boolean prune,
+  private record Continued(BaseFiles base, DataStream<ShardChange> changes, boolean prune,
       Map<Integer, List<Manifest.FileEntry>> baseFiles, String unreadListing) {}
 
   /**
@@ -238,24 +191,23 @@ public final class BuildJob {
 
   private JobOutcome run(StreamExecutionEnvironment env, String snapshotId, DataStream<SourcedDocument> documents,
       Continued continued, ChangelogStages.Streams changes, DataStream<StageReport> stageReports,
-      CommitPlan plan) throws Exception {
+      EmbeddingReuse.Plan reuse, CommitPlan plan) throws Exception {
     SingleOutputStreamOperator<Chunk> chunks = ReportingStages.process(documents, "chunk",
-        new ChunkFunction(config.chunker, config.embed.model, documentSettings(), !config.embed.storeSupplied),
+        new ChunkFunction(config.chunker, config.embed.model, ctx.documentSettings(), !config.embed.storeSupplied),
         KilnTypeInfo.CHUNK, JobCounters.CHUNK_STAGE);
     DataStream<StageReport> reports = stageReports.union(chunks.getSideOutput(StageReports.TAG));
 
     int threads = JobSettings.embedThreads(config.embed.threads, Runtime.getRuntime().availableProcessors(), config.parallelism);
-    EmbeddingReuse.Plan reuse = reusePlan();
     LOG.info("embed: {} slot(s) x {} engine thread(s) ({}), device {}, model {} {}; reuse: {}",
         config.parallelism, threads, config.embed.threads > 0 ? "embed.threads" : "cores / parallelism",
-        config.embed.device, model.name(), fingerprint, reuse.reason());
-    String keySettings = keySettings();
+        config.embed.device, ctx.model().name(), ctx.modelFingerprint(), reuse.reason());
+    String keySettings = ctx.keySettings();
     // With a remote root each embed subtask uploads its own part file there, like the shard writers.
     String vectorsDir = target.dir(SnapshotLayout.snapshotKey(snapshotId) + VectorFiles.DIRECTORY);
     // By content key, so each subtask needs only its own partition of the stored vectors.
     DataStream<Chunk> byKey = chunks.partitionCustom(new JobKeys.ContentKeyPartitioner(), new JobKeys.ContentKeySelector(keySettings));
     SingleOutputStreamOperator<EmbeddedChunk> embedded = EmbedOperator.embed(byKey,
-            new EmbedFunction(config.embed, threads, fingerprint, keySettings,
+            new EmbedFunction(config.embed, threads, ctx.modelFingerprint(), keySettings,
                 config.chunker.breadcrumbPrefix, vectorsDir, reuse.source()))
         .setParallelism(config.parallelism);
     reports = reports.union(embedded.getSideOutput(StageReports.TAG));
@@ -266,25 +218,24 @@ public final class BuildJob {
 
     int writers = Math.min(config.shards, config.parallelism);
     int shards = config.shards;
-    // Writers write into the root (a remote one through Flink's file systems); each runs wrapped so that a
-    // failure fails its task, not its TaskManager (TaskThreadFailures).
-    String writeRoot = target.writeRoot();
+    int dimension = ctx.model().dimension();
+    // Writers write into the target (a remote root through a local staging directory); each runs wrapped
+    // so that a failure fails its task, not its TaskManager (TaskThreadFailures).
     DataStream<StageReport> written = continued != null
         ? freshChanges(embedded, chunks).union(continued.changes())
             .partitionCustom(new ShardPartitioner(), new DocShardKey<ShardChange>(shards, ShardChange::docId))
             .fullWindowPartition()
-            .mapPartition(TaskThreadFailures.of(new ContinuingShardWriterFunction(writeRoot, snapshotId,
-                continued.base(), continued.remoteBase(), shards, model.dimension(), config.index, continued.prune(),
-                continued.baseFiles(), continued.prune() ? quarantineDir(snapshotId) : null,
-                continued.unreadListing())))
+            .mapPartition(TaskThreadFailures.of(new ContinuingShardWriterFunction(target, snapshotId,
+                continued.base(), shards, dimension, config.index, continued.prune(), continued.baseFiles(),
+                continued.prune() ? ctx.quarantineDir(snapshotId) : null, continued.unreadListing())))
             .returns(StageReport.class)
             .name("write-shards")
             .setParallelism(writers)
         : toWrite
         .partitionCustom(new ShardPartitioner(), new DocShardKey<EmbeddedChunk>(shards, c -> c.chunk().docId()))
         .fullWindowPartition()
-        .mapPartition(TaskThreadFailures.of(new ShardWriterFunction(writeRoot, snapshotId, shards, model.dimension(),
-            config.index, quarantineDir(snapshotId))))
+        .mapPartition(TaskThreadFailures.of(new ShardWriterFunction(target, snapshotId, shards, dimension,
+            config.index, ctx.quarantineDir(snapshotId))))
         .returns(StageReport.class)
         .name("write-shards")
         // partitionCustom + mapPartition does not inherit the routing's parallelism: set it, or
@@ -297,8 +248,8 @@ public final class BuildJob {
           .union(changes.parentRemovals())
           .partitionCustom(new ShardPartitioner(), new DocShardKey<ParentChange>(shards, ParentChange::docId))
           .fullWindowPartition()
-          .mapPartition(TaskThreadFailures.of(new ChangelogParentWriterFunction(writeRoot, snapshotId,
-              continued.base(), continued.remoteBase(), shards)))
+          .mapPartition(TaskThreadFailures.of(new ChangelogParentWriterFunction(target, snapshotId,
+              continued.base(), shards)))
           .returns(StageReport.class)
           .name("write-parents")
           .setParallelism(writers));
@@ -307,7 +258,7 @@ public final class BuildJob {
       reports = reports.union(chunks.getSideOutput(ChunkFunction.PARENTS)
           .partitionCustom(new ShardPartitioner(), new DocShardKey<ParentChunk>(shards, ParentChunk::docId))
           .fullWindowPartition()
-          .mapPartition(TaskThreadFailures.of(new ParentWriterFunction(writeRoot, snapshotId, shards)))
+          .mapPartition(TaskThreadFailures.of(new ParentWriterFunction(target, snapshotId, shards)))
           .returns(StageReport.class)
           .name("write-parents")
           .setParallelism(writers));
@@ -328,32 +279,7 @@ public final class BuildJob {
       throw new IllegalStateException("the job finished without a commit result (" + commit + ")");
     }
     return new JobOutcome(result, CommitResult.fromJson(commit.get(0)),
-        QuarantineSummary.merge(quarantine == null ? List.of() : quarantine), quarantineDir(snapshotId), reuse);
-  }
-
-  /**
-   * Which stored vectors the embed stage may reuse (decided before the job; a remote root's are read
-   * from the root itself, by the client and by the subtasks).
-   */
-  EmbeddingReuse.Plan reusePlan() {
-    if (reuse == null) {
-      reuse = target.remote()
-          ? EmbeddingReuse.plan(config.embed, target.store(), fingerprint, model.dimension(), target.root())
-          : EmbeddingReuse.plan(config.embed, target.store(), fingerprint, model.dimension());
-    }
-    return reuse;
-  }
-
-  /**
-   * Where this build's quarantined records go: {@code <ingest.quarantine-dir>/<snapshot id>/},
-   * by default under the snapshots root but outside the snapshot, so it survives a failed build.
-   */
-  public String quarantineDir(String snapshotId) {
-    String base = config.ingest.quarantineDir;
-    if (base == null || base.isBlank()) {
-      base = target.uri(SnapshotLayout.QUARANTINE);
-    }
-    return new org.apache.flink.core.fs.Path(base, snapshotId).toString();
+        QuarantineSummary.merge(quarantine == null ? List.of() : quarantine), ctx.quarantineDir(snapshotId), reuse);
   }
 
   /** The job's output as seen by the client. */

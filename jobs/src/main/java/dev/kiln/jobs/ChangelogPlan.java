@@ -7,8 +7,8 @@ import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
-import dev.kiln.snapshot.SnapshotVerifier;
-import dev.kiln.operators.fs.RemoteBaseFiles;
+import dev.kiln.operators.fs.BaseFiles;
+import dev.kiln.operators.fs.SnapshotsTarget;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -66,12 +66,14 @@ public record ChangelogPlan(String topic, String bootstrap, String base, Manifes
   }
 
   /** Resolves the base and asks the brokers for the range. */
-  static ChangelogPlan plan(BuildConfig config, SnapshotStore store, BuildJob job) {
+  static ChangelogPlan plan(BuildContext ctx, SnapshotStore store) {
+    BuildConfig config = ctx.config();
     ChangelogConfig c = config.changelog;
     String base = baseId(c, store, config.snapshots);
-    Manifest manifest = base == null ? null : job.remote() ? remoteBase(store, base) : store.open(base);
+    // Every byte of a local base is hashed; a remote one's files are hashed by the writers that download them.
+    Manifest manifest = base == null ? null : ctx.target().continuableBase(store, base, true);
     if (manifest != null) {
-      checkCompatible(config, job, c, base, manifest);
+      checkCompatible(ctx, c, base, manifest);
     }
     Map<Integer, Long> recorded = new TreeMap<>();
     if (manifest != null && manifest.changelog() != null) {
@@ -106,24 +108,9 @@ public record ChangelogPlan(String topic, String bootstrap, String base, Manifes
     return new ChangelogPlan(c.topic, c.bootstrap, base, manifest, start, latest);
   }
 
-  /**
-   * The base on a remote root: its manifest (size-capped, structure-checked) and every listed shard
-   * and docstore file present with its size, without downloading anything here; the writers hash each
-   * file they download against this manifest ({@link RemoteBaseFiles}).
-   */
-  static Manifest remoteBase(SnapshotStore store, String base) {
-    Manifest m = store.manifest(base);
-    List<String> problems = new SnapshotVerifier(store.storage()).check(m, SnapshotVerifier.Scope.SERVING, false)
-        .problems();
-    if (!problems.isEmpty()) {
-      throw new SnapshotException("base snapshot " + base + " cannot be continued: " + String.join("; ", problems));
-    }
-    return m;
-  }
-
-  /** What the changelog writers of a remote root download of the base, or null (local root, or no base). */
-  RemoteBaseFiles remoteBaseFiles(SnapshotsTarget target) {
-    return target.remote() && baseManifest != null ? RemoteBaseFiles.of(target.root(), baseManifest) : null;
+  /** What the changelog writers get of the base, as the target gives it, or null (no base: empty shards). */
+  BaseFiles baseFiles(SnapshotsTarget target) {
+    return baseManifest == null ? null : target.base(baseManifest);
   }
 
   private static String baseId(ChangelogConfig c, SnapshotStore store, String root) {
@@ -137,18 +124,19 @@ public record ChangelogPlan(String topic, String bootstrap, String base, Manifes
     return store.current().orElse(null);
   }
 
-  private static void checkCompatible(BuildConfig config, BuildJob job, ChangelogConfig c, String base, Manifest m) {
+  private static void checkCompatible(BuildContext ctx, ChangelogConfig c, String base, Manifest m) {
+    BuildConfig config = ctx.config();
     if (m.shards().size() != config.shards) {
       throw new ConfigException("--shards " + config.shards + " differs from base snapshot " + base + ", which has "
           + m.shards().size() + " shards: a changelog build keeps the base's routing; pass --shards "
           + m.shards().size());
     }
-    if (m.model() == null || !job.modelFingerprint().equals(m.model().fingerprint())) {
+    if (m.model() == null || !ctx.modelFingerprint().equals(m.model().fingerprint())) {
       throw new ConfigException("--model " + config.embed.model + " differs from base snapshot " + base + "'s model "
           + (m.model() == null ? "?" : m.model().source()) + ": its vectors could not be searched together;"
           + " pass --model " + (m.model() == null ? "?" : m.model().source()));
     }
-    String chunker = config.chunker.fingerprint(job.model().source());
+    String chunker = ctx.chunkerFingerprint();
     if (m.chunker() != null && m.chunker().fingerprint() != null && !m.chunker().fingerprint().equals(chunker)) {
       throw new ConfigException("chunker settings differ from base snapshot " + base + " (strategy "
           + m.chunker().strategy() + ", size " + m.chunker().size() + ", overlap " + m.chunker().overlap()

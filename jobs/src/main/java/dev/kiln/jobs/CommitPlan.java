@@ -1,7 +1,9 @@
 package dev.kiln.jobs;
 
 import dev.kiln.config.IndexConfig;
+import dev.kiln.operators.fs.SnapshotsTarget;
 import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +33,7 @@ final class CommitPlan implements Serializable {
   /** The snapshot whose stored vectors the embed stage reuses, or null. */
   final String reusedFrom;
   /** Unpublished builds whose closed parts the embed stage may reuse (resume). */
-  final java.util.ArrayList<String> resumedFrom;
+  final ArrayList<String> resumedFrom;
   /** A changelog build's range and base, or null for a corpus build. */
   final ChangelogCommit changelog;
   /** An incremental corpus build's base chunk count (the expected count starts there), or -1. */
@@ -47,9 +49,9 @@ final class CommitPlan implements Serializable {
   }
 
   @SuppressWarnings("ParameterNumber") // a value object: one parameter per decision
-  CommitPlan(String snapshotId, String base, boolean publish, boolean force, SnapshotsTarget target, int shards, boolean parents, double maxBadFraction, String quarantineDir,
-      IndexConfig index, String manifestDraft, String reusedFrom, List<String> resumedFrom, ChangelogCommit changelog,
-      long incrementalBaseChunks) {
+  CommitPlan(String snapshotId, String base, boolean publish, boolean force, SnapshotsTarget target, int shards,
+      boolean parents, double maxBadFraction, String quarantineDir, IndexConfig index, String manifestDraft,
+      String reusedFrom, List<String> resumedFrom, ChangelogCommit changelog, long incrementalBaseChunks) {
     this.snapshotId = snapshotId;
     this.base = base;
     this.publish = publish;
@@ -62,7 +64,7 @@ final class CommitPlan implements Serializable {
     this.index = index;
     this.manifestDraft = manifestDraft;
     this.reusedFrom = reusedFrom;
-    this.resumedFrom = new java.util.ArrayList<>(resumedFrom);
+    this.resumedFrom = new ArrayList<>(resumedFrom);
     this.changelog = changelog;
     this.incrementalBaseChunks = incrementalBaseChunks;
   }

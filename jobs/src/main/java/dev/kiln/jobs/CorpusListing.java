@@ -57,12 +57,16 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
    * Lists the corpus and decides, for an incremental build ({@code incremental}), which files stay
    * unread. Never fails the build for the base's listing: anything wrong with it means every file is read.
    */
-  static CorpusListing plan(BuildConfig config, BuildJob job, SnapshotStore store, IncrementalPlan incremental) {
-    String settings = settings(config, job);
+  static CorpusListing plan(BuildContext ctx, SnapshotStore store, BuildMode mode) {
+    BuildConfig config = ctx.config();
+    String settings = settings(ctx);
     List<CorpusFiles.Entry> now = list(config);
-    String unreadable = incremental == null || !incremental.incremental() ? "a full build reads every file"
-        : "read".equals(config.incrementalFiles) ? "incremental-files: read"
-        : baseProblem(job, incremental);
+    if (!(mode instanceof BuildMode.Incremental incremental)) {
+      return new CorpusListing(now, settings, "a full build reads every file");
+    }
+    boolean remote = ctx.target().remote();
+    String unreadable = "read".equals(config.incrementalFiles) ? "incremental-files: read"
+        : baseProblem(remote, incremental);
     if (unreadable != null) {
       return new CorpusListing(now, settings, unreadable);
     }
@@ -81,7 +85,7 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
     // A base that recorded the count was judged by its own writers (baseProblem); an older local one is
     // looked into here.
     boolean counted = withoutPositions(incremental.baseManifest()) != null;
-    String unpositioned = job.remote() || counted ? null
+    String unpositioned = remote || counted ? null
         : localPositionsProblem(store, incremental, base.byUri().keySet());
     if (unpositioned != null) {
       return new CorpusListing(now, settings, unpositioned);
@@ -101,7 +105,7 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
   }
 
   /** Why no file can be left unread over this base, or {@code null}; a local base's shards are checked later. */
-  private static String baseProblem(BuildJob job, IncrementalPlan incremental) {
+  private static String baseProblem(boolean remote, BuildMode.Incremental incremental) {
     Manifest m = incremental.baseManifest();
     if (m.corpusFiles() == null) {
       return "every file is read: CURRENT " + incremental.base() + " has no corpus listing (built before it existed)";
@@ -112,7 +116,7 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
     if (without != null) {
       return without == 0 ? null : unpositioned(incremental);
     }
-    if (job.remote()) {
+    if (remote) {
       // Nor are a remote base's shards here to look into.
       return "every file is read: CURRENT " + incremental.base() + " on the remote root does not record whether"
           + " its chunks carry record positions (built before it did; the next build records it)";
@@ -128,7 +132,7 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
    * Why a local base's shards cannot have files left unread, or {@code null}: every live chunk must
    * record its position in a file the base listed ({@link SourcePositions#within}).
    */
-  private static String localPositionsProblem(SnapshotStore store, IncrementalPlan incremental, Set<String> listed) {
+  private static String localPositionsProblem(SnapshotStore store, BuildMode.Incremental incremental, Set<String> listed) {
     Manifest m = incremental.baseManifest();
     for (int shard = 0; shard < m.shards().size(); shard++) {
       try {
@@ -142,7 +146,7 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
     return null;
   }
 
-  private static String unpositioned(IncrementalPlan incremental) {
+  private static String unpositioned(BuildMode.Incremental incremental) {
     return "every file is read: CURRENT " + incremental.base() + " holds chunks without a record position in a file"
         + " it listed, or at a stale one (written before positions existed, kept from a changelog build, or kept"
         + " when their record moved to another file; the next full build sets them right)";
@@ -241,14 +245,15 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
    * document settings (chunker, model, analyzer, range fields), the input format and the whole ingest
    * section. A listing made under other settings vouches for nothing.
    */
-  static String settings(BuildConfig config, BuildJob job) {
+  static String settings(BuildContext ctx) {
+    BuildConfig config = ctx.config();
     String ingest;
     try {
       ingest = SnapshotStore.json().writeValueAsString(config.ingest);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
-    return Checksums.sha256(String.join("\n", "kiln-corpus-settings-1", job.documentSettings(),
+    return Checksums.sha256(String.join("\n", "kiln-corpus-settings-1", ctx.documentSettings(),
         String.valueOf(config.inputFormat()), ingest).getBytes(StandardCharsets.UTF_8));
   }
 

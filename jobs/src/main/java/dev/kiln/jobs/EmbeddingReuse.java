@@ -3,6 +3,7 @@ package dev.kiln.jobs;
 import dev.kiln.config.ConfigException;
 import dev.kiln.config.EmbedConfig;
 import dev.kiln.operators.JobCounters;
+import dev.kiln.operators.fs.SnapshotsTarget;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
@@ -37,30 +38,27 @@ final class EmbeddingReuse {
 
   private EmbeddingReuse() {}
 
-  static Plan plan(EmbedConfig config, SnapshotStore store, String fingerprint, int dimension) {
-    return plan(config, store, fingerprint, dimension, null);
-  }
-
   /**
-   * @param remoteRoot the remote snapshots root {@code store} reads, or {@code null} for a local one
+   * @param target the snapshots root, where the embed subtasks open the parts chosen
+   * @param store the target's store
    */
-  static Plan plan(EmbedConfig config, SnapshotStore store, String fingerprint, int dimension, String remoteRoot) {
+  static Plan plan(EmbedConfig config, SnapshotsTarget target, SnapshotStore store, String fingerprint, int dimension) {
     if (!config.reuse) {
       return none("reuse switched off (--no-reuse)");
     }
-    Plan published = published(config, store, fingerprint, dimension, remoteRoot);
-    return ResumedParts.add(published, store, remoteRoot);
+    Plan published = published(config, target, store, fingerprint, dimension);
+    return ResumedParts.add(published, target, store);
   }
 
-  private static Plan published(EmbedConfig config, SnapshotStore store, String fingerprint, int dimension,
-      String remoteRoot) {
+  private static Plan published(EmbedConfig config, SnapshotsTarget target, SnapshotStore store, String fingerprint,
+      int dimension) {
     String id;
     boolean explicit = config.reuseFrom != null && !config.reuseFrom.isEmpty();
     if (explicit) {
       id = config.reuseFrom;
       if (!store.hasManifest(id)) {
         throw new ConfigException("--reuse-from " + id + ": no such snapshot under "
-            + (remoteRoot != null ? remoteRoot : store.layout().root()) + " (snapshots: " + store.list() + ")");
+            + target.root() + " (snapshots: " + store.list() + ")");
       }
     } else {
       id = store.current().orElse(null);
@@ -90,12 +88,12 @@ final class EmbeddingReuse {
       LOG.warn("{}; reusing nothing", msg);
       return none(msg);
     }
-    List<ReusePart> files = new ArrayList<>(partPaths(store, id, e, remoteRoot));
+    List<ReusePart> files = new ArrayList<>(partPaths(target, id, e));
     String reason = "vectors of snapshot " + id + " (" + files.size() + " part file(s))";
     if (chain) {
       List<String> earlier = new ArrayList<>();
       int before = files.size();
-      addEarlier(store, m, fingerprint, dimension, remoteRoot, files, earlier);
+      addEarlier(target, store, m, fingerprint, dimension, files, earlier);
       if (!earlier.isEmpty()) {
         reason += " and of the snapshots before it, " + String.join(", ", earlier) + " (" + (files.size() - before)
             + " part file(s)): " + id + " stores only the vectors it embedded";
@@ -126,8 +124,8 @@ final class EmbeddingReuse {
    * for its content key, so a snapshot off the base's line (one rolled back from) costs memory, not
    * correctness; one of another model, or whose parts fail verification, is passed over.
    */
-  private static void addEarlier(SnapshotStore store, Manifest current, String fingerprint, int dimension,
-      String remoteRoot, List<ReusePart> files, List<String> used) {
+  private static void addEarlier(SnapshotsTarget target, SnapshotStore store, Manifest current, String fingerprint,
+      int dimension, List<ReusePart> files, List<String> used) {
     List<String> older = store.list().stream().filter(id -> id.compareTo(current.id()) < 0)
         .sorted(Comparator.reverseOrder()).limit(MAX_EARLIER).toList();
     for (String id : older) {
@@ -149,7 +147,7 @@ final class EmbeddingReuse {
         continue;
       }
       if (!e.files().isEmpty()) {
-        files.addAll(partPaths(store, id, e, remoteRoot));
+        files.addAll(partPaths(target, id, e));
         used.add(id);
       }
       if (!partial(m)) {
@@ -159,16 +157,13 @@ final class EmbeddingReuse {
   }
 
   /**
-   * A snapshot's stored-vector parts as the embed subtasks open them (remote URIs or local paths), each
+   * A snapshot's stored-vector parts where the embed subtasks open them ({@link SnapshotsTarget#dir}), each
    * with the SHA-256 its manifest records.
    */
-  private static List<ReusePart> partPaths(SnapshotStore store, String id, Manifest.EmbeddingsInfo e,
-      String remoteRoot) {
+  private static List<ReusePart> partPaths(SnapshotsTarget target, String id, Manifest.EmbeddingsInfo e) {
     return e.files().stream()
-        .map(f -> new ReusePart(remoteRoot != null
-            ? new org.apache.flink.core.fs.Path(remoteRoot, SnapshotLayout.snapshotKey(id) + e.directory() + "/" + f.name())
-                .toString()
-            : store.layout().snapshotDir(id).resolve(e.directory()).resolve(f.name()).toString(), f.sha256()))
+        .map(f -> new ReusePart(target.dir(SnapshotLayout.snapshotKey(id) + e.directory() + "/" + f.name()),
+            f.sha256()))
         .toList();
   }
 

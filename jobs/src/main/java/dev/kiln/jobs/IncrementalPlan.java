@@ -6,6 +6,7 @@ import dev.kiln.index.DocFingerprintFile;
 import dev.kiln.index.DocFingerprints;
 import dev.kiln.operators.BaseDocuments;
 import dev.kiln.operators.fs.RemoteBaseFiles;
+import dev.kiln.operators.fs.SnapshotsTarget;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotStore;
 import java.io.IOException;
@@ -15,65 +16,48 @@ import java.util.List;
 
 /**
  * Whether a corpus build is incremental, decided once in the client before the job starts: over the
- * snapshot {@code CURRENT} named at the start (the one the publish compares against) when everything that shapes its segments matches this build (shard
- * count, model, chunker, analyzer, range fields, HNSW parameters and vector encoding) and every base
- * shard carries document fingerprints. Otherwise the build is a full one, and {@link #reason} says
- * why, for the log and the counters table. The base is trusted as its {@code VERIFIED} record says
- * (sizes and file set checked; hashed only without one), as a searcher trusts it. On a remote root
- * the base must carry its shards' fingerprint files ({@link DocFingerprintFile}): the parse subtasks
- * download those, and the writers their shards, each file verified against the base manifest.
- *
- * @param base the base snapshot, or {@code null} for a full build
- * @param documents what the parse stage compares documents against, or {@code null}
- * @param unreadListing the build's own {@code corpus-files.tsv} (a URI under the root) when it leaves files
- *     unchanged since the base unread ({@link CorpusListing}), else {@code null}
+ * snapshot {@code CURRENT} named at the start (the one the publish compares against) when everything
+ * that shapes its segments matches this build (shard count, model, chunker, analyzer, range fields,
+ * HNSW parameters and vector encoding) and every base shard carries document fingerprints. Otherwise the
+ * build is a {@link BuildMode.Full full} one whose reason says why, for the log and the counters table.
+ * The base is checked as its target checks a base ({@link SnapshotsTarget#continuableBase}). On a
+ * remote root the base must carry its shards' fingerprint files ({@link DocFingerprintFile}): the parse
+ * subtasks download those, and the writers their shards, each file verified against the base manifest.
  */
-record IncrementalPlan(String base, Manifest baseManifest, BaseDocuments documents, String reason,
-    String unreadListing) {
-
-  static IncrementalPlan full(String reason) {
-    return new IncrementalPlan(null, null, null, reason, null);
-  }
-
-  /** This plan, leaving unread the kept files of the listing at {@code listing}. */
-  IncrementalPlan withUnreadListing(String listing) {
-    return new IncrementalPlan(base, baseManifest, documents, reason, listing);
-  }
-
-  boolean incremental() {
-    return base != null;
-  }
+final class IncrementalPlan {
+  private IncrementalPlan() {}
 
   /** @param base what {@code CURRENT} named when the build started (the publish's compare-and-set base) */
-  static IncrementalPlan plan(BuildConfig config, SnapshotStore store, BuildJob job, String base) {
+  static BuildMode plan(BuildContext ctx, SnapshotStore store, String base) {
+    BuildConfig config = ctx.config();
     if ("off".equals(config.incremental)) {
-      return full("off (incremental: off)");
+      return new BuildMode.Full("off (incremental: off)");
     }
     if (config.chunker.parents.enabled) {
-      return full("parent-child chunking: the parent docstore is not continued by incremental builds yet");
+      return new BuildMode.Full("parent-child chunking: the parent docstore is not continued by incremental builds yet");
     }
     if (base == null) {
-      return full("no published snapshot to continue");
+      return new BuildMode.Full("no published snapshot to continue");
     }
+    SnapshotsTarget target = ctx.target();
     Manifest m;
     try {
-      // A remote base is checked as a changelog build checks it: its manifest, and every file present
-      // with its size; the parse subtasks and the writers hash what they download of it.
-      m = job.remote() ? ChangelogPlan.remoteBase(store, base) : store.openForServing(base).manifest();
+      m = target.continuableBase(store, base, false);
     } catch (RuntimeException e) {
-      return full("CURRENT " + base + " cannot be continued: " + e.getMessage());
+      return new BuildMode.Full("CURRENT " + base + " cannot be continued: " + e.getMessage());
     }
-    String mismatch = mismatch(config, job, m);
+    String mismatch = mismatch(ctx, m);
     if (mismatch != null) {
-      return full("this build has " + mismatch + " than CURRENT " + base);
+      return new BuildMode.Full("this build has " + mismatch + " than CURRENT " + base);
     }
-    if (job.remote()) {
-      RemoteBaseFiles files = RemoteBaseFiles.of(job.target().root(), m);
+    // The parse subtasks compare each record with the base's document fingerprints: a remote base's are
+    // downloaded shard by shard from their files, a local base's read in place from its shards.
+    if (target.base(m) instanceof RemoteBaseFiles files) {
       if (!files.everyShardHas(DocFingerprintFile.NAME)) {
-        return full("CURRENT " + base + " on the remote root has shards without their document fingerprint files"
-            + " (written before they existed; the next full build writes them)");
+        return new BuildMode.Full("CURRENT " + base + " on the remote root has shards without their document"
+            + " fingerprint files (written before they existed; the next full build writes them)");
       }
-      return new IncrementalPlan(base, m, BaseDocuments.remote(files, config.shards, job.documentSettings()),
+      return new BuildMode.Incremental(base, m, BaseDocuments.remote(files, config.shards, ctx.documentSettings()),
           "over CURRENT " + base + " (" + m.totalChunks() + " chunks), on the remote root", null);
     }
     List<String> dirs = new ArrayList<>();
@@ -81,27 +65,27 @@ record IncrementalPlan(String base, Manifest baseManifest, BaseDocuments documen
       Path dir = store.layout().shardDir(base, shard);
       try {
         if (!DocFingerprints.present(dir)) {
-          return full("CURRENT " + base + " was built before document fingerprints existed");
+          return new BuildMode.Full("CURRENT " + base + " was built before document fingerprints existed");
         }
       } catch (IOException e) {
-        return full("CURRENT " + base + " shard " + shard + " cannot be read: " + e.getMessage());
+        return new BuildMode.Full("CURRENT " + base + " shard " + shard + " cannot be read: " + e.getMessage());
       }
       dirs.add(dir.toAbsolutePath().toString());
     }
-    return new IncrementalPlan(base, m, new BaseDocuments(base, dirs, job.documentSettings()),
+    return new BuildMode.Incremental(base, m, new BaseDocuments(base, dirs, ctx.documentSettings()),
         "over CURRENT " + base + " (" + m.totalChunks() + " chunks)", null);
   }
 
   /** What differs from the base in a way its segments cannot absorb, or {@code null}. */
-  private static String mismatch(BuildConfig config, BuildJob job, Manifest m) {
+  private static String mismatch(BuildContext ctx, Manifest m) {
+    BuildConfig config = ctx.config();
     if (m.shards() == null || m.shards().size() != config.shards) {
       return "another shard count (" + config.shards + ")";
     }
-    if (m.model() == null || !job.modelFingerprint().equals(m.model().fingerprint())) {
+    if (m.model() == null || !ctx.modelFingerprint().equals(m.model().fingerprint())) {
       return "another model (" + config.embed.model + ")";
     }
-    String chunker = config.chunker.fingerprint(job.model().source());
-    if (m.chunker() == null || !chunker.equals(m.chunker().fingerprint())) {
+    if (m.chunker() == null || !ctx.chunkerFingerprint().equals(m.chunker().fingerprint())) {
       return "other chunker settings";
     }
     Manifest.IndexInfo index = m.index();

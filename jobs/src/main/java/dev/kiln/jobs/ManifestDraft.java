@@ -23,17 +23,18 @@ import java.util.Map;
 final class ManifestDraft {
   private ManifestDraft() {}
 
-  static CommitPlan plan(BuildConfig config, BuildJob job, String id, String base, ChangelogPlan changelog,
-      IncrementalPlan incremental, Manifest.CorpusFilesEntry corpusFiles, boolean force) {
-    ModelSpec model = job.model();
+  static CommitPlan plan(BuildContext ctx, String id, String base, BuildMode mode,
+      Manifest.CorpusFilesEntry corpusFiles, EmbeddingReuse.Plan reuse, boolean force) {
+    BuildConfig config = ctx.config();
+    ModelSpec model = ctx.model();
     Manifest draft = new Manifest(Manifest.FORMAT_VERSION, id, null, base,
         new Manifest.ModelInfo(model.name(), model.dimension(), model.pooling().name().toLowerCase(Locale.ROOT),
-            model.normalize(), model.maxTokens(), job.modelFingerprint(), model.directory()),
+            model.normalize(), model.maxTokens(), ctx.modelFingerprint(), model.directory()),
         chunkerInfo(config.chunker, model),
         new Manifest.IndexInfo(config.index.analyzer, config.index.bm25K1, config.index.bm25B, "dot_product",
             config.index.hnswM, config.index.hnswBeamWidth, Analyzers.CHINESE, vectorEncodingKey(config)),
         Map.of(), List.of(), null,
-        new Manifest.EmbeddingsInfo(VectorFiles.DIRECTORY, job.modelFingerprint(), model.dimension(), 0, 0, null,
+        new Manifest.EmbeddingsInfo(VectorFiles.DIRECTORY, ctx.modelFingerprint(), model.dimension(), 0, 0, null,
             List.of(), 0),
         null).withRangeFields(rangeFieldsKey(config)).withCorpusFiles(corpusFiles);
     String json;
@@ -42,15 +43,18 @@ final class ManifestDraft {
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
-    EmbeddingReuse.Plan reuse = job.reusePlan();
-    CommitPlan.ChangelogCommit log = changelog == null ? null : new CommitPlan.ChangelogCommit(changelog.topic(),
-        changelog.base(), changelog.baseChunks(), changelog.startOffsets(), changelog.endOffsets());
-    return new CommitPlan(id, base, config.publish, force,
-        job.target(),
-        config.shards, config.chunker.parents.enabled, config.ingest.maxBadFraction, job.quarantineDir(id),
-        config.index, json, reuse.source().isEmpty() ? null : reuse.source().snapshotId(),
-        reuse.source().resumedFrom(), log,
-        incremental != null && incremental.incremental() ? incremental.baseManifest().totalChunks() : -1);
+    CommitPlan.ChangelogCommit log = null;
+    long incrementalBaseChunks = -1;
+    switch (mode) {
+      case BuildMode.Full full -> { }
+      case BuildMode.Incremental incremental -> incrementalBaseChunks = incremental.baseManifest().totalChunks();
+      case BuildMode.Changelog(ChangelogPlan changelog) -> log = new CommitPlan.ChangelogCommit(changelog.topic(),
+          changelog.base(), changelog.baseChunks(), changelog.startOffsets(), changelog.endOffsets());
+    }
+    return new CommitPlan(id, base, config.publish, force, ctx.target(), config.shards,
+        config.chunker.parents.enabled, config.ingest.maxBadFraction, ctx.quarantineDir(id), config.index, json,
+        reuse.source().isEmpty() ? null : reuse.source().snapshotId(), reuse.source().resumedFrom(), log,
+        incrementalBaseChunks);
   }
 
   private static Manifest.ChunkerInfo chunkerInfo(ChunkerConfig c, ModelSpec model) {

@@ -1,5 +1,6 @@
 package dev.kiln.jobs;
 
+import dev.kiln.operators.fs.SnapshotsTarget;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStorage;
 import dev.kiln.snapshot.SnapshotStore;
@@ -24,7 +25,7 @@ final class ResumedParts {
 
   private ResumedParts() {}
 
-  static EmbeddingReuse.Plan add(EmbeddingReuse.Plan plan, SnapshotStore store, String remoteRoot) {
+  static EmbeddingReuse.Plan add(EmbeddingReuse.Plan plan, SnapshotsTarget target, SnapshotStore store) {
     List<ReusePart> parts = new ArrayList<>();
     List<String> from = new ArrayList<>();
     SnapshotStorage storage = store.storage();
@@ -44,8 +45,7 @@ final class ResumedParts {
           String recorded = new String(storage.read(key + RollingParts.CHECKSUM_SUFFIX, 128).orElseThrow(),
               StandardCharsets.US_ASCII).trim();
           // The embed subtask that reads the part checks its bytes against the record (ReusedVectors).
-          parts.add(new ReusePart(remoteRoot != null ? new org.apache.flink.core.fs.Path(remoteRoot, key).toString()
-              : store.layout().root().resolve(key).toString(), recorded));
+          parts.add(new ReusePart(target.dir(key), recorded));
         }
         if (parts.size() > before) {
           from.add(id);

@@ -13,6 +13,7 @@ import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.operators.fs.FlinkFileSystems;
+import dev.kiln.operators.fs.SnapshotsTarget;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.List;
@@ -54,41 +55,40 @@ public final class SnapshotBuilder {
   public BuildReport build(StreamExecutionEnvironment env) throws Exception {
     long t0 = System.currentTimeMillis();
     FlinkFileSystems.initialize(config.filesystem);
-    BuildJob job = new BuildJob(config);
+    // Resolved before anything is logged or fingerprinted: the effective configuration is what the build uses.
+    BuildContext ctx = BuildContext.resolve(config);
+    BuildJob job = new BuildJob(ctx);
     out.println("Kiln build: effective configuration");
-    config.describe().forEach(out::println);
+    ctx.describe().forEach(out::println);
 
     // A remote root (s3://...) is published through its own storage (conditional PUT on S3), with the
     // same protocol as a local one.
-    SnapshotStore store = job.target().store();
+    SnapshotStore store = ctx.target().store();
     SnapshotPublisher publisher = new SnapshotPublisher(store);
     // The base of the compare-and-set: this build publishes only over the snapshot it started from.
     String base = store.current().orElse(null);
     String id = SnapshotLayout.newSnapshotId();
     out.println("+ snapshot: " + id + " (CURRENT at start: " + (base == null ? "none" : base) + ")");
-    ChangelogPlan changelog = config.changelog.enabled() ? ChangelogPlan.plan(config, store, job) : null;
-    if (changelog != null) {
-      out.println("+ changelog: topic " + changelog.topic() + ", base " + (changelog.base() == null ? "none (empty)"
-          : changelog.base()) + ", offsets " + changelog.startOffsets() + " -> " + changelog.endOffsets() + " ("
-          + changelog.records() + " records)");
-    }
-    IncrementalPlan incremental = changelog != null ? null : IncrementalPlan.plan(config, store, job, base);
-    if (incremental != null) {
-      out.println("+ incremental: " + (incremental.incremental() ? "yes, " : "no, a full build: ") + incremental.reason());
-    }
+    BuildMode mode = config.changelog.enabled() ? new BuildMode.Changelog(ChangelogPlan.plan(ctx, store))
+        : IncrementalPlan.plan(ctx, store, base);
+    out.println(describe(mode));
     // Every corpus build lists its files, so that the next one can leave the unchanged ones unread.
-    CorpusListing listing = changelog != null ? null : CorpusListing.plan(config, job, store, incremental);
-    CorpusListing.Encoded listed = listing == null ? null : listing.encode();
-    if (listing != null) {
+    CorpusListing.Encoded listed = null;
+    if (!(mode instanceof BuildMode.Changelog)) {
+      CorpusListing listing = CorpusListing.plan(ctx, store, mode);
+      listed = listing.encode();
       out.println("+ corpus files: " + listing.entries().size() + " listed; " + listing.reason());
-      if (listing.kept() > 0) {
+      if (listing.kept() > 0 && mode instanceof BuildMode.Incremental incremental) {
         // Read by the source's enumerator and the shard writers wherever they run: a URI of the root.
-        incremental = incremental.withUnreadListing(job.target().uri(SnapshotLayout.snapshotKey(id)
+        mode = incremental.withUnreadListing(ctx.target().uri(SnapshotLayout.snapshotKey(id)
             + SnapshotLayout.CORPUS_FILES));
       }
     }
-    CommitPlan plan = ManifestDraft.plan(config, job, id, base, changelog, incremental,
-        listed == null ? null : listed.entry(), force);
+    // Which stored vectors the embed stage may reuse (a remote root's are read from the root itself, by
+    // the client and by the subtasks).
+    EmbeddingReuse.Plan reuse = EmbeddingReuse.plan(config.embed, ctx.target(), store, ctx.modelFingerprint(),
+        ctx.model().dimension());
+    CommitPlan plan = ManifestDraft.plan(ctx, id, base, mode, listed == null ? null : listed.entry(), reuse, force);
     // The marker's heartbeat tells gc on any host that this build is alive, however long it runs.
     StagingHeartbeat heartbeat = StagingHeartbeat.start(store.storage(), id, publisher.begin(id, base),
         StagingHeartbeat.DEFAULT_INTERVAL);
@@ -97,7 +97,7 @@ public final class SnapshotBuilder {
       if (listed != null) {
         CorpusListing.write(store, id, listed.data());
       }
-      outcome = job.execute(env, id, changelog, incremental, plan);
+      outcome = job.execute(env, id, mode, reuse, plan);
     } catch (DetachedSubmission e) {
       heartbeat.close();
       // The job verifies and publishes by itself: leave it to it.
@@ -109,7 +109,7 @@ public final class SnapshotBuilder {
       // The committer removed what it had to; anything else the job left (it failed before committing)
       // is removed here, unless a manifest was written (a HELD snapshot, a lost compare-and-set).
       if (!hasManifest(store, id)) {
-        discard(job, publisher, id);
+        discard(ctx.target(), publisher, id);
       }
       if (cause instanceof RuntimeException r) {
         throw r;
@@ -119,7 +119,7 @@ public final class SnapshotBuilder {
     heartbeat.close();
     CommitResult commit = outcome.commit();
     long tEnd = System.currentTimeMillis();
-    Counters c = counters(outcome, commit, id, changelog, incremental);
+    Counters c = counters(outcome, commit, id, mode);
     c.putSeconds("flink job wall (commit included)", tEnd - t0 - commit.commitMillis())
         .putSeconds("verify + manifest + publish (in the job)", commit.commitMillis())
         .putSeconds("total wall", tEnd - t0);
@@ -147,15 +147,25 @@ public final class SnapshotBuilder {
     }
   }
 
-  private Counters counters(BuildJob.JobOutcome outcome, CommitResult commit, String id, ChangelogPlan changelog,
-      IncrementalPlan incremental) {
+  /** The line the log shows for the build's mode. */
+  private static String describe(BuildMode mode) {
+    return switch (mode) {
+      case BuildMode.Changelog(ChangelogPlan changelog) -> "+ changelog: topic " + changelog.topic() + ", base "
+          + (changelog.base() == null ? "none (empty)" : changelog.base()) + ", offsets " + changelog.startOffsets()
+          + " -> " + changelog.endOffsets() + " (" + changelog.records() + " records)";
+      case BuildMode.Incremental incremental -> "+ incremental: yes, " + incremental.reason();
+      case BuildMode.Full full -> "+ incremental: no, a full build: " + full.reason();
+    };
+  }
+
+  private Counters counters(BuildJob.JobOutcome outcome, CommitResult commit, String id, BuildMode mode) {
     Counters c = new Counters()
         .put("snapshot", id + (config.publish ? " (published)" : " (not published)"))
         .put("records read", outcome.counter(JobCounters.RECORDS_READ))
         .put("documents", outcome.counter(JobCounters.DOCUMENTS))
         .put("quarantined", outcome.counter(JobCounters.QUARANTINED));
     outcome.quarantine().byReason().forEach((reason, n) -> c.put("  quarantined: " + reason, n));
-    if (changelog != null) {
+    if (mode instanceof BuildMode.Changelog(ChangelogPlan changelog)) {
       c.put("changelog records (offset range)", changelog.records())
           .put("changelog upserts", outcome.counter(JobCounters.CHANGELOG_UPSERTS))
           .put("changelog deletes", outcome.counter(JobCounters.CHANGELOG_DELETES))
@@ -163,16 +173,16 @@ public final class SnapshotBuilder {
           .put("changelog ops superseded", outcome.counter(JobCounters.CHANGELOG_SUPERSEDED))
           .put("base chunks removed", outcome.counter(JobCounters.CHANGELOG_CHUNKS_REMOVED));
     }
-    if (incremental != null) {
-      c.put("incremental", incremental.incremental() ? incremental.reason() : "no: " + incremental.reason());
-      if (incremental.incremental()) {
-        c.put("records of unchanged files (not read)", outcome.counter(JobCounters.RECORDS_UNREAD))
-            .put("documents unchanged (base chunks kept)", outcome.counter(JobCounters.INCREMENTAL_KEPT))
-            .put("documents removed (gone from the corpus)", outcome.counter(JobCounters.INCREMENTAL_REMOVED))
-            .put("documents relocated (record moved to another file)",
-                outcome.counter(JobCounters.INCREMENTAL_RELOCATED))
-            .put("base chunks removed", outcome.counter(JobCounters.CHANGELOG_CHUNKS_REMOVED));
-      }
+    if (mode instanceof BuildMode.Full full) {
+      c.put("incremental", "no: " + full.reason());
+    } else if (mode instanceof BuildMode.Incremental incremental) {
+      c.put("incremental", incremental.reason())
+          .put("records of unchanged files (not read)", outcome.counter(JobCounters.RECORDS_UNREAD))
+          .put("documents unchanged (base chunks kept)", outcome.counter(JobCounters.INCREMENTAL_KEPT))
+          .put("documents removed (gone from the corpus)", outcome.counter(JobCounters.INCREMENTAL_REMOVED))
+          .put("documents relocated (record moved to another file)",
+              outcome.counter(JobCounters.INCREMENTAL_RELOCATED))
+          .put("base chunks removed", outcome.counter(JobCounters.CHANGELOG_CHUNKS_REMOVED));
     }
     c.put("chunks", outcome.counter(JobCounters.CHUNKS))
         .put("chunks embedded", outcome.counter(JobCounters.CHUNKS_EMBEDDED))
@@ -198,7 +208,7 @@ public final class SnapshotBuilder {
         .put("recall probe (min over shards)", commit.minRecall() < 0 ? "off"
             : String.format(Locale.ROOT, "%.3f (floor %.2f, recall@%d, %d samples/shard%s)", commit.minRecall(),
                 config.index.recallFloor, config.index.recallProbeK, config.index.recallProbeSamples,
-                incremental != null && incremental.incremental() ? "; the segments this build wrote" : ""))
+                mode instanceof BuildMode.Incremental ? "; the segments this build wrote" : ""))
         .putSeconds("parse busy", outcome.counter(JobCounters.TIME_PARSE) / 1_000_000)
         .putSeconds("chunk busy", outcome.counter(JobCounters.TIME_CHUNK) / 1_000_000)
         .putSeconds("embed busy", outcome.counter(JobCounters.TIME_EMBED) / 1_000_000)
@@ -213,14 +223,15 @@ public final class SnapshotBuilder {
    * Removes an unpublished snapshot's directory, unless {@code CURRENT} names it (checked under the
    * root's lock by {@link SnapshotPublisher#discardUnpublished}).
    */
-  static void discard(BuildJob job, SnapshotPublisher publisher, String id) {
+  static void discard(SnapshotsTarget target, SnapshotPublisher publisher, String id) {
     if (!publisher.discardUnpublished(id)) {
       return;
     }
     LOG.info("removed unpublished snapshot {}", publisher.store().layout().snapshotDir(id));
-    if (job.remote()) {
+    if (target.remote()) {
+      // The client's mirror of a remote root may hold a copy of it too.
       try {
-        new LocalSnapshotStorage(job.layout().root()).deleteTree(SnapshotLayout.snapshotKey(id));
+        new LocalSnapshotStorage(target.localLayout().root()).deleteTree(SnapshotLayout.snapshotKey(id));
       } catch (IOException e) {
         LOG.warn("could not remove the local copy of unpublished snapshot {}: {}", id, e.getMessage());
       }

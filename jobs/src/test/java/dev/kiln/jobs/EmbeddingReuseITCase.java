@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.config.BuildConfig;
 import dev.kiln.operators.JobCounters;
+import dev.kiln.operators.fs.LocalTarget;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.Searcher;
 import dev.kiln.snapshot.Manifest;
@@ -176,16 +177,17 @@ class EmbeddingReuseITCase {
   @Test
   void anotherModelOrNoReuseReusesNothing() {
     SnapshotStore store = new SnapshotStore(root);
+    LocalTarget target = new LocalTarget(root.toString());
     BuildConfig config = new BuildConfig();
-    EmbeddingReuse.Plan other = EmbeddingReuse.plan(config.embed, store, "sha256:another-model", 384);
+    EmbeddingReuse.Plan other = EmbeddingReuse.plan(config.embed, target, store, "sha256:another-model", 384);
     assertTrue(other.source().isEmpty());
     assertTrue(other.reason().contains("another model"), other.reason());
     config.embed.reuse = false;
-    assertTrue(EmbeddingReuse.plan(config.embed, store, second.embeddings().modelFingerprint(), 384)
+    assertTrue(EmbeddingReuse.plan(config.embed, target, store, second.embeddings().modelFingerprint(), 384)
         .source().isEmpty());
     config.embed.reuse = true;
     config.embed.reuseFrom = first.id();
-    EmbeddingReuse.Plan from = EmbeddingReuse.plan(config.embed, store, first.embeddings().modelFingerprint(), 384);
+    EmbeddingReuse.Plan from = EmbeddingReuse.plan(config.embed, target, store, first.embeddings().modelFingerprint(), 384);
     assertEquals(first.id(), from.source().snapshotId());
   }
 

@@ -1,8 +1,11 @@
 package dev.kiln.operators;
 
+import dev.kiln.operators.fs.SnapshotsTarget;
 import dev.kiln.snapshot.SnapshotLayout;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 
@@ -18,17 +21,16 @@ public final class AttemptStaging {
   private AttemptStaging() {}
 
   /**
-   * @param root the snapshots root the writer writes into (a local path or a Flink URI)
+   * @param target the snapshots root the writer writes into
    * @param dir the directory under the snapshot: {@code null} for the shards themselves, else a
    *     subdirectory holding a part per shard ({@code parents})
    */
-  public static void clean(String root, String snapshotId, String dir, Collection<Integer> shards)
+  public static void clean(SnapshotsTarget target, String snapshotId, String dir, Collection<Integer> shards)
       throws IOException {
     for (int shard : shards) {
-      String key = SnapshotLayout.SNAPSHOTS_DIR + "/" + snapshotId + "/" + (dir == null ? "" : dir + "/")
+      String key = SnapshotLayout.snapshotKey(snapshotId) + (dir == null ? "" : dir + "/")
           + SnapshotLayout.shardDirName(shard);
-      Path p = new Path(new Path(root).toUri().getScheme() == null ? new Path(java.nio.file.Path.of(root)
-          .toAbsolutePath().toUri()) : new Path(root), key);
+      Path p = new Path(target.uri(key));
       FileSystem fs = p.getFileSystem();
       if (fs.exists(p)) {
         fs.delete(p, true);
@@ -37,8 +39,8 @@ public final class AttemptStaging {
   }
 
   /** The shards writer {@code subtask} of {@code writers} owns: {@code shard mod writers == subtask}. */
-  public static java.util.List<Integer> owned(int subtask, int writers, int shards) {
-    java.util.List<Integer> out = new java.util.ArrayList<>();
+  public static List<Integer> owned(int subtask, int writers, int shards) {
+    List<Integer> out = new ArrayList<>();
     for (int s = subtask; s < shards; s += writers) {
       out.add(s);
     }

@@ -11,6 +11,7 @@ import dev.kiln.snapshot.Manifest;
 import dev.kiln.index.DocFingerprintFile;
 import dev.kiln.index.SourcePositions;
 import dev.kiln.ingest.CorpusFileEnumerator;
+import dev.kiln.operators.fs.SnapshotsTarget;
 import dev.kiln.snapshot.SnapshotLayout;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import java.io.IOException;
@@ -43,9 +44,8 @@ final class ShardFinisher {
    */
   record Positions(Set<String> listed, LongCounter without, boolean stale) {
     /** The listing the client wrote into snapshot {@code snapshotId} before the job (none: empty). */
-    static Positions of(String snapshotsRoot, String snapshotId, LongCounter without) throws IOException {
-      String listing = new org.apache.flink.core.fs.Path(snapshotsRoot,
-          SnapshotLayout.snapshotKey(snapshotId) + SnapshotLayout.CORPUS_FILES).toString();
+    static Positions of(SnapshotsTarget target, String snapshotId, LongCounter without) throws IOException {
+      String listing = target.dir(SnapshotLayout.snapshotKey(snapshotId) + SnapshotLayout.CORPUS_FILES);
       return new Positions(CorpusFileEnumerator.listedFiles(listing), without, false);
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kiln.operators.fs.LocalTarget;
 import dev.kiln.snapshot.SnapshotLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +28,7 @@ class AttemptStagingTest {
 
     // Writer 1 of 2 owns shards 1 and 3 of 4.
     assertEquals(List.of(1, 3), AttemptStaging.owned(1, 2, 4));
-    AttemptStaging.clean(root.toString(), id, null, AttemptStaging.owned(1, 2, 4));
+    AttemptStaging.clean(new LocalTarget(root.toString()), id, null, AttemptStaging.owned(1, 2, 4));
 
     assertFalse(Files.exists(mine), "the retried writer starts from nothing");
     assertTrue(Files.exists(other.resolve("_0.cfs")), "shards of other writers are untouched");
@@ -40,8 +41,8 @@ class AttemptStagingTest {
     Path part = Files.createDirectories(root.resolve(SnapshotLayout.SNAPSHOTS_DIR).resolve(id)
         .resolve(SnapshotLayout.PARENTS).resolve(SnapshotLayout.shardDirName(0)));
     Files.writeString(part.resolve("_0.fdt"), "stale");
-    AttemptStaging.clean(root.toString(), id, SnapshotLayout.PARENTS, List.of(0));
+    AttemptStaging.clean(new LocalTarget(root.toString()), id, SnapshotLayout.PARENTS, List.of(0));
     assertFalse(Files.exists(part));
-    AttemptStaging.clean(root.toString(), SnapshotLayout.newSnapshotId(), null, List.of(0, 1)); // nothing there
+    AttemptStaging.clean(new LocalTarget(root.toString()), SnapshotLayout.newSnapshotId(), null, List.of(0, 1)); // nothing there
   }
 }

@@ -28,7 +28,7 @@ import org.apache.flink.core.fs.Path;
  * already structure-checked, and are resolved inside the target directory again here ({@link SafePaths}).
  * Serializable: built in the client from the plan, shipped with the writer functions.
  */
-public final class RemoteBaseFiles implements Serializable {
+public final class RemoteBaseFiles implements BaseFiles {
   private static final long serialVersionUID = 1L;
 
   /** One file of the base: its name relative to the shard (or docstore part) directory, size, SHA-256. */
@@ -73,11 +73,13 @@ public final class RemoteBaseFiles implements Serializable {
     return f;
   }
 
+  @Override
   public String baseId() {
     return baseId;
   }
 
   /** Downloads and verifies base shard {@code shard} into {@code target} (created); returns it. */
+  @Override
   public java.nio.file.Path fetchShard(int shard, java.nio.file.Path target) throws IOException {
     List<BaseFile> files = shards.get(shard);
     if (files == null) {
@@ -108,6 +110,7 @@ public final class RemoteBaseFiles implements Serializable {
   }
 
   /** Downloads and verifies the base's docstore part {@code shard} into {@code target}; returns it. */
+  @Override
   public java.nio.file.Path fetchParents(int shard, java.nio.file.Path target) throws IOException {
     List<BaseFile> files = parents.get(SnapshotLayout.shardDirName(shard));
     if (files == null) {

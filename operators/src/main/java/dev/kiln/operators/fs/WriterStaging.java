@@ -1,5 +1,6 @@
 package dev.kiln.operators.fs;
 
+import dev.kiln.model.ShardResult;
 import dev.kiln.snapshot.SnapshotLayout;
 import java.io.Closeable;
 import java.io.IOException;
@@ -9,38 +10,30 @@ import java.util.Comparator;
 import java.util.stream.Stream;
 
 /**
- * Where a writer subtask's Lucene and docstore files are written, decided once from the snapshots
- * root: a local root is written in place; for a remote root ({@code s3://}, {@code hdfs://}) Lucene
- * still needs a local disk, so the files are written under a temporary directory of this subtask's
- * and each finished directory is uploaded to its key under the root. The four writers (shards and
- * parents, full and changelog builds) share this instead of each branching on the root.
+ * Where a writer subtask's Lucene and docstore files are written, from {@link
+ * SnapshotsTarget#staging}: a local root is written in place; for a remote root ({@code s3://},
+ * {@code hdfs://}) Lucene still needs a local disk, so the files are written under a temporary
+ * directory of this subtask's and each finished directory is uploaded to its key under the root.
  */
 public final class WriterStaging implements Closeable {
-  private final String snapshotsRoot;
+  private final String remoteRoot;
   private final Path temporary;
   private final SnapshotLayout layout;
 
-  private WriterStaging(String snapshotsRoot, Path temporary) {
-    this.snapshotsRoot = snapshotsRoot;
+  private WriterStaging(String remoteRoot, Path temporary, SnapshotLayout layout) {
+    this.remoteRoot = remoteRoot;
     this.temporary = temporary;
-    this.layout = new SnapshotLayout(temporary != null ? temporary : Path.of(snapshotsRoot));
+    this.layout = layout;
   }
 
-  /**
-   * The staging of one writer subtask.
-   *
-   * @param purpose names the temporary directory of a remote root ({@code shards}, {@code parents}, …)
-   */
-  public static WriterStaging open(String snapshotsRoot, String snapshotId, String purpose, int subtask)
-      throws IOException {
-    return new WriterStaging(snapshotsRoot, FlinkFileSystems.isRemote(snapshotsRoot)
-        ? Files.createTempDirectory("kiln-" + purpose + "-" + snapshotId + "-" + subtask + "-")
-        : null);
+  /** Writes in place under a local root. */
+  static WriterStaging inPlace(SnapshotLayout root) {
+    return new WriterStaging(null, null, root);
   }
 
-  /** Whether finished directories are uploaded (a remote root) rather than written in place. */
-  public boolean remote() {
-    return temporary != null;
+  /** Writes under {@code temporary} (removed on close) and uploads finished directories to {@code remoteRoot}. */
+  static WriterStaging uploading(String remoteRoot, Path temporary) {
+    return new WriterStaging(remoteRoot, temporary, new SnapshotLayout(temporary));
   }
 
   /** The layout the writers write under: the root itself, or the temporary directory. */
@@ -56,9 +49,14 @@ public final class WriterStaging implements Closeable {
     if (temporary == null) {
       return directory.toString();
     }
-    String remote = new org.apache.flink.core.fs.Path(snapshotsRoot, key.replaceAll("/+$", "")).toString();
+    String remote = new org.apache.flink.core.fs.Path(remoteRoot, key.replaceAll("/+$", "")).toString();
     RemoteFiles.uploadDir(directory, remote);
     return remote;
+  }
+
+  /** A finished shard's result as it lies once published: uploaded (its files' new place), or as it is in place. */
+  public ShardResult publish(ShardResult result, Path directory, String key) throws IOException {
+    return temporary == null ? result : result.at(publish(directory, key));
   }
 
   /** Removes the temporary directory (a remote root's); never throws, so that it cannot mask a failure. */

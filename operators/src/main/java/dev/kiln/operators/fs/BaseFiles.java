@@ -1,0 +1,48 @@
+package dev.kiln.operators.fs;
+
+import java.io.IOException;
+import java.io.Serializable;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * A base snapshot's files as a writer that continues it gets them, from {@link SnapshotsTarget#base}:
+ * each call puts base shard (or docstore part) {@code shard} at {@code into}, the place under the
+ * writer's staging layout where the base's directory belongs.
+ */
+public sealed interface BaseFiles extends Serializable permits BaseFiles.InPlace, RemoteBaseFiles {
+
+  /** The base snapshot's id. */
+  String baseId();
+
+  /** Base shard {@code shard} at {@code into}; returns it. */
+  Path fetchShard(int shard, Path into) throws IOException;
+
+  /** Base docstore part {@code shard} at {@code into}; returns it. */
+  Path fetchParents(int shard, Path into) throws IOException;
+
+  /**
+   * A base under a local root, which writers write in place: its directories already are where the
+   * writer looks, so nothing moves; a missing one fails here, naming it.
+   */
+  record InPlace(String baseId) implements BaseFiles {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public Path fetchShard(int shard, Path into) throws IOException {
+      return present(into, "shard " + shard);
+    }
+
+    @Override
+    public Path fetchParents(int shard, Path into) throws IOException {
+      return present(into, "docstore part " + shard);
+    }
+
+    private Path present(Path dir, String what) throws IOException {
+      if (!Files.isDirectory(dir)) {
+        throw new IOException(what + " of base snapshot " + baseId + " is missing: " + dir);
+      }
+      return dir;
+    }
+  }
+}
