@@ -164,7 +164,7 @@ public final class SearcherBuilder {
       throw e;
     }
     if (reranker == null && RERANK_SKIP_LOGGED.compareAndSet(false, true)) {
-      LOG.info("rerank: skipped (no --rerank-model configured)");
+      LOG.info("rerank: skipped (no reranker configured)");
     }
     LOG.info("opened snapshot {}: {} shard(s), {} chunks, analyzer {}, model {}; files {}; {}", id,
         manifest.shards().size(), shards.reader().numDocs(), manifest.index().analyzer(),
