@@ -42,7 +42,7 @@ public final class Kiln implements Runnable {
     cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
       Throwable root = e;
       if (root instanceof ConfigException) {
-        cmd.getErr().println("kiln: configuration error: " + root.getMessage());
+        cmd.getErr().println("kiln: configuration error: " + SettingFlags.message(root));
         return USAGE;
       }
       if (root instanceof SnapshotException) {
@@ -66,7 +66,7 @@ public final class Kiln implements Runnable {
     String msg = t.toString();
     while (cur != null) {
       if (cur instanceof ConfigException || cur instanceof SnapshotException || cur.getCause() == null) {
-        msg = cur.getClass().getSimpleName() + ": " + cur.getMessage();
+        msg = cur.getClass().getSimpleName() + ": " + SettingFlags.message(cur);
       }
       cur = cur.getCause();
     }

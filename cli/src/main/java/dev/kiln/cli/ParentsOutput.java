@@ -7,6 +7,7 @@ import dev.kiln.search.Searcher;
 import dev.kiln.search.parents.ParentExpander;
 import dev.kiln.search.parents.ParentHit;
 import dev.kiln.search.parents.ParentStore;
+import dev.kiln.snapshot.SnapshotException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -21,6 +22,10 @@ final class ParentsOutput {
 
   /** @param root the local snapshots root {@code searcher} was opened from */
   static int search(Searcher searcher, Path root, String q, SearchMode mode, int k, boolean json) throws Exception {
+    if (searcher.manifest().docstore() == null) {
+      throw new SnapshotException("snapshot " + searcher.manifest().id() + " has no parents docstore: build it with"
+          + " --parents TOKENS (chunker.parents.enabled: true) to use --expand parents");
+    }
     try (ParentStore store = ParentStore.open(root, searcher.manifest())) {
       int depth = Math.min(1000, k * ParentExpander.CHILDREN_PER_PARENT);
       List<ParentHit> parents = ParentExpander.expand(searcher.search(q, mode, depth).results(), store, k);

@@ -17,6 +17,7 @@ import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
@@ -157,12 +158,15 @@ public final class ModelDescriptor {
 
   /** Throws unless every key the file sets belongs to {@code allowed}, naming the kind that takes it. */
   public void requireOnly(Set<String> allowed, String kind, Path yaml) {
-    for (String key : keys) {
-      if (!allowed.contains(key)) {
-        throw new ConfigException(yaml + ": '" + key + "' does not apply to " + kind + "; its keys are "
-            + new java.util.TreeSet<>(allowed));
-      }
-    }
+    keyOutside(allowed).ifPresent(key -> {
+      throw new ConfigException(yaml + ": '" + key + "' does not apply to " + kind + "; its keys are "
+          + new java.util.TreeSet<>(allowed));
+    });
+  }
+
+  /** The first key the file sets (in its order) that is not in {@code allowed}, if any. */
+  public Optional<String> keyOutside(Set<String> allowed) {
+    return keys.stream().filter(key -> !allowed.contains(key)).findFirst();
   }
 
   /** Throws unless {@code inputs} is unset or lists some of {@link #KNOWN_INPUTS}. */

@@ -74,25 +74,25 @@ public record SearchOptions(
 
   public SearchOptions {
     if (fusion == null) {
-      throw new ConfigException("--fusion must be rrf or blend");
+      throw new SettingException(Setting.FUSION, " must be rrf or blend");
     }
     if (rrfK < 0) {
-      throw new ConfigException("--rrf-k must be >= 0, was " + rrfK);
+      throw new SettingException(Setting.RRF_K, " must be >= 0, was " + rrfK);
     }
     if (!(alpha >= 0 && alpha <= 1)) {
-      throw new ConfigException("--alpha must be in [0, 1], was " + alpha);
+      throw new SettingException(Setting.ALPHA, " must be in [0, 1], was " + alpha);
     }
     if (denseDepth < 1) {
-      throw new ConfigException("--dense-depth (or --depth) must be >= 1, was " + denseDepth);
+      throw new SettingException(Setting.DENSE_DEPTH, " must be >= 1, was " + denseDepth);
     }
     if (bm25Depth < 1) {
-      throw new ConfigException("--bm25-depth (or --depth) must be >= 1, was " + bm25Depth);
+      throw new SettingException(Setting.BM25_DEPTH, " must be >= 1, was " + bm25Depth);
     }
     if (!(exactFilterRatio >= 0 && exactFilterRatio <= 1)) {
-      throw new ConfigException("--exact-filter-ratio must be in [0, 1], was " + exactFilterRatio);
+      throw new SettingException(Setting.EXACT_FILTER_RATIO, " must be in [0, 1], was " + exactFilterRatio);
     }
     if (!Double.isNaN(maxDrop) && maxDrop < 0) {
-      throw new ConfigException("--max-drop must be >= 0, was " + maxDrop);
+      throw new SettingException(Setting.MAX_DROP, " must be >= 0, was " + maxDrop);
     }
     if (denseFeedback == null) {
       denseFeedback = DenseFeedback.OFF;
@@ -101,13 +101,13 @@ public record SearchOptions(
       lexicalFeedback = LexicalFeedback.OFF;
     }
     if (rerankDepth < 1) {
-      throw new ConfigException("--rerank-depth must be >= 1, was " + rerankDepth);
+      throw new SettingException(Setting.RERANK_DEPTH, " must be >= 1, was " + rerankDepth);
     }
     if (ef < 0) {
-      throw new ConfigException("--ef must be >= 1, or 0 for the snapshot's default, was " + ef);
+      throw new SettingException(Setting.EF, " must be >= 1, or 0 for the snapshot's default, was " + ef);
     }
     if (queryEmbedders < 1) {
-      throw new ConfigException("--query-embedders must be >= 1, was " + queryEmbedders);
+      throw new SettingException(Setting.QUERY_EMBEDDERS, " must be >= 1, was " + queryEmbedders);
     }
     if (feedbackScope == null) {
       feedbackScope = FeedbackScope.CANDIDATES;

@@ -5,10 +5,9 @@ import dev.kiln.search.rerank.CrossEncoderReranker;
 import dev.kiln.search.rerank.Reranker;
 import dev.kiln.search.rewrite.QueryRewriter;
 import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.RemoteSnapshotRoots;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotStore;
-import dev.kiln.snapshot.io.RemoteRoots;
-import dev.kiln.snapshot.io.SnapshotMirror;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -68,7 +67,9 @@ public final class SearcherBuilder {
   /**
    * The snapshots root as written on a command line: a local directory, or a remote root
    * ({@code s3://…}, {@code hdfs://…}), whose snapshot is downloaded and verified into the local mirror
-   * ({@code kiln.cache.dir}, else the temporary directory) and opened from there.
+   * ({@code kiln.cache.dir}, else the temporary directory) and opened from there. A remote root needs
+   * {@code dev.kiln:kiln-storage} on the classpath (a {@link RemoteSnapshotRoots} service); without it
+   * {@link #build()} refuses one.
    */
   public SearcherBuilder root(String value) {
     this.rootString = value;
@@ -163,7 +164,7 @@ public final class SearcherBuilder {
       throw e;
     }
     if (reranker == null && RERANK_SKIP_LOGGED.compareAndSet(false, true)) {
-      LOG.info("rerank: skipped (no --rerank-model configured)");
+      LOG.info("rerank: skipped (no reranker configured)");
     }
     LOG.info("opened snapshot {}: {} shard(s), {} chunks, analyzer {}, model {}; files {}; {}", id,
         manifest.shards().size(), shards.reader().numDocs(), manifest.index().analyzer(),
@@ -185,9 +186,11 @@ public final class SearcherBuilder {
       throw new IllegalStateException("Searcher.builder(): root is not set;"
           + " call root(Path), root(URI) or root(String) with the snapshots root (the directory holding CURRENT)");
     }
-    if (RemoteRoots.isRemote(root)) {
+    if (RemoteSnapshotRoots.isRemote(root)) {
+      RemoteSnapshotRoots remote = RemoteSnapshotRoots.installed().orElseThrow(() -> new SnapshotException(
+          "cannot read the snapshots root " + root + ": remote roots need dev.kiln:kiln-storage on the classpath"));
       try {
-        return SnapshotMirror.of(root, fileSystem).localize(snapshotId);
+        return remote.localize(root, fileSystem, snapshotId);
       } catch (IOException | IllegalArgumentException e) {
         throw new SnapshotException("cannot read the snapshots root " + root + ": " + e.getMessage(), e);
       }

@@ -49,9 +49,9 @@ class SearchModeTest {
     assertTrue(defaults.describe().contains(" ef=auto "), defaults.describe());
     assertTrue(defaults.queryEmbedders() >= 1 && defaults.queryEmbedders() <= 4, defaults.describe());
     assertTrue(defaults.withEf(250).withQueryEmbedders(3).describe().contains(" ef=250 query-embedders=3 "));
-    assertEquals("--ef must be >= 1, or 0 for the snapshot's default, was -1",
+    assertEquals("ef must be >= 1, or 0 for the snapshot's default, was -1",
         assertThrows(ConfigException.class, () -> defaults.withEf(-1)).getMessage());
-    assertEquals("--query-embedders must be >= 1, was 0",
+    assertEquals("query-embedders must be >= 1, was 0",
         assertThrows(ConfigException.class, () -> defaults.withQueryEmbedders(0)).getMessage());
     assertThrows(ConfigException.class, () -> defaults.withCandidateDepth(0));
     assertThrows(ConfigException.class, () -> defaults.withRrfK(-1));

@@ -1,6 +1,7 @@
 package dev.kiln.search;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -59,24 +60,25 @@ class SearchOptionsTest {
   void feedbackScopeParsesItsTwoNamesAndNamesTheOptionOtherwise() {
     assertEquals(FeedbackScope.CANDIDATES, FeedbackScope.parse(" Candidates"));
     assertEquals(FeedbackScope.INDEX, FeedbackScope.parse("index"));
-    ConfigException e = assertThrows(ConfigException.class, () -> FeedbackScope.parse("everything"));
-    assertTrue(e.getMessage().startsWith("unknown --prf-scope 'everything'"), e.getMessage());
+    SettingException e = assertThrows(SettingException.class, () -> FeedbackScope.parse("everything"));
+    assertEquals(Setting.FEEDBACK_SCOPE, e.setting());
+    assertTrue(e.getMessage().startsWith("unknown feedback-scope 'everything'"), e.getMessage());
     assertThrows(ConfigException.class, () -> FeedbackScope.parse(null));
   }
 
   @Test
   void buildNamesTheOptionToFix() {
-    assertRejected("--fusion", b -> b.fusion(null));
-    assertRejected("--rrf-k", b -> b.rrfK(-1));
-    assertRejected("--alpha", b -> b.alpha(1.5));
-    assertRejected("--alpha", b -> b.alpha(Double.NaN));
-    assertRejected("--dense-depth", b -> b.denseDepth(0));
-    assertRejected("--bm25-depth", b -> b.bm25Depth(0));
-    assertRejected("--exact-filter-ratio", b -> b.exactFilterRatio(-0.1));
-    assertRejected("--max-drop", b -> b.maxDrop(-1));
-    assertRejected("--rerank-depth", b -> b.rerankDepth(0));
-    assertRejected("--ef", b -> b.ef(-1));
-    assertRejected("--query-embedders", b -> b.queryEmbedders(0));
+    assertRejected(Setting.FUSION, b -> b.fusion(null));
+    assertRejected(Setting.RRF_K, b -> b.rrfK(-1));
+    assertRejected(Setting.ALPHA, b -> b.alpha(1.5));
+    assertRejected(Setting.ALPHA, b -> b.alpha(Double.NaN));
+    assertRejected(Setting.DENSE_DEPTH, b -> b.denseDepth(0));
+    assertRejected(Setting.BM25_DEPTH, b -> b.bm25Depth(0));
+    assertRejected(Setting.EXACT_FILTER_RATIO, b -> b.exactFilterRatio(-0.1));
+    assertRejected(Setting.MAX_DROP, b -> b.maxDrop(-1));
+    assertRejected(Setting.RERANK_DEPTH, b -> b.rerankDepth(0));
+    assertRejected(Setting.EF, b -> b.ef(-1));
+    assertRejected(Setting.QUERY_EMBEDDERS, b -> b.queryEmbedders(0));
   }
 
   @Test
@@ -87,9 +89,12 @@ class SearchOptionsTest {
     assertEquals(6, o.bm25Depth());
   }
 
-  private static void assertRejected(String option, UnaryOperator<SearchOptions.Builder> change) {
+  /** Refused naming the setting in the library's terms, no command-line flag. */
+  private static void assertRejected(Setting setting, UnaryOperator<SearchOptions.Builder> change) {
     SearchOptions.Builder builder = change.apply(SearchOptions.builder());
-    ConfigException e = assertThrows(ConfigException.class, builder::build);
-    assertTrue(e.getMessage().startsWith(option + " "), e.getMessage());
+    SettingException e = assertThrows(SettingException.class, builder::build);
+    assertEquals(setting, e.setting());
+    assertTrue(e.getMessage().startsWith(setting.key() + " must be "), e.getMessage());
+    assertFalse(e.getMessage().contains("--"), e.getMessage());
   }
 }

@@ -74,7 +74,7 @@ public final class MetadataFilter {
     Set<String> keys = new java.util.HashSet<>(copy.keySet());
     keys.addAll(ranges.keySet());
     if (keys.size() > MAX_KEYS) {
-      throw new FilterException("--filter names " + keys.size() + " distinct keys; at most " + MAX_KEYS
+      throw new FilterException("", " names " + keys.size() + " distinct keys; at most " + MAX_KEYS
           + " are allowed (several values of one key are fine: lang=en lang=de)");
     }
     if (copy.isEmpty() && ranges.isEmpty()) {
@@ -108,7 +108,7 @@ public final class MetadataFilter {
       int colon = e.indexOf(':');
       int sep = eq < 0 ? colon : colon < 0 ? eq : Math.min(eq, colon);
       if (sep <= 0 || sep == e.length() - 1) {
-        throw new FilterException("malformed --filter '" + e + "': expected KEY=VALUE or KEY>=VALUE (>, <=, <)");
+        throw new FilterException("malformed ", " '" + e + "': expected KEY=VALUE or KEY>=VALUE (>, <=, <)");
       }
       conditions.computeIfAbsent(e.substring(0, sep).strip(), k -> new ArrayList<>())
           .add(e.substring(sep + 1));
@@ -118,7 +118,7 @@ public final class MetadataFilter {
 
   static String checkKey(String key) {
     if (key == null || key.isBlank() || !key.matches(IndexConfig.METADATA_KEY)) {
-      throw new FilterException("malformed --filter key '" + key
+      throw new FilterException("malformed ", " key '" + key
           + "': use letters, digits, '_', '-' or '.'");
     }
     return key;
@@ -159,7 +159,7 @@ public final class MetadataFilter {
     for (RangeCondition r : ranges.values()) {
       RangeType type = types.get(r.key());
       if (type == null) {
-        throw new FilterException("--filter " + r + ": '" + r.key() + "' is not range-indexed in snapshot " + snapshot
+        throw new FilterException("", " " + r + ": '" + r.key() + "' is not range-indexed in snapshot " + snapshot
             + (types.isEmpty() ? " (it has no range fields)" : " (range fields: " + String.join(", ", types.keySet()) + ")")
             + "; range filters need the key in index.range-fields at build time, exact KEY=VALUE works on every key");
       }

@@ -155,7 +155,7 @@ public final class RangeCondition {
   }
 
   private static FilterException malformed(String expression) {
-    return new FilterException("malformed --filter '" + expression + "': expected KEY>=VALUE, KEY>VALUE, KEY<=VALUE,"
+    return new FilterException("malformed ", " '" + expression + "': expected KEY>=VALUE, KEY>VALUE, KEY<=VALUE,"
         + " KEY<VALUE or LOW<=KEY<HIGH");
   }
 
@@ -243,7 +243,7 @@ public final class RangeCondition {
   }
 
   private FilterException notA(Bound b, String what, RangeType type) {
-    return new FilterException("--filter " + key + b + ": '" + b.value() + "' is not " + what + " (" + key
+    return new FilterException("", " " + key + b + ": '" + b.value() + "' is not " + what + " (" + key
         + " is range-indexed as " + type.label() + ")");
   }
 

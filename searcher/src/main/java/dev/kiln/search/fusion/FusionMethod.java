@@ -1,6 +1,7 @@
 package dev.kiln.search.fusion;
 
-import dev.kiln.config.ConfigException;
+import dev.kiln.search.Setting;
+import dev.kiln.search.SettingException;
 import java.util.Locale;
 
 /** How hybrid search combines its dense and BM25 candidates. */
@@ -14,13 +15,13 @@ public enum FusionMethod {
     return name().toLowerCase(Locale.ROOT);
   }
 
-  /** @throws ConfigException naming {@code --fusion} when {@code value} is neither rrf nor blend */
+  /** @throws SettingException naming {@link Setting#FUSION} when {@code value} is neither rrf nor blend */
   public static FusionMethod parse(String value) {
     for (FusionMethod m : values()) {
       if (value != null && m.label().equalsIgnoreCase(value.trim())) {
         return m;
       }
     }
-    throw new ConfigException("unknown --fusion '" + value + "': valid values are rrf, blend");
+    throw new SettingException("unknown ", Setting.FUSION, " '" + value + "': valid values are rrf, blend");
   }
 }

@@ -49,7 +49,7 @@ public final class ParentStore implements Closeable {
     Manifest.DocstoreEntry docstore = manifest.docstore();
     if (docstore == null) {
       throw new SnapshotException("snapshot " + manifest.id() + " has no parents docstore: build it with"
-          + " --parents TOKENS (chunker.parents.enabled: true) to use --expand parents");
+          + " chunker.parents.enabled: true to expand chunks to their parents");
     }
     if (!ParentStoreWriter.FORMAT.equals(docstore.format())) {
       throw new SnapshotException("snapshot " + manifest.id() + ": docstore format '" + docstore.format()

@@ -3,9 +3,12 @@ package dev.kiln.search.rerank;
 import dev.kiln.config.ConfigException;
 import dev.kiln.embed.ModelDescriptor;
 import dev.kiln.embed.ModelEngine;
+import dev.kiln.search.Setting;
+import dev.kiln.search.SettingException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.TreeSet;
 
 /**
  * A cross-encoder directory's {@code model.yaml}, read with the schema embedding models use
@@ -42,18 +45,21 @@ public final class CrossEncoderConfig {
   public static CrossEncoderConfig read(Path dir) {
     Path file = dir.resolve(FILE);
     if (!Files.isRegularFile(file)) {
-      throw new ConfigException("--rerank-model " + dir + " has no " + FILE
+      throw new SettingException(Setting.RERANKER, " " + dir + " has no " + FILE
           + " (a cross-encoder directory holds the model file, tokenizer.json and model.yaml)");
     }
     ModelDescriptor d = ModelDescriptor.read(file);
-    d.requireOnly(ModelDescriptor.CROSS_ENCODER_KEYS, "a cross-encoder (--rerank-model DIR)", file);
+    d.keyOutside(ModelDescriptor.CROSS_ENCODER_KEYS).ifPresent(key -> {
+      throw new SettingException(file + ": '" + key + "' does not apply to a cross-encoder (", Setting.RERANKER,
+          " DIR); its keys are " + new TreeSet<>(ModelDescriptor.CROSS_ENCODER_KEYS));
+    });
     d.checkInputs(file);
     CrossEncoderConfig c = new CrossEncoderConfig();
     if (d.tokenizer != null) {
       c.tokenizer = d.tokenizer;
     }
     if (!Files.isRegularFile(dir.resolve(c.tokenizer))) {
-      throw new ConfigException("--rerank-model " + dir + " has no " + c.tokenizer);
+      throw new SettingException(Setting.RERANKER, " " + dir + " has no " + c.tokenizer);
     }
     c.model = d.modelFile != null ? d.modelFile : ModelDescriptor.findModelFile(dir, file);
     if (!Files.isRegularFile(dir.resolve(c.model))) {

@@ -17,6 +17,8 @@ import ai.djl.translate.TranslateException;
 import ai.djl.util.PairList;
 import dev.kiln.config.ConfigException;
 import dev.kiln.embed.DjlEnvironment;
+import dev.kiln.search.Setting;
+import dev.kiln.search.SettingException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -57,7 +59,7 @@ public final class CrossEncoderReranker implements Reranker {
     DjlEnvironment.ensureOffline();
     CrossEncoderConfig config = CrossEncoderConfig.read(dir);
     if (!Engine.getAllEngines().contains(config.engine())) {
-      throw new ConfigException("--rerank-model " + dir + ": " + config.model + " needs the DJL "
+      throw new SettingException(Setting.RERANKER, " " + dir + ": " + config.model + " needs the DJL "
           + config.engine() + " engine, which is not on the classpath (available: "
           + Engine.getAllEngines() + ")");
     }
@@ -71,7 +73,7 @@ public final class CrossEncoderReranker implements Reranker {
           .optPadding(false)
           .build();
     } catch (IOException e) {
-      throw new ConfigException("--rerank-model " + dir + ": cannot load " + config.tokenizer + ": " + e.getMessage());
+      throw new SettingException(Setting.RERANKER, " " + dir + ": cannot load " + config.tokenizer + ": " + e.getMessage());
     }
     try {
       Criteria<NDList, NDList> criteria = Criteria.builder()
@@ -88,7 +90,7 @@ public final class CrossEncoderReranker implements Reranker {
       return new CrossEncoderReranker(dir, config, tokenizer, model);
     } catch (IOException | ModelNotFoundException | MalformedModelException | RuntimeException e) {
       tokenizer.close();
-      throw new ConfigException("--rerank-model " + dir + ": cannot load " + config.model + ": " + e.getMessage());
+      throw new SettingException(Setting.RERANKER, " " + dir + ": cannot load " + config.model + ": " + e.getMessage());
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.kiln.search.rewrite;
 
-import dev.kiln.config.ConfigException;
+import dev.kiln.search.Setting;
+import dev.kiln.search.SettingException;
 import java.util.List;
 
 /**
@@ -28,10 +29,10 @@ public record DenseFeedback(int docs, double weight) {
 
   public DenseFeedback {
     if (docs < 0) {
-      throw new ConfigException("--dense-prf-docs must be >= 0, was " + docs);
+      throw new SettingException(Setting.DENSE_FEEDBACK_DOCS, " must be >= 0, was " + docs);
     }
     if (!(weight >= 0) || Double.isInfinite(weight)) {
-      throw new ConfigException("--dense-prf-weight must be a number >= 0, was " + weight);
+      throw new SettingException(Setting.DENSE_FEEDBACK_WEIGHT, " must be a number >= 0, was " + weight);
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.kiln.search.rewrite;
 
-import dev.kiln.config.ConfigException;
+import dev.kiln.search.Setting;
+import dev.kiln.search.SettingException;
 import java.util.Locale;
 
 /**
@@ -23,13 +24,13 @@ public enum FeedbackScope {
     return name().toLowerCase(Locale.ROOT);
   }
 
-  /** @throws ConfigException naming {@code --prf-scope} for anything but candidates or index */
+  /** @throws SettingException naming {@link Setting#FEEDBACK_SCOPE} for anything but candidates or index */
   public static FeedbackScope parse(String value) {
     for (FeedbackScope s : values()) {
       if (value != null && s.label().equalsIgnoreCase(value.trim())) {
         return s;
       }
     }
-    throw new ConfigException("unknown --prf-scope '" + value + "': valid values are candidates, index");
+    throw new SettingException("unknown ", Setting.FEEDBACK_SCOPE, " '" + value + "': valid values are candidates, index");
   }
 }

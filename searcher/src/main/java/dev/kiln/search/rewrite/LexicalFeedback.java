@@ -1,6 +1,8 @@
 package dev.kiln.search.rewrite;
 
 import dev.kiln.config.ConfigException;
+import dev.kiln.search.Setting;
+import dev.kiln.search.SettingException;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -37,16 +39,16 @@ public record LexicalFeedback(int docs, int terms, double originalWeight, double
 
   public LexicalFeedback {
     if (docs < 0) {
-      throw new ConfigException("--hybrid-prf-docs must be >= 0, was " + docs);
+      throw new SettingException(Setting.LEXICAL_FEEDBACK_DOCS, " must be >= 0, was " + docs);
     }
     if (terms < 1) {
       throw new ConfigException("hybrid feedback terms must be >= 1, was " + terms);
     }
     if (!(originalWeight >= 0 && originalWeight <= 1)) {
-      throw new ConfigException("--hybrid-prf-orig-weight must be in [0, 1], was " + originalWeight);
+      throw new SettingException(Setting.LEXICAL_FEEDBACK_ORIGINAL_WEIGHT, " must be in [0, 1], was " + originalWeight);
     }
     if (!(maxDocRatio > 0 && maxDocRatio <= 1)) {
-      throw new ConfigException("--hybrid-prf-max-df must be in (0, 1], was " + maxDocRatio);
+      throw new SettingException(Setting.LEXICAL_FEEDBACK_MAX_DOC_RATIO, " must be in (0, 1], was " + maxDocRatio);
     }
   }
 

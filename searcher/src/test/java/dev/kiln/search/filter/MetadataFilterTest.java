@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.config.ConfigException;
+import dev.kiln.search.Setting;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -32,8 +33,10 @@ class MetadataFilterTest {
   @Test
   void malformedExpressionsNameTheOption() {
     for (String bad : List.of("novalue", "=x", "key=", "bad key=1")) {
-      ConfigException e = assertThrows(ConfigException.class, () -> MetadataFilter.parse(List.of(bad)));
-      assertTrue(e.getMessage().contains("--filter"), e.getMessage());
+      FilterException e = assertThrows(FilterException.class, () -> MetadataFilter.parse(List.of(bad)));
+      assertEquals(Setting.FILTER, e.setting());
+      assertTrue(e.getMessage().startsWith("malformed filter "), e.getMessage());
+      assertFalse(e.getMessage().contains("--"), "the library's own terms: " + e.getMessage());
     }
   }
 
@@ -50,8 +53,8 @@ class MetadataFilterTest {
     for (int i = 0; i < 1025; i++) {
       many.add("k" + i + "=v");
     }
-    ConfigException e = assertThrows(ConfigException.class, () -> MetadataFilter.parse(many));
-    assertTrue(e.getMessage().contains("1025 distinct keys") && e.getMessage().contains("--filter"), e.getMessage());
+    FilterException e = assertThrows(FilterException.class, () -> MetadataFilter.parse(many));
+    assertTrue(e.getMessage().startsWith("filter names 1025 distinct keys"), e.getMessage());
     assertThrows(ConfigException.class, () -> MetadataFilter.parse(many.subList(0, MetadataFilter.MAX_KEYS + 1)));
     // At the limit the filter is accepted, and many values of one key stay one clause.
     assertEquals(MetadataFilter.MAX_KEYS, MetadataFilter.parse(many.subList(0, MetadataFilter.MAX_KEYS)).conditions().size());

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.config.RangeType;
+import dev.kiln.search.Setting;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -58,7 +59,9 @@ class RangeConditionTest {
     for (String bad : List.of("version>=", ">=3", "version>=3<4", "1<version>5", "a<b<c<d", "bad key>=1",
         "version>>3")) {
       FilterException e = assertThrows(FilterException.class, () -> MetadataFilter.parse(List.of(bad)), bad);
-      assertTrue(e.getMessage().contains("--filter"), e.getMessage());
+      assertEquals(Setting.FILTER, e.setting());
+      assertTrue(e.getMessage().startsWith("malformed filter "), e.getMessage());
+      assertFalse(e.getMessage().contains("--"), "the library's own terms: " + e.getMessage());
     }
   }
 

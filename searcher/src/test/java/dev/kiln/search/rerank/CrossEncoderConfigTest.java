@@ -76,7 +76,8 @@ class CrossEncoderConfigTest {
   @Test
   void mistakesNameTheKey(@TempDir Path tmp) throws IOException {
     assertError(tmp.resolve("a"), "model: m.onnx\nmodel-file: m.onnx\n", "'model' and 'model-file' are one key");
-    assertError(tmp.resolve("b"), "model-file: m.onnx\npooling: mean\n", "'pooling' does not apply to a cross-encoder");
+    assertError(tmp.resolve("b"), "model-file: m.onnx\npooling: mean\n", "'pooling' does not apply to a cross-encoder"
+        + " (reranker DIR); its keys are [activation, batch-size, engine, inputs, max-tokens, model-file, name, tokenizer]");
     assertError(tmp.resolve("c"), "model-file: m.onnx\nbatch-size: 0\n", "'batch-size' must be >= 1");
     assertError(tmp.resolve("d"), "model-file: m.onnx\nmax_tokens: 1\n", "'max-tokens' must be >= 2");
     assertError(tmp.resolve("e"), "model-file: m.onnx\nactivation: relu\n", "'activation' must be none or sigmoid");

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
-import dev.kiln.config.ConfigException;
 import dev.kiln.embed.ModelFiles;
 import dev.kiln.embed.ModelRegistry;
 import dev.kiln.embed.ModelSpec;
@@ -16,6 +15,8 @@ import dev.kiln.search.SearchMode;
 import dev.kiln.search.SearchOptions;
 import dev.kiln.search.SearchResponse;
 import dev.kiln.search.Searcher;
+import dev.kiln.search.Setting;
+import dev.kiln.search.SettingException;
 import dev.kiln.search.SnapshotFixture;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -105,8 +106,8 @@ class CrossEncoderRerankerTest {
 
   @Test
   void aDirectoryWithoutModelYamlIsAConfigurationError(@TempDir Path empty) {
-    ConfigException e = assertThrows(ConfigException.class, () -> CrossEncoderReranker.open(empty));
-    assertTrue(e.getMessage().contains("--rerank-model") && e.getMessage().contains("model.yaml"),
-        e.getMessage());
+    SettingException e = assertThrows(SettingException.class, () -> CrossEncoderReranker.open(empty));
+    assertEquals(Setting.RERANKER, e.setting());
+    assertTrue(e.getMessage().startsWith("reranker " + empty + " has no model.yaml"), e.getMessage());
   }
 }

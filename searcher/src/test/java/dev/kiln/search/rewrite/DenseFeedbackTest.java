@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.config.ConfigException;
+import dev.kiln.search.Setting;
+import dev.kiln.search.SettingException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -41,10 +43,12 @@ class DenseFeedbackTest {
 
   @Test
   void rejectsNonsenseNamingTheOption() {
-    ConfigException docs = assertThrows(ConfigException.class, () -> new DenseFeedback(-1, 0.25));
-    assertTrue(docs.getMessage().contains("--dense-prf-docs"), docs.getMessage());
-    ConfigException w = assertThrows(ConfigException.class, () -> new DenseFeedback(3, Double.NaN));
-    assertTrue(w.getMessage().contains("--dense-prf-weight"), w.getMessage());
+    SettingException docs = assertThrows(SettingException.class, () -> new DenseFeedback(-1, 0.25));
+    assertEquals("dense-feedback.docs must be >= 0, was -1", docs.getMessage());
+    assertEquals(Setting.DENSE_FEEDBACK_DOCS, docs.setting());
+    SettingException w = assertThrows(SettingException.class, () -> new DenseFeedback(3, Double.NaN));
+    assertEquals("dense-feedback.weight must be a number >= 0, was NaN", w.getMessage());
+    assertEquals(Setting.DENSE_FEEDBACK_WEIGHT, w.setting());
     assertThrows(ConfigException.class, () -> new DenseFeedback(3, -0.5));
     assertThrows(IllegalArgumentException.class,
         () -> DenseFeedback.DEFAULT.expand(Q, List.<float[]>of(new float[] {1, 0})));

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.config.ConfigException;
+import dev.kiln.search.Setting;
+import dev.kiln.search.SettingException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,14 +46,17 @@ class LexicalFeedbackTest {
     assertFalse(LexicalFeedback.OFF.enabled());
     assertFalse(new LexicalFeedback(10, 10, 1.0).enabled());
     assertEquals("off", LexicalFeedback.OFF.describe());
-    ConfigException docs = assertThrows(ConfigException.class, () -> new LexicalFeedback(-1, 10, 0.7));
-    assertTrue(docs.getMessage().contains("--hybrid-prf-docs"), docs.getMessage());
-    ConfigException w = assertThrows(ConfigException.class, () -> new LexicalFeedback(10, 10, 1.5));
-    assertTrue(w.getMessage().contains("--hybrid-prf-orig-weight"), w.getMessage());
+    SettingException docs = assertThrows(SettingException.class, () -> new LexicalFeedback(-1, 10, 0.7));
+    assertEquals("lexical-feedback.docs must be >= 0, was -1", docs.getMessage());
+    assertEquals(Setting.LEXICAL_FEEDBACK_DOCS, docs.setting());
+    SettingException w = assertThrows(SettingException.class, () -> new LexicalFeedback(10, 10, 1.5));
+    assertEquals(Setting.LEXICAL_FEEDBACK_ORIGINAL_WEIGHT, w.setting());
+    assertTrue(w.getMessage().startsWith("lexical-feedback.original-weight must be in [0, 1]"), w.getMessage());
     assertThrows(ConfigException.class, () -> new LexicalFeedback(10, 0, 0.7));
     for (double ratio : new double[] {0, -0.1, 1.5, Double.NaN}) {
-      ConfigException df = assertThrows(ConfigException.class, () -> new LexicalFeedback(10, 10, 0.7, ratio));
-      assertTrue(df.getMessage().contains("--hybrid-prf-max-df"), df.getMessage());
+      SettingException df = assertThrows(SettingException.class, () -> new LexicalFeedback(10, 10, 0.7, ratio));
+      assertEquals(Setting.LEXICAL_FEEDBACK_MAX_DOC_RATIO, df.setting());
+      assertTrue(df.getMessage().startsWith("lexical-feedback.max-doc-ratio must be in (0, 1]"), df.getMessage());
     }
   }
 

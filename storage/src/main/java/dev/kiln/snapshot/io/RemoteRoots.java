@@ -1,5 +1,6 @@
 package dev.kiln.snapshot.io;
 
+import dev.kiln.snapshot.RemoteSnapshotRoots;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -16,14 +17,9 @@ public final class RemoteRoots {
 
   private RemoteRoots() {}
 
-  /** Whether a snapshots root or corpus names a non-local file system ({@code s3://}, {@code hdfs://}). */
+  /** Whether a snapshots root or corpus names a non-local file system: {@link RemoteSnapshotRoots#isRemote}. */
   public static boolean isRemote(String uri) {
-    int colon = uri.indexOf("://");
-    if (colon <= 1) {
-      return false;
-    }
-    String scheme = uri.substring(0, colon);
-    return !scheme.equals("file") && scheme.chars().allMatch(c -> Character.isLetterOrDigit(c) || c == '+' || c == '-' || c == '.');
+    return RemoteSnapshotRoots.isRemote(uri);
   }
 
   /**

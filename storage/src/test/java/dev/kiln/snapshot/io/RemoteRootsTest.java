@@ -4,11 +4,24 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kiln.snapshot.RemoteSnapshotRoots;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
-/** Serving caches: one per live server of a root, taken back once released, never the shared mirror. */
+/**
+ * Serving caches: one per live server of a root, taken back once released, never the shared mirror. The
+ * searcher's way to remote roots is this module's service.
+ */
 class RemoteRootsTest {
+  @Test
+  void thisModuleIsTheSearchersWayToRemoteRoots() {
+    assertTrue(RemoteSnapshotRoots.installed().orElseThrow() instanceof MirroredRemoteRoots,
+        "META-INF/services names the storage's implementation");
+    assertTrue(RemoteSnapshotRoots.isRemote("s3://bucket/snapshots") && RemoteSnapshotRoots.isRemote("hdfs://nn:8020/k"));
+    assertTrue(!RemoteSnapshotRoots.isRemote("file:///data/k") && !RemoteSnapshotRoots.isRemote("/data/k")
+        && !RemoteSnapshotRoots.isRemote("C://data"), "a local path or file: URI is not remote");
+  }
+
   @Test
   void eachServerOfARootGetsACacheOfItsOwnAndAReleasedOneIsReused() throws Exception {
     String root = "s3://bucket-" + UUID.randomUUID() + "/snapshots";

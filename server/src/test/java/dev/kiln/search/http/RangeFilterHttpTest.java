@@ -102,8 +102,12 @@ class RangeFilterHttpTest {
     JsonNode error = JSON.readTree(notIndexed.body());
     assertTrue(error.get("error").asText().contains("'topic' is not range-indexed"), notIndexed.body());
     assertFalse(error.get("error").asText().contains("--filter"), "the API names its own parameter");
+    assertTrue(error.get("error").asText().startsWith("filter topic>=g: 'topic' is not range-indexed"), notIndexed.body());
     assertEquals(400, get("year>=soon").statusCode());
-    assertEquals(400, get("year>=").statusCode());
+    HttpResponse<String> malformed = get("year>=");
+    assertEquals(400, malformed.statusCode());
+    assertEquals("malformed filter 'year>=': expected KEY>=VALUE, KEY>VALUE, KEY<=VALUE, KEY<VALUE or LOW<=KEY<HIGH",
+        JSON.readTree(malformed.body()).get("error").asText());
     assertEquals(400, post("{\"q\": \"x\", \"filter\": {\"year\": {\"between\": 3}}}").statusCode());
     assertEquals(400, post("{\"q\": \"x\", \"filter\": {\"year\": {\"gte\": [3]}}}").statusCode());
     assertEquals(400, post("{\"q\": \"x\", \"filter\": {\"year\": {}}}").statusCode());

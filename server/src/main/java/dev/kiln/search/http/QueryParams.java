@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.kiln.config.ConfigException;
 import dev.kiln.search.SearchMode;
 import dev.kiln.search.SearchRequest;
+import dev.kiln.search.Setting;
+import dev.kiln.search.SettingException;
 import dev.kiln.search.filter.MetadataFilter;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -155,7 +157,23 @@ final class QueryParams {
       SearchMode m = mode == null ? SearchMode.HYBRID : SearchMode.parse(mode);
       return new SearchRequest(q, m, kv, MetadataFilter.parse(filters));
     } catch (ConfigException | IllegalArgumentException e) { // the filter parser's limits are client errors too
-      throw new BadRequest(String.valueOf(e.getMessage()).replace("--filter", "filter"));
+      throw new BadRequest(clientMessage(e));
     }
+  }
+
+  /** A refused request's message as the API gives it: a setting named by its query parameter. */
+  static String clientMessage(RuntimeException e) {
+    return e instanceof SettingException s ? s.message(QueryParams::parameter) : String.valueOf(e.getMessage());
+  }
+
+  /**
+   * The one place the API names the searcher's settings: the filter by its query parameter; a request
+   * sets no other, so any other (the service's own options) by the library's name.
+   */
+  static String parameter(Setting setting) {
+    return switch (setting) {
+      case FILTER -> "filter";
+      default -> setting.key();
+    };
   }
 }

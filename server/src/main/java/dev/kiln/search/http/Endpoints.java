@@ -83,7 +83,7 @@ final class Endpoints {
       return runFiltered(call, key);
     } catch (FilterException e) {
       // Known only once a snapshot is at hand: a range on a key it did not index for ranges.
-      throw new BadRequest(e.getMessage().replace("--filter", "filter"));
+      throw new BadRequest(QueryParams.clientMessage(e));
     }
   }
 

@@ -48,7 +48,9 @@ class ApiKeysTest {
         "short\n", "line 1: a key must be at least 16 characters",
         "sha256:abc\n", "line 1: sha256: must be followed by 64 hex digits",
         "# c\nfirst-key-abcdefghijk tenant\n", "line 2: expected name=value",
-        "first-key-abcdefghijk ten/ant=x\n", "line 1: malformed",
+        "first-key-abcdefghijk ten/ant=x\n", "line 1: malformed key 'ten/ant': use letters, digits, '_', '-' or '.'",
+        "first-key-abcdefghijk " + java.util.stream.IntStream.range(0, 65).mapToObj(n -> "k" + n + "=v")
+            .collect(java.util.stream.Collectors.joining(" ")) + "\n", "line 1: names 65 distinct keys; at most 64",
         "first-key-abcdefghijk\nfirst-key-abcdefghijk\n", "line 2: the same key appears twice",
         "# only comments\n", "holds no key");
     for (Map.Entry<String, String> c : cases.entrySet()) {

@@ -1,6 +1,7 @@
 package dev.kiln.search.http;
 
 import dev.kiln.config.ConfigException;
+import dev.kiln.search.SettingException;
 import dev.kiln.search.filter.MetadataFilter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -112,8 +113,8 @@ public final class ApiKeys {
       MetadataFilter filter;
       try {
         filter = MetadataFilter.of(binding);
-      } catch (RuntimeException e) {
-        throw bad(file, i, e.getMessage().replace("--filter ", ""));
+      } catch (RuntimeException e) { // the line's binding is a filter: the message need not say so
+        throw bad(file, i, e instanceof SettingException s ? s.messageWithoutSetting() : e.getMessage());
       }
       if (keys.putIfAbsent(digest, new Key(i + 1, filter)) != null) {
         throw bad(file, i, "the same key appears twice");
