@@ -17,8 +17,10 @@ import java.util.Map;
  * content type and a precomputed vector (its float bits). Where the record was read is not in it: not
  * its offset, nor the provenance metadata {@value #SOURCE_URI} and {@value #MODIFIED}, which change for
  * every record of a rewritten JSON-lines or Parquet file, or of a corpus exported under a new dated
- * prefix, when the record itself did not. An unchanged document keeps the provenance of the build that
- * last indexed its content. Every chunk carries its document's
+ * prefix, when the record itself did not. An unchanged document keeps the {@code modified} time of the
+ * build that last indexed its content; its {@code source_uri} follows the record when it moves to
+ * another file (the shard writer copies its chunks with the new file: {@code RelocatedChunks}). Every
+ * chunk carries its document's
  * fingerprint into the shard ({@code doc_fp}), so the next build reads the set back from the index.
  *
  * <p>128 bits: two different documents share a fingerprint with probability about n² / 2¹²⁹, nil for

@@ -1,11 +1,17 @@
 package dev.kiln.index;
 
+import dev.kiln.model.DocumentFingerprint;
 import dev.kiln.model.RecordPosition;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import org.apache.lucene.codecs.DocValuesProducer;
+import org.apache.lucene.codecs.FieldsProducer;
+import org.apache.lucene.codecs.StoredFieldsReader;
 import org.apache.lucene.index.BinaryDocValues;
 import org.apache.lucene.index.CodecReader;
 import org.apache.lucene.index.DocValuesSkipper;
@@ -14,10 +20,15 @@ import org.apache.lucene.index.FieldInfo;
 import org.apache.lucene.index.FieldInfos;
 import org.apache.lucene.index.LeafReader;
 import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.SlowCodecReaderWrapper;
 import org.apache.lucene.index.SortedDocValues;
 import org.apache.lucene.index.SortedNumericDocValues;
 import org.apache.lucene.index.SortedSetDocValues;
+import org.apache.lucene.index.StoredFieldDataInput;
+import org.apache.lucene.index.StoredFieldVisitor;
+import org.apache.lucene.index.Terms;
+import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.util.BytesRef;
 import org.apache.lucene.util.FixedBitSet;
@@ -29,7 +40,11 @@ import org.apache.lucene.util.FixedBitSet;
  * than the base records — moved between files by a re-partitioned export, or kept from a changelog
  * build. Lucene updates numeric and binary doc values in place, not sorted ones, so the chunks are
  * copied into a segment of their own (their base copies deleted first) with every other field as it
- * was: text, stored fields, fingerprint, vector (its graph built anew for the copies alone).
+ * was: text, stored fields, fingerprint, vector (its graph built anew for the copies alone) — except
+ * the provenance metadata {@code source_uri}, stored and indexed for filters ({@value #META_SOURCE}),
+ * which names the file the record now lies in, so that a hit cites where its document is and a filter
+ * on the new file finds it. (The file's {@code modified} time is not known here and stays the one the
+ * content was last indexed with, as for every unchanged document.)
  */
 public final class RelocatedChunks extends OnlyDocs {
   /** Where each copied chunk's record now is. */
@@ -38,13 +53,18 @@ public final class RelocatedChunks extends OnlyDocs {
     RecordPosition of(int doc);
   }
 
+  /** The keyword field of the {@code source_uri} metadata. */
+  static final String META_SOURCE = ShardSchema.META_PREFIX + DocumentFingerprint.SOURCE_URI;
+
   private final FixedBitSet chunks;
   private final Positions positions;
+  /** {@link #META_SOURCE}'s postings for the copies, or {@code null} when the segment has no such field. */
+  private final KeywordPostings metaSources;
   /** The new files, sorted as Lucene sorts terms (UTF-8 bytes), and each one's ord. */
   private final BytesRef[] files;
   private final Map<String, Integer> ordOf = new HashMap<>();
 
-  private RelocatedChunks(CodecReader in, FixedBitSet chunks, Positions positions) {
+  private RelocatedChunks(CodecReader in, FixedBitSet chunks, Positions positions) throws IOException {
     super(in, chunks, chunks.cardinality());
     this.chunks = chunks;
     this.positions = positions;
@@ -54,6 +74,44 @@ public final class RelocatedChunks extends OnlyDocs {
     for (int i = 0; i < files.length; i++) {
       ordOf.put(files[i].utf8ToString(), i);
     }
+    this.metaSources = metaSources(in);
+  }
+
+  /** The copies that carry the {@code source_uri} metadata, under the file each now lies in. */
+  private KeywordPostings metaSources(CodecReader in) throws IOException {
+    Terms base = in.terms(META_SOURCE);
+    if (base == null) {
+      return null;
+    }
+    FixedBitSet carrying = new FixedBitSet(chunks.length());
+    TermsEnum te = base.iterator();
+    PostingsEnum pe = null;
+    for (BytesRef term = te.next(); term != null; term = te.next()) {
+      pe = te.postings(pe, PostingsEnum.NONE);
+      for (int d = pe.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = pe.nextDoc()) {
+        if (d < chunks.length() && chunks.get(d)) {
+          carrying.set(d);
+        }
+      }
+    }
+    List<List<Integer>> byOrd = new ArrayList<>();
+    for (int i = 0; i < files.length; i++) {
+      byOrd.add(new ArrayList<>());
+    }
+    forEach(doc -> {
+      if (carrying.get(doc)) {
+        byOrd.get(ordOf.get(positions.of(doc).sourceUri())).add(doc);
+      }
+    });
+    List<BytesRef> terms = new ArrayList<>();
+    List<int[]> docs = new ArrayList<>();
+    for (int i = 0; i < files.length; i++) {
+      if (!byOrd.get(i).isEmpty()) {
+        terms.add(files[i]);
+        docs.add(byOrd.get(i).stream().mapToInt(Integer::intValue).toArray());
+      }
+    }
+    return new KeywordPostings(terms.toArray(new BytesRef[0]), docs.toArray(new int[0][]));
   }
 
   /**
@@ -82,6 +140,125 @@ public final class RelocatedChunks extends OnlyDocs {
     for (int d = chunks.nextSetBit(0); d != DocIdSetIterator.NO_MORE_DOCS;
         d = d + 1 < chunks.length() ? chunks.nextSetBit(d + 1) : DocIdSetIterator.NO_MORE_DOCS) {
       action.accept(d);
+    }
+  }
+
+  @Override
+  public FieldsProducer getPostingsReader() {
+    FieldsProducer base = in.getPostingsReader();
+    if (base == null || metaSources == null) {
+      return base;
+    }
+    return new FieldsProducer() {
+      @Override
+      public Iterator<String> iterator() {
+        return base.iterator();
+      }
+
+      @Override
+      public Terms terms(String field) throws IOException {
+        return META_SOURCE.equals(field) ? metaSources : base.terms(field);
+      }
+
+      @Override
+      public int size() {
+        return base.size();
+      }
+
+      @Override
+      public void checkIntegrity() throws IOException {
+        base.checkIntegrity();
+      }
+
+      @Override
+      public void close() {
+        // The segment's own producer belongs to the reader this one wraps.
+      }
+    };
+  }
+
+  @Override
+  public StoredFieldsReader getFieldsReader() {
+    StoredFieldsReader base = in.getFieldsReader();
+    return base == null ? null : new MetaSourceFields(base);
+  }
+
+  /** The segment's stored fields, {@value #META_SOURCE} of a copy naming its new file. */
+  private final class MetaSourceFields extends StoredFieldsReader {
+    private final StoredFieldsReader base;
+
+    MetaSourceFields(StoredFieldsReader base) {
+      this.base = base;
+    }
+
+    @Override
+    public void document(int doc, StoredFieldVisitor visitor) throws IOException {
+      if (!chunks.get(doc)) {
+        base.document(doc, visitor);
+        return;
+      }
+      String now = positions.of(doc).sourceUri();
+      base.document(doc, new StoredFieldVisitor() {
+        @Override
+        public Status needsField(FieldInfo field) throws IOException {
+          return visitor.needsField(field);
+        }
+
+        @Override
+        public void stringField(FieldInfo field, String value) throws IOException {
+          visitor.stringField(field, META_SOURCE.equals(field.name) ? now : value);
+        }
+
+        @Override
+        public void binaryField(FieldInfo field, StoredFieldDataInput value) throws IOException {
+          visitor.binaryField(field, value);
+        }
+
+        @Override
+        public void binaryField(FieldInfo field, byte[] value) throws IOException {
+          visitor.binaryField(field, value);
+        }
+
+        @Override
+        public void intField(FieldInfo field, int value) throws IOException {
+          visitor.intField(field, value);
+        }
+
+        @Override
+        public void longField(FieldInfo field, long value) throws IOException {
+          visitor.longField(field, value);
+        }
+
+        @Override
+        public void floatField(FieldInfo field, float value) throws IOException {
+          visitor.floatField(field, value);
+        }
+
+        @Override
+        public void doubleField(FieldInfo field, double value) throws IOException {
+          visitor.doubleField(field, value);
+        }
+      });
+    }
+
+    @Override
+    public StoredFieldsReader clone() {
+      return new MetaSourceFields(base.clone());
+    }
+
+    @Override
+    public StoredFieldsReader getMergeInstance() throws IOException {
+      return new MetaSourceFields(base.getMergeInstance());
+    }
+
+    @Override
+    public void checkIntegrity() throws IOException {
+      base.checkIntegrity();
+    }
+
+    @Override
+    public void close() {
+      // The segment's own reader belongs to the reader this one wraps.
     }
   }
 

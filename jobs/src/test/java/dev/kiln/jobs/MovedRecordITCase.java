@@ -3,10 +3,14 @@ package dev.kiln.jobs;
 import static dev.kiln.jobs.UnchangedFilesITCase.docs;
 import static dev.kiln.jobs.UnchangedFilesITCase.line;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.config.BuildConfig;
 import dev.kiln.operators.JobCounters;
+import dev.kiln.search.SearchHit;
+import dev.kiln.search.Searcher;
+import dev.kiln.search.filter.MetadataFilter;
 import dev.kiln.snapshot.Manifest;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -90,5 +94,29 @@ class MovedRecordITCase {
     assertTrue(contents.keySet().stream().anyMatch(id -> id.startsWith(MOVED + "#")), MOVED + " is there: "
         + nextOutput);
     assertEquals(IncrementalBuildITCase.contents(fullRoot, full), contents);
+  }
+
+  @Test
+  void theMovedDocumentIsCitedAndFilteredByTheFileItNowLiesIn() throws Exception {
+    try (Searcher s = Searcher.builder().root(root).snapshot(moved.id()).build()) {
+      // The files as the build names them, from documents that never moved.
+      String fileA = sourceOf(s, "a05");
+      String fileB = sourceOf(s, "b00");
+      assertTrue(fileA.endsWith("/a.jsonl") && fileB.endsWith("/b.jsonl"), fileA + " " + fileB);
+      List<SearchHit> hits = s.bm25(MOVED, 100).stream().filter(h -> h.docId().equals(MOVED)).toList();
+      assertFalse(hits.isEmpty(), "the moved document is found by its id's words");
+      for (SearchHit h : hits) {
+        assertEquals(fileB, h.metadata().get("source_uri"), h.chunkId() + " names the file it now lies in");
+      }
+      assertTrue(s.bm25(MOVED, 100, MetadataFilter.parse(List.of("source_uri=" + fileB))).stream()
+          .anyMatch(h -> h.docId().equals(MOVED)), "a filter on the new file finds it");
+      assertTrue(s.bm25(MOVED, 100, MetadataFilter.parse(List.of("source_uri=" + fileA))).stream()
+          .noneMatch(h -> h.docId().equals(MOVED)), "a filter on the file it left does not");
+    }
+  }
+
+  private static String sourceOf(Searcher s, String docId) {
+    return s.bm25(docId, 100).stream().filter(h -> h.docId().equals(docId)).findFirst().orElseThrow()
+        .metadata().get("source_uri");
   }
 }
