@@ -5,37 +5,30 @@ import dev.kiln.config.IngestConfig;
 import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
 import java.io.IOException;
-import java.io.InputStream;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.file.src.FileSourceSplit;
 import org.apache.flink.connector.file.src.reader.BulkFormat;
 import org.apache.flink.core.fs.Path;
-import org.apache.parquet.ParquetReadOptions;
-import org.apache.parquet.hadoop.ParquetFileReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads corpus files of any Flink file system into {@link RawRecord}s, choosing one reader per format:
- * {@link JsonLinesReader} (one record per line), {@link WholeFileReader} (Markdown, plain text, HTML:
- * one per file), {@link ParquetRowReader} (one per row), {@link DocumentFileReader} (PDF, DOCX, PPTX:
- * one per file, its text extracted). A {@link BulkFormat} because readers need the file's
- * path (document ids of file-per-document formats are paths relative to the corpus root). Uncompressed
- * JSON lines and Parquet files arrive split by {@link CorpusFileEnumerator}; every other file whole.
- * Decoding problems become records with a {@code problem}, so the parse stage can quarantine them
- * instead of failing the read: so do paths the listing could not use ({@code unreadable_path}) and
- * damaged compressed streams ({@code truncated_compressed}).
+ * Flink's file source format for corpus files of any Flink file system: each split's file is read by the
+ * reader of its format, opened by {@link CorpusReaders} in the {@code ingest} module ({@link
+ * JsonLinesReader}, {@link WholeFileReader}, {@link ParquetRowReader}, {@link DocumentFileReader}), over
+ * the split's file as a {@link FlinkSourceFile}, its batches handed to Flink by {@link FlinkBatchReader}.
+ * A {@link BulkFormat} because readers need the file's path (document ids of file-per-document formats
+ * are paths relative to the corpus root). Uncompressed JSON lines and Parquet files arrive split by
+ * {@link CorpusFileEnumerator}; every other file whole. Paths the listing could not use become one
+ * {@code unreadable_path} record each, so the parse stage quarantines them instead of failing the read.
  */
 public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceSplit> {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(CorpusFileFormat.class);
 
   private final InputFormat format;
-  private final int maxRecordBytes;
-  private final long maxSpoolBytes;
-  private final String vectorField;
-  private final String textField;
+  private final ReadOptions options;
 
   public CorpusFileFormat(InputFormat format) {
     this(format, 16 << 20);
@@ -69,83 +62,35 @@ public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceS
    */
   public CorpusFileFormat(InputFormat format, long maxRecordBytes, long maxSpoolBytes, String vectorField,
       String textField) {
-    this.textField = textField;
     this.format = format;
-    this.maxRecordBytes = (int) Math.min(Integer.MAX_VALUE - 16, maxRecordBytes);
-    this.maxSpoolBytes = maxSpoolBytes;
-    this.vectorField = vectorField;
+    this.options = new ReadOptions(maxRecordBytes, maxSpoolBytes, vectorField, textField);
   }
 
   /** The format a file is read as, or {@code null} to skip it. */
   InputFormat formatOf(Path path) {
-    return format == InputFormat.AUTO ? InputFormat.forFileName(path.getName()) : format;
+    return CorpusReaders.formatOf(format, path.getName());
   }
 
   /** Whether a file may be cut into byte ranges read by different readers. */
   boolean isSplittable(Path path) {
-    InputFormat f = formatOf(path);
-    return (f == InputFormat.JSONL || f == InputFormat.PARQUET) && !InputFormat.isGzip(path.getName());
+    return CorpusReaders.isSplittable(formatOf(path), path.getName());
   }
 
   @Override
   public Reader<RawRecord> createReader(Configuration config, FileSourceSplit split) throws IOException {
     Path path = split.path();
-    String uri = path.toString();
     if (CorpusFileEnumerator.isUnreadable(split)) {
-      return new SingleRecordReader(new RawRecord(uri, 0, format, CorpusFileEnumerator.diagnose(path),
-          QuarantineReason.UNREADABLE_PATH).withSource(0, 0));
+      return new FlinkBatchReader(BatchReader.of(new RawRecord(path.toString(), 0, format,
+          CorpusFileEnumerator.diagnose(path), QuarantineReason.UNREADABLE_PATH).withSource(0, 0)));
     }
     InputFormat fileFormat = formatOf(path);
     if (fileFormat == null) {
       LOG.info("skipping {}: not a corpus file extension (use --format to force one)", path);
-      return new RecordBatches.Empty();
+      return new FlinkBatchReader(BatchReader.empty());
     }
     long start = split.offset();
-    long end = start + split.length();
-    long modified = split.fileModificationTime();
-    if (fileFormat == InputFormat.PARQUET) {
-      return parquet(uri, path, split, start, end, modified);
-    }
-    if (fileFormat.isExtracted()) {
-      return new DocumentFileReader(path, fileFormat, modified, split.fileSize(), maxRecordBytes, maxSpoolBytes);
-    }
-    InputStream in;
-    try {
-      in = SourceStreams.open(path, fileFormat == InputFormat.JSONL ? Math.max(0, start - 1) : 0);
-    } catch (IOException e) {
-      // Gone or unreadable since it was listed, or a .gz without a gzip header: one record, from the
-      // split at offset 0 only, so a file cut into ranges is reported once.
-      String reason = e instanceof SourceStreams.DamagedStreamException
-          ? QuarantineReason.TRUNCATED_COMPRESSED : QuarantineReason.UNREADABLE_PATH;
-      RawRecord bad = new RawRecord(uri, 0, fileFormat, uri + ": " + e, reason).withSource(split.fileSize(), modified);
-      return start == 0 ? new SingleRecordReader(bad) : new RecordBatches.Empty();
-    }
-    return switch (fileFormat) {
-      case JSONL -> new JsonLinesReader(uri, in, start, InputFormat.isGzip(path.getName()) ? Long.MAX_VALUE : end,
-          modified, maxRecordBytes);
-      case MARKDOWN, TEXT, HTML -> new WholeFileReader(uri, fileFormat, in, modified, split.fileSize(), maxRecordBytes);
-      default -> {
-        in.close();
-        throw new IllegalStateException("no reader for " + fileFormat);
-      }
-    };
-  }
-
-  private Reader<RawRecord> parquet(String uri, Path path, FileSourceSplit split, long start, long end,
-      long modified) throws IOException {
-    ParquetFileReader reader;
-    try {
-      // Page checksums (written by default since Parquet 1.12) turn a corrupt page into an unreadable
-      // row group instead of garbage text that would be indexed as if it were the document.
-      reader = ParquetFileReader.open(new FlinkInputFile(path, split.fileSize()),
-          ParquetReadOptions.builder().usePageChecksumVerification(true).build());
-    } catch (IOException | RuntimeException e) {
-      // A broken footer makes the whole file unreadable; report it once, from the split at offset 0.
-      RawRecord bad = new RawRecord(uri, 0, InputFormat.PARQUET, String.valueOf(e.getMessage()),
-          QuarantineReason.UNREADABLE_FILE).withSource(split.fileSize(), modified);
-      return start == 0 ? new SingleRecordReader(bad) : new RecordBatches.Empty();
-    }
-    return new ParquetRowReader(uri, reader, start, end, modified, vectorField, textField, maxRecordBytes);
+    return new FlinkBatchReader(CorpusReaders.open(new FlinkSourceFile(split), fileFormat, start,
+        start + split.length(), options));
   }
 
   @Override
@@ -163,23 +108,5 @@ public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceS
   @Override
   public TypeInformation<RawRecord> getProducedType() {
     return KilnTypeInfo.RAW_RECORD;
-  }
-
-  private static final class SingleRecordReader implements Reader<RawRecord> {
-    private RawRecord record;
-
-    SingleRecordReader(RawRecord record) {
-      this.record = record;
-    }
-
-    @Override
-    public RecordIterator<RawRecord> readBatch() {
-      RecordIterator<RawRecord> it = record == null ? null : RecordBatches.of(java.util.List.of(record));
-      record = null;
-      return it;
-    }
-
-    @Override
-    public void close() {}
   }
 }

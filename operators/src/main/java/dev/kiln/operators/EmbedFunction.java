@@ -10,6 +10,7 @@ import dev.kiln.embed.TextEmbedder;
 import dev.kiln.model.Chunk;
 import dev.kiln.model.ContentKey;
 import dev.kiln.model.EmbeddedChunk;
+import dev.kiln.operators.fs.FlinkPartTransfer;
 import dev.kiln.vectors.KeySet;
 import dev.kiln.vectors.ReuseSource;
 import dev.kiln.vectors.ReusedVectors;
@@ -165,7 +166,8 @@ public final class EmbedFunction extends AbstractRichFunction {
   /** The stored vectors of this subtask's key partition, from the parts that can hold them. */
   private StoredVectorIndex loadReusable(int subtasks) {
     try {
-      ReusedVectors.Outcome o = ReusedVectors.load(reuse, subtask, subtasks, modelFingerprint, spec.dimension());
+      ReusedVectors.Outcome o = ReusedVectors.load(FlinkPartTransfer.INSTANCE, reuse, subtask, subtasks,
+          modelFingerprint, spec.dimension());
       partsRead.add(o.read());
       partsRefused.add(o.refused());
       LOG.info("embed subtask {}/{}: read {} stored-vector part(s), left {} of other partitions unread, refused {}",
@@ -326,7 +328,8 @@ public final class EmbedFunction extends AbstractRichFunction {
     }
     try {
       if (store == null) {
-        store = new RollingParts(vectorsDir, subtask, getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
+        store = new RollingParts(FlinkPartTransfer.INSTANCE, vectorsDir, subtask,
+            getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
             getRuntimeContext().getTaskInfo().getAttemptNumber(), modelFingerprint, spec.dimension(),
             config.partChunks, config.partSeconds);
       }

@@ -3,6 +3,7 @@ package dev.kiln.bench.scale;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.model.ContentKey;
 import dev.kiln.snapshot.Checksums;
+import dev.kiln.vectors.PartTransfer;
 import dev.kiln.vectors.ReusePart;
 import dev.kiln.vectors.ReuseSource;
 import dev.kiln.vectors.ReusedVectors;
@@ -97,7 +98,8 @@ public final class ReuseLoadTiming {
     long loaded = 0;
     for (int s = 0; s < subtasks; s++) {
       t = System.nanoTime();
-      ReusedVectors.Outcome o = ReusedVectors.load(new ReuseSource("timing", offered), s, subtasks, MODEL, dim);
+      ReusedVectors.Outcome o =
+          ReusedVectors.load(PartTransfer.LOCAL, new ReuseSource("timing", offered), s, subtasks, MODEL, dim);
       now.add(seconds(t));
       loaded += o.index().size();
       o.index().close();
@@ -123,7 +125,7 @@ public final class ReuseLoadTiming {
     Files.createDirectories(dir);
     List<RollingParts> writers = new ArrayList<>();
     for (int s = 0; s < subtasks; s++) {
-      writers.add(new RollingParts(dir.toString(), s, subtasks, 0, MODEL, dim, 10_000, 3_600));
+      writers.add(new RollingParts(PartTransfer.LOCAL, dir.toString(), s, subtasks, 0, MODEL, dim, 10_000, 3_600));
     }
     SplittableRandom random = new SplittableRandom(17);
     float[] v = new float[dim];

@@ -9,7 +9,6 @@ import dev.kiln.model.RawRecord;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.flink.connector.file.src.reader.BulkFormat;
 import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.convert.GroupRecordConverter;
@@ -40,7 +39,7 @@ import org.apache.parquet.schema.Type;
  * string, stays as the file's UTF-8 bytes ({@link Utf8Text}) until something asks for the string: an
  * incremental build fingerprints an unchanged row from those bytes and never decodes its text.
  */
-final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
+final class ParquetRowReader implements BatchReader {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private final String uri;
@@ -94,9 +93,9 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
   }
 
   @Override
-  public BulkFormat.RecordIterator<RawRecord> readBatch() throws IOException {
-    List<RawRecord> batch = new ArrayList<>(RecordBatches.SIZE);
-    while (batch.size() < RecordBatches.SIZE) {
+  public List<RawRecord> readBatch() throws IOException {
+    List<RawRecord> batch = new ArrayList<>(SIZE);
+    while (batch.size() < SIZE) {
       if (rowsLeft == 0 && !openNextGroup(batch)) {
         break;
       }
@@ -125,7 +124,7 @@ final class ParquetRowReader implements BulkFormat.Reader<RawRecord> {
         rowsLeft = 0;
       }
     }
-    return RecordBatches.of(batch);
+    return batch;
   }
 
   /** Opens the next owned row group; false when there is none. A group that fails is reported in {@code batch}. */

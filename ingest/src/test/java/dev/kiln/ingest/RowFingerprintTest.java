@@ -82,13 +82,12 @@ class RowFingerprintTest {
     c.metadataFields = Map.of("tenant", "tenant");
     c.pathPatterns = List.of("^(?<year>\\d{4})/(?<part>[^/]+)/");
     settings.accept(c);
-    return new RecordParser(List.of(org.apache.flink.core.fs.Path.fromLocalFile(dir.toFile()).toString()), c,
+    return new RecordParser(List.of(LocalSourceFile.uri(dir)), c,
         new SuppliedVectors(2, true, 1e-3));
   }
 
   private static List<RawRecord> read(Path sub, String textField) throws java.io.IOException {
-    return CorpusFiles.read(new CorpusFileFormat(InputFormat.AUTO, 1 << 20, 1 << 20, "embedding", textField),
-        1 << 20, sub);
+    return LocalCorpus.read(InputFormat.AUTO, new ReadOptions(1 << 20, 1 << 20, "embedding", textField), sub);
   }
 
   @Test
@@ -160,8 +159,7 @@ class RowFingerprintTest {
     String han = "中".repeat(300); // 300 characters, 900 bytes
     Path sub = write("large", List.of(new Row("fits", "", utf8(han), List.of(0.6f, 0.8f)),
         new Row("over", "", utf8(han + "x".repeat(201)), List.of(0.6f, 0.8f))));
-    List<RawRecord> read = CorpusFiles.read(
-        new CorpusFileFormat(InputFormat.AUTO, 500, 1 << 20, "embedding", "text"), 1 << 20, sub);
+    List<RawRecord> read = LocalCorpus.read(InputFormat.AUTO, new ReadOptions(500, 1 << 20, "embedding", "text"), sub);
     assertEquals(2, read.size());
     assertNull(read.get(0).problem(), "900 bytes but 300 characters, within 500");
     assertEquals(QuarantineReason.TOO_LARGE, read.get(1).problem(), "over 500 characters with the other text columns");

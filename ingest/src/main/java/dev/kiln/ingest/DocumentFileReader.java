@@ -4,8 +4,6 @@ import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
 import java.io.IOException;
 import java.util.List;
-import org.apache.flink.connector.file.src.reader.BulkFormat;
-import org.apache.flink.core.fs.Path;
 
 /**
  * A PDF, DOCX or PPTX file (or its {@code .gz}) is one record: its extracted text as an {@link
@@ -13,9 +11,9 @@ import org.apache.flink.core.fs.Path;
  * disk ({@link LocalCopy}); a document that cannot be read becomes one record with its quarantine
  * reason ({@code encrypted}, {@code no_text_layer}, {@code corrupt_document}, {@code too_large}, …).
  */
-final class DocumentFileReader implements BulkFormat.Reader<RawRecord> {
+final class DocumentFileReader implements BatchReader {
   private final String uri;
-  private final Path path;
+  private final SourceFile file;
   private final InputFormat format;
   private final long modified;
   private final long fileSize;
@@ -23,13 +21,12 @@ final class DocumentFileReader implements BulkFormat.Reader<RawRecord> {
   private final long maxSpoolBytes;
   private boolean done;
 
-  DocumentFileReader(Path path, InputFormat format, long modified, long fileSize, long maxTextChars,
-      long maxSpoolBytes) {
-    this.uri = path.toString();
-    this.path = path;
+  DocumentFileReader(SourceFile file, InputFormat format, long maxTextChars, long maxSpoolBytes) {
+    this.uri = file.uri();
+    this.file = file;
     this.format = format;
-    this.modified = modified;
-    this.fileSize = fileSize;
+    this.modified = file.modified();
+    this.fileSize = file.size();
     this.maxTextChars = maxTextChars;
     this.maxSpoolBytes = maxSpoolBytes;
   }
@@ -44,20 +41,20 @@ final class DocumentFileReader implements BulkFormat.Reader<RawRecord> {
   }
 
   @Override
-  public BulkFormat.RecordIterator<RawRecord> readBatch() throws IOException {
+  public List<RawRecord> readBatch() throws IOException {
     if (done) {
-      return null;
+      return List.of();
     }
     done = true;
     RawRecord record;
-    try (LocalCopy local = LocalCopy.of(path, maxSpoolBytes)) {
+    try (LocalCopy local = LocalCopy.of(file, maxSpoolBytes)) {
       ExtractedDocument doc = new ExtractedDocument(maxTextChars);
       readerFor(format).read(local.file(), doc);
       record = RawRecord.of(uri, 0, format, doc.toPayload());
     } catch (MalformedRecordException e) {
       record = new RawRecord(uri, 0, format, uri + ": " + e.getMessage(), e.reason());
     }
-    return RecordBatches.of(List.of(record.withSource(fileSize, modified)));
+    return List.of(record.withSource(fileSize, modified));
   }
 
   @Override

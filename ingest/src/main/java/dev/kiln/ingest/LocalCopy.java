@@ -7,13 +7,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
-import org.apache.flink.core.fs.FileSystem;
-import org.apache.flink.core.fs.Path;
 
 /**
  * A corpus file as a local {@link File}, which the PDF and Office libraries need for random access
  * without loading the file into memory. An uncompressed file on the local file system is used in place;
- * any other (a {@code .gz}, or a file on S3 or HDFS) is copied through Flink's file system to a
+ * any other (a {@code .gz}, or a file on S3 or HDFS) is copied through its {@link SourceFile} to a
  * temporary file, decompressed on the way, of at most {@code ingest.max-spool-bytes}. Closing deletes the
  * copy.
  */
@@ -31,21 +29,22 @@ final class LocalCopy implements Closeable {
    *     {@code truncated_compressed} when a {@code .gz} is damaged
    * @throws IOException when the file system fails (the task fails and is retried)
    */
-  static LocalCopy of(Path path, long maxBytes) throws IOException, MalformedRecordException {
-    boolean gzip = InputFormat.isGzip(path.getName());
-    if (!gzip && !FileSystem.get(path.toUri()).isDistributedFS() && "file".equals(path.toUri().getScheme())) {
-      return new LocalCopy(new File(path.toUri()), false);
+  static LocalCopy of(SourceFile source, long maxBytes) throws IOException, MalformedRecordException {
+    boolean gzip = InputFormat.isGzip(source.name());
+    File local = gzip ? null : source.localFile();
+    if (local != null) {
+      return new LocalCopy(local, false);
     }
-    File tmp = Files.createTempFile("kiln-document-", suffix(path.getName())).toFile();
+    File tmp = Files.createTempFile("kiln-document-", suffix(source.name())).toFile();
     boolean done = false;
-    try (InputStream in = SourceStreams.open(path, 0); OutputStream out = Files.newOutputStream(tmp.toPath())) {
+    try (InputStream in = SourceStreams.open(source, 0); OutputStream out = Files.newOutputStream(tmp.toPath())) {
       byte[] buf = new byte[1 << 16];
       long copied = 0;
       for (int n; (n = in.read(buf)) > 0; ) {
         copied += n;
         if (copied > maxBytes) {
           throw new MalformedRecordException(QuarantineReason.TOO_LARGE,
-              path + " is larger than ingest.max-spool-bytes (" + maxBytes + " bytes"
+              source.uri() + " is larger than ingest.max-spool-bytes (" + maxBytes + " bytes"
                   + (gzip ? " decompressed" : "") + ")");
         }
         out.write(buf, 0, n);

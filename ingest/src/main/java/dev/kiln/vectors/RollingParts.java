@@ -2,8 +2,6 @@ package dev.kiln.vectors;
 
 import dev.kiln.internal.PausePoint;
 import dev.kiln.snapshot.Checksums;
-import dev.kiln.operators.fs.FlinkFileSystems;
-import dev.kiln.operators.fs.RemoteFiles;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +17,7 @@ import java.util.Locale;
  * part with a checksum record is whole). A build that fails or is killed thus leaves every closed
  * part behind, verified, and the next build into the same root reuses them (resume): at most the
  * open part's vectors are embedded again. With a remote root each part is written to a local
- * temporary file and uploaded when it closes. Names carry subtask, attempt and sequence, so a retried
+ * temporary file and uploaded when it closes, by the caller's {@link PartTransfer}. Names carry subtask, attempt and sequence, so a retried
  * attempt never collides with the parts of the one before, and the number of embed subtasks: a
  * subtask's parts hold only the keys of its content-key partition ({@code ContentKey.partition}), so
  * a later build with as many embed subtasks reads only the parts of its own partition
@@ -29,6 +27,7 @@ public final class RollingParts implements Closeable {
   /** Suffix of the checksum record written beside each closed part. */
   public static final String CHECKSUM_SUFFIX = ".sha256";
 
+  private final PartTransfer transfer;
   private final String dir;
   private final int subtask;
   private final int subtasks;
@@ -45,8 +44,9 @@ public final class RollingParts implements Closeable {
   private long openedAt;
   private int sequence;
 
-  public RollingParts(String dir, int subtask, int subtasks, int attempt, String fingerprint, int dimension,
-      long maxRows, long maxSeconds) {
+  public RollingParts(PartTransfer transfer, String dir, int subtask, int subtasks, int attempt, String fingerprint,
+      int dimension, long maxRows, long maxSeconds) {
+    this.transfer = transfer;
     this.dir = dir;
     this.subtask = subtask;
     this.subtasks = subtasks;
@@ -55,7 +55,7 @@ public final class RollingParts implements Closeable {
     this.dimension = dimension;
     this.maxRows = maxRows;
     this.maxNanos = maxSeconds * 1_000_000_000L;
-    this.remote = FlinkFileSystems.isRemote(dir);
+    this.remote = transfer.isRemote(dir);
   }
 
   /**
@@ -91,8 +91,8 @@ public final class RollingParts implements Closeable {
     writer = null;
     byte[] sha = (Checksums.sha256(file) + "\n").getBytes(StandardCharsets.US_ASCII);
     if (remote) {
-      RemoteFiles.upload(file, new org.apache.flink.core.fs.Path(dir, name));
-      RemoteFiles.writeBytes(new org.apache.flink.core.fs.Path(dir, name + CHECKSUM_SUFFIX), sha);
+      transfer.upload(file, dir, name);
+      transfer.writeBytes(dir, name + CHECKSUM_SUFFIX, sha);
       Files.delete(file);
     } else {
       Path tmp = file.resolveSibling(name + CHECKSUM_SUFFIX + ".tmp");

@@ -7,7 +7,6 @@ import java.io.InputStream;
 import java.nio.charset.CharacterCodingException;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.flink.connector.file.src.reader.BulkFormat;
 
 /**
  * One record per line of a JSON-lines file (or split of one). A split {@code [start, end)} owns the
@@ -16,7 +15,7 @@ import org.apache.flink.connector.file.src.reader.BulkFormat;
  * {@code .gz} file that ends early or is corrupt gives its complete lines, then one {@code
  * truncated_compressed} record for the damaged tail.
  */
-final class JsonLinesReader implements BulkFormat.Reader<RawRecord> {
+final class JsonLinesReader implements BatchReader {
   private final String uri;
   private final InputStream in;
   private final LineScanner lines;
@@ -38,12 +37,12 @@ final class JsonLinesReader implements BulkFormat.Reader<RawRecord> {
   }
 
   @Override
-  public BulkFormat.RecordIterator<RawRecord> readBatch() throws IOException {
+  public List<RawRecord> readBatch() throws IOException {
     if (done) {
-      return null;
+      return List.of();
     }
-    List<RawRecord> batch = new ArrayList<>(RecordBatches.SIZE);
-    while (batch.size() < RecordBatches.SIZE) {
+    List<RawRecord> batch = new ArrayList<>(SIZE);
+    while (batch.size() < SIZE) {
       try {
         if (lines.position() >= end || !lines.next()) {
           done = true;
@@ -61,7 +60,7 @@ final class JsonLinesReader implements BulkFormat.Reader<RawRecord> {
       }
       batch.add(record(bytes, len).withSource(lines.lineBytes(), modified));
     }
-    return RecordBatches.of(batch);
+    return batch;
   }
 
   private RawRecord record(byte[] bytes, int len) {

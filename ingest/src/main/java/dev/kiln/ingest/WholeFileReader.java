@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.CharacterCodingException;
 import java.util.List;
-import org.apache.flink.connector.file.src.reader.BulkFormat;
 
 /**
  * The whole file is one record (Markdown, plain text, HTML: the document-per-file formats). At most the
@@ -14,7 +13,7 @@ import org.apache.flink.connector.file.src.reader.BulkFormat;
  * file with NUL bytes in a text tree as {@code binary_file}, a {@code .gz} that ends early or is corrupt
  * as {@code truncated_compressed}. A leading UTF-8 byte-order mark is not part of the text.
  */
-final class WholeFileReader implements BulkFormat.Reader<RawRecord> {
+final class WholeFileReader implements BatchReader {
   private final String uri;
   private final InputFormat format;
   private final InputStream in;
@@ -34,9 +33,9 @@ final class WholeFileReader implements BulkFormat.Reader<RawRecord> {
   }
 
   @Override
-  public BulkFormat.RecordIterator<RawRecord> readBatch() throws IOException {
+  public List<RawRecord> readBatch() throws IOException {
     if (done) {
-      return null;
+      return List.of();
     }
     done = true;
     byte[] bytes;
@@ -44,8 +43,8 @@ final class WholeFileReader implements BulkFormat.Reader<RawRecord> {
       bytes = in.readNBytes(maxBytes + 1);
     } catch (SourceStreams.DamagedStreamException e) {
       // One document per file: a damaged file has no intact part worth indexing.
-      return RecordBatches.of(List.of(new RawRecord(uri, 0, format, "decompression failed: " + e.getMessage(),
-          QuarantineReason.TRUNCATED_COMPRESSED).withSource(fileSize, modified)));
+      return List.of(new RawRecord(uri, 0, format, "decompression failed: " + e.getMessage(),
+          QuarantineReason.TRUNCATED_COMPRESSED).withSource(fileSize, modified));
     }
     int skip = SourceStreams.startsWithBom(bytes, bytes.length) ? SourceStreams.BOM.length : 0;
     RawRecord record;
@@ -62,7 +61,7 @@ final class WholeFileReader implements BulkFormat.Reader<RawRecord> {
             QuarantineReason.INVALID_UTF8);
       }
     }
-    return RecordBatches.of(List.of(record.withSource(fileSize, modified)));
+    return List.of(record.withSource(fileSize, modified));
   }
 
   @Override

@@ -1,6 +1,5 @@
 package dev.kiln.ingest;
 
-import dev.kiln.operators.types.RawRecordSerializer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -10,13 +9,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.kiln.model.InputFormat;
-import dev.kiln.model.RawRecord;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Random;
-import org.apache.flink.core.memory.DataInputDeserializer;
-import org.apache.flink.core.memory.DataOutputSerializer;
 import org.junit.jupiter.api.Test;
 
 class Utf8TextTest {
@@ -95,19 +90,12 @@ class Utf8TextTest {
   }
 
   @Test
-  void aRowHoldingItRendersItAsAJsonStringAndTravelsBetweenTasksAsText() throws Exception {
+  void aRowHoldingItRendersItAsAJsonString() throws Exception {
     ObjectNode row = JsonNodeFactory.instance.objectNode();
     row.put("_id", "d1");
     row.putPOJO("text", new Utf8Text("say \"hi\" – ok".getBytes(StandardCharsets.UTF_8)));
     assertEquals("say \"hi\" – ok", row.get("text").asText());
     JsonNode parsed = new ObjectMapper().readTree(row.toString());
     assertEquals("say \"hi\" – ok", parsed.get("text").textValue(), "payload() of a quarantined row");
-
-    RawRecord raw = RawRecord.ofRow("file:/c/p.parquet", 3, InputFormat.PARQUET, row);
-    RawRecordSerializer serializer = RawRecordSerializer.INSTANCE;
-    DataOutputSerializer out = new DataOutputSerializer(256);
-    serializer.serialize(raw, out);
-    RawRecord back = serializer.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
-    assertEquals("say \"hi\" – ok", back.row().get("text").textValue());
   }
 }

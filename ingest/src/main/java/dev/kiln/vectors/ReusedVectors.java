@@ -1,8 +1,6 @@
 package dev.kiln.vectors;
 
 import dev.kiln.model.ContentKey;
-import dev.kiln.operators.fs.FlinkFileSystems;
-import dev.kiln.operators.fs.RemoteFiles;
 import dev.kiln.snapshot.Checksums;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -20,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * against its SHA-256 before a row of it is trusted, and of the rest only the rows of the partition
  * are kept. A part whose bytes do not match, or that was made with another model, is passed over with
  * a warning: its chunks are embedded again, nothing wrong is reused. So the work grows with the
- * subtask's share of the stored vectors, not with all of them, and no client hashes them.
+ * subtask's share of the stored vectors, not with all of them, and no client hashes them. A part on a
+ * remote root is downloaded to a temporary file first, by the caller's {@link PartTransfer}.
  */
 public final class ReusedVectors {
   private static final Logger LOG = LoggerFactory.getLogger(ReusedVectors.class);
@@ -30,8 +29,8 @@ public final class ReusedVectors {
 
   private ReusedVectors() {}
 
-  public static Outcome load(ReuseSource source, int subtask, int subtasks, String fingerprint, int dimension)
-      throws IOException {
+  public static Outcome load(PartTransfer transfer, ReuseSource source, int subtask, int subtasks, String fingerprint,
+      int dimension) throws IOException {
     int read = 0;
     int skipped = 0;
     int refused = 0;
@@ -41,7 +40,7 @@ public final class ReusedVectors {
       for (ReusePart part : parts) {
         if (!part.neededBy(subtask, subtasks)) {
           skipped++;
-        } else if (read(part, subtask, subtasks, fingerprint, dimension, index)) {
+        } else if (read(transfer, part, subtask, subtasks, fingerprint, dimension, index)) {
           read++;
         } else {
           refused++;
@@ -52,13 +51,13 @@ public final class ReusedVectors {
   }
 
   /** Adds the part's rows of this partition; false, adding nothing, when the part is not to be trusted. */
-  private static boolean read(ReusePart part, int subtask, int subtasks, String fingerprint, int dimension,
-      StoredVectorIndex.Builder index) throws IOException {
-    boolean remote = FlinkFileSystems.isRemote(part.location());
+  private static boolean read(PartTransfer transfer, ReusePart part, int subtask, int subtasks, String fingerprint,
+      int dimension, StoredVectorIndex.Builder index) throws IOException {
+    boolean remote = transfer.isRemote(part.location());
     Path local = remote ? Files.createTempFile("kiln-reuse-" + subtask + "-", ".parquet") : Path.of(part.location());
     try {
       if (remote) {
-        RemoteFiles.download(new org.apache.flink.core.fs.Path(part.location()), local);
+        transfer.download(part.location(), local);
       }
       String actual;
       try {

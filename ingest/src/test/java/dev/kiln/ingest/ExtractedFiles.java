@@ -1,6 +1,7 @@
 package dev.kiln.ingest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
@@ -14,44 +15,43 @@ import dev.kiln.model.Document;
 import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.List;
-import org.apache.flink.connector.file.src.FileSourceSplit;
-import org.apache.flink.core.fs.Path;
 
 /**
- * Test helper: a PDF or Office file read as the job reads it (enumerator, {@link CorpusFileFormat}),
+ * Test helper: a PDF or Office file read as the job reads it (by the reader {@link CorpusReaders} opens),
  * parsed by {@link RecordParser} and cut by the configured chunker with the default model's tokenizer.
  */
 final class ExtractedFiles {
   private ExtractedFiles() {}
 
   /** The one record a document file becomes. */
-  static RawRecord record(java.nio.file.Path file, long maxRecordBytes, long maxSpoolBytes) throws IOException {
-    CorpusFileFormat f = new CorpusFileFormat(InputFormat.AUTO, maxRecordBytes, maxSpoolBytes);
-    List<FileSourceSplit> splits = List.copyOf(new CorpusFileEnumerator(f, 1 << 20)
-        .enumerateSplits(new Path[] {Path.fromLocalFile(file.toFile())}, 1));
-    assertEquals(1, splits.size(), "a document file is never split");
-    List<RawRecord> records = CorpusFiles.read(f, splits.get(0));
+  static RawRecord record(Path file, long maxRecordBytes, long maxSpoolBytes) throws IOException {
+    String name = file.getFileName().toString();
+    assertFalse(CorpusReaders.isSplittable(CorpusReaders.formatOf(InputFormat.AUTO, name), name),
+        "a document file is never split");
+    List<RawRecord> records = LocalCorpus.readFile(file, InputFormat.AUTO,
+        new ReadOptions(maxRecordBytes, maxSpoolBytes, null, null));
     assertEquals(1, records.size(), "a document file is one record");
     return records.get(0);
   }
 
-  static RawRecord record(java.nio.file.Path file) throws IOException {
+  static RawRecord record(Path file) throws IOException {
     return record(file, 1 << 20, 1L << 30);
   }
 
   /** The reason the file is quarantined under (asserting it is). */
-  static String problem(java.nio.file.Path file) throws IOException {
+  static String problem(Path file) throws IOException {
     RawRecord r = record(file);
     assertNotNull(r.problem(), "expected a quarantined record, got " + r.payload());
     return r.problem();
   }
 
   /** The document the file becomes, ids relative to {@code root}. */
-  static Document document(java.nio.file.Path root, java.nio.file.Path file) throws Exception {
+  static Document document(Path root, Path file) throws Exception {
     RawRecord r = record(file);
     assertNull(r.problem(), () -> r.payload());
-    return new RecordParser(List.of(Path.fromLocalFile(root.toFile()).toString()), new IngestConfig()).parse(r);
+    return new RecordParser(List.of(LocalSourceFile.uri(root)), new IngestConfig()).parse(r);
   }
 
   static List<Chunk> chunks(Document doc) throws Exception {

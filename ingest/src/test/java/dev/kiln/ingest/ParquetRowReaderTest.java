@@ -55,11 +55,11 @@ class ParquetRowReaderTest {
     return file;
   }
 
-  private static RecordParser parser(Path root) {
+  static RecordParser parser(Path root) {
     IngestConfig c = new IngestConfig();
     c.idField = "doc_id";
     c.textField = "body";
-    return new RecordParser(List.of(org.apache.flink.core.fs.Path.fromLocalFile(root.toFile()).toString()), c);
+    return new RecordParser(List.of(LocalSourceFile.uri(root)), c);
   }
 
   static final Schema VECTORS = SchemaBuilder.record("Vec").fields()
@@ -91,8 +91,8 @@ class ParquetRowReaderTest {
     for (boolean threeLevel : new boolean[] {false, true}) {
       Path sub = Files.createDirectories(dir.resolve(threeLevel ? "three" : "two"));
       writeVectors(sub.resolve("v.parquet"), threeLevel);
-      List<RawRecord> read = CorpusFiles.read(new CorpusFileFormat(InputFormat.AUTO, 1 << 20, 1 << 20, "embedding"),
-          1 << 20, sub);
+      List<RawRecord> read = LocalCorpus.read(InputFormat.AUTO,
+          new ReadOptions(1 << 20, 1 << 20, "embedding", null), sub);
       assertEquals(3, read.size());
       RawRecord v1 = read.stream().filter(r -> r.payload().contains("\"v1\"")).findFirst().orElseThrow();
       assertTrue(java.util.Arrays.equals(new float[] {0.6f, 0.8f, 1e-3f}, v1.vector()), threeLevel + " layout");
@@ -101,8 +101,8 @@ class ParquetRowReaderTest {
       RawRecord v2 = read.stream().filter(r -> r.payload().contains("\"v2\"")).findFirst().orElseThrow();
       assertNull(v2.vector(), "a row without the column has no vector");
       // The same file read with the doubles as the vector column: a double beyond float range is an infinity.
-      List<RawRecord> doubles = CorpusFiles.read(new CorpusFileFormat(InputFormat.AUTO, 1 << 20, 1 << 20, "doubles"),
-          1 << 20, sub);
+      List<RawRecord> doubles = LocalCorpus.read(InputFormat.AUTO,
+          new ReadOptions(1 << 20, 1 << 20, "doubles", null), sub);
       float[] d = doubles.get(0).vector();
       assertEquals(0.25f, d[0]);
       assertEquals(Float.POSITIVE_INFINITY, d[1]);
@@ -154,8 +154,8 @@ class ParquetRowReaderTest {
               w.write(r);
             }
           }
-          List<RawRecord> read = CorpusFiles.read(
-              new CorpusFileFormat(InputFormat.AUTO, 1 << 20, 1 << 20, "embedding"), 1 << 20, sub);
+          List<RawRecord> read = LocalCorpus.read(InputFormat.AUTO,
+              new ReadOptions(1 << 20, 1 << 20, "embedding", null), sub);
           assertEquals(rows, read.size(), name);
           for (RawRecord r : read) {
             int i = Integer.parseInt(r.payload().replaceAll(".*\"v(\\d+)\".*", "$1"));
@@ -207,9 +207,9 @@ class ParquetRowReaderTest {
     }
     IngestConfig c = new IngestConfig();
     c.metadataFields = Map.of("year", "year", "score", "score", "weight", "weight", "public", "public");
-    String root = org.apache.flink.core.fs.Path.fromLocalFile(dir.toFile()).toString();
+    String root = LocalSourceFile.uri(dir);
     RecordParser parser = new RecordParser(List.of(root), c);
-    List<RawRecord> read = CorpusFiles.read(new CorpusFileFormat(InputFormat.AUTO, 4_000, 1 << 20, null), 1 << 20, sub);
+    List<RawRecord> read = LocalCorpus.read(InputFormat.AUTO, new ReadOptions(4_000, 1 << 20, null, null), sub);
     assertEquals(5, read.size());
     int rows = 0;
     for (RawRecord r : read) {
@@ -252,8 +252,8 @@ class ParquetRowReaderTest {
         w.write(r);
       }
     }
-    List<RawRecord> read = CorpusFiles.read(new CorpusFileFormat(InputFormat.AUTO, 1 << 20, 1 << 20, "embedding"),
-        1 << 20, sub);
+    List<RawRecord> read = LocalCorpus.read(InputFormat.AUTO,
+        new ReadOptions(1 << 20, 1 << 20, "embedding", null), sub);
     RawRecord withNull = read.stream().filter(r -> r.payload().contains("\"n0\"")).findFirst().orElseThrow();
     assertNull(withNull.vector());
     assertTrue(withNull.payload().contains("\"embedding\":[0.6,null,0.8]"), withNull.payload());
@@ -263,7 +263,7 @@ class ParquetRowReaderTest {
     // The parser names the null element.
     IngestConfig c = new IngestConfig();
     c.vectorField = "embedding";
-    RecordParser parser = new RecordParser(List.of(org.apache.flink.core.fs.Path.fromLocalFile(dir.toFile()).toString()),
+    RecordParser parser = new RecordParser(List.of(LocalSourceFile.uri(dir)),
         c, new SuppliedVectors(3, false, 1e-3));
     org.junit.jupiter.api.Assertions.assertThrows(MalformedRecordException.class, () -> parser.parse(withNull));
   }
@@ -272,7 +272,7 @@ class ParquetRowReaderTest {
   void aDecodedVectorIsCheckedLikeAParsedOne() throws Exception {
     IngestConfig c = new IngestConfig();
     c.vectorField = "embedding";
-    String root = org.apache.flink.core.fs.Path.fromLocalFile(dir.toFile()).toString();
+    String root = LocalSourceFile.uri(dir);
     RecordParser parser = new RecordParser(List.of(root), c, new SuppliedVectors(2, true, 1e-3));
     RawRecord ok = RawRecord.of(root + "/a.parquet", 4, InputFormat.PARQUET, "{\"_id\": \"a\", \"text\": \"t\"}")
         .withVector(new float[] {0.6f, 0.8f});
@@ -285,37 +285,6 @@ class ParquetRowReaderTest {
       MalformedRecordException ex = org.junit.jupiter.api.Assertions.assertThrows(MalformedRecordException.class,
           () -> parser.parse(ok.withVector(e.getKey())));
       assertEquals(e.getValue(), ex.reason());
-    }
-  }
-
-  @Test
-  void rowsBecomeDocumentsWithConfiguredColumnsAndMetadataAcrossSplits() throws Exception {
-    Path file = write(dir.resolve("docs.parquet"), 12);
-    long size = Files.size(file);
-    assertTrue(CorpusFiles.splitCount(InputFormat.AUTO, 4096, dir) > 1, "file of " + size + " bytes");
-    List<RawRecord> read = CorpusFiles.read(InputFormat.AUTO, 4096, dir);
-    assertEquals(12, read.size(), "every row once, whichever split owns its row group");
-    RecordParser parser = parser(dir);
-    read.forEach(r -> assertNull(r.problem(), r.payload()));
-    assertEquals(12, read.stream().map(RawRecord::payload).distinct().count());
-    Document d = parser.parse(read.stream().filter(r -> r.payload().contains("\"p5\"")).findFirst().orElseThrow());
-    assertEquals("p5", d.id());
-    assertEquals("Title 5", d.title());
-    assertTrue(d.text().startsWith("Body of parquet row 5 "));
-    assertEquals("globex", d.metadata().get("tenant"));
-    assertEquals("en", d.metadata().get("lang"));
-    assertEquals("5", d.metadata().get("row"));
-  }
-
-  /** Duplicate ids are resolved by (file, offset): rows of one row group must not share an offset. */
-  @Test
-  void everyRowsOffsetIsItsNumberInTheFileWhicheverSplitReadsIt() throws Exception {
-    write(dir.resolve("docs.parquet"), 12);
-    List<RawRecord> read = CorpusFiles.read(InputFormat.AUTO, 4096, dir);
-    assertTrue(CorpusFiles.splitCount(InputFormat.AUTO, 4096, dir) > 1);
-    assertEquals(12, read.size());
-    for (RawRecord r : read) {
-      assertTrue(r.payload().contains("\"p" + r.offset() + "\""), "row " + r.offset() + ": " + r.payload());
     }
   }
 
@@ -333,7 +302,7 @@ class ParquetRowReaderTest {
       raf.write(new byte[] {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF,
           (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF});
     }
-    List<RawRecord> read = CorpusFiles.read(InputFormat.PARQUET, 64L << 20, dir);
+    List<RawRecord> read = LocalCorpus.read(InputFormat.PARQUET, 1 << 20, dir);
     List<RawRecord> bad = read.stream().filter(r -> r.problem() != null).toList();
     assertEquals(1, bad.size(), bad.toString());
     assertEquals(QuarantineReason.UNREADABLE_ROW_GROUP, bad.get(0).problem());
@@ -344,7 +313,7 @@ class ParquetRowReaderTest {
   @Test
   void aFileWithoutAFooterIsUnreadable() throws Exception {
     Files.writeString(dir.resolve("junk.parquet"), "PAR1 this is not really parquet");
-    List<RawRecord> read = CorpusFiles.read(InputFormat.AUTO, 64L << 20, dir);
+    List<RawRecord> read = LocalCorpus.read(InputFormat.AUTO, 1 << 20, dir);
     assertEquals(1, read.size());
     assertEquals(QuarantineReason.UNREADABLE_FILE, read.get(0).problem());
   }
@@ -358,7 +327,7 @@ class ParquetRowReaderTest {
     assertTrue(at > 0, "row 5's text is stored plainly in the file");
     bytes[at] = 'X';   // one byte of a value: no header or length changes, only the page checksum notices
     Files.write(file, bytes);
-    List<RawRecord> read = CorpusFiles.read(InputFormat.PARQUET, 64L << 20, dir);
+    List<RawRecord> read = LocalCorpus.read(InputFormat.PARQUET, 1 << 20, dir);
     List<RawRecord> bad = read.stream().filter(r -> r.problem() != null).toList();
     assertEquals(1, bad.size(), bad.toString());
     assertEquals(QuarantineReason.UNREADABLE_ROW_GROUP, bad.get(0).problem());

@@ -9,11 +9,8 @@ import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.zip.GZIPInputStream;
-import org.apache.flink.core.fs.FSDataInputStream;
-import org.apache.flink.core.fs.FileSystem;
-import org.apache.flink.core.fs.Path;
 
-/** Opening corpus files on any Flink file system, and decoding their bytes. */
+/** Opening corpus files ({@link SourceFile}s), decompressing {@code .gz} ones, and decoding their bytes. */
 final class SourceStreams {
   private SourceStreams() {}
 
@@ -29,15 +26,11 @@ final class SourceStreams {
    * @throws DamagedStreamException when a {@code .gz} file has no valid gzip header
    * @throws IOException when the file cannot be opened at all
    */
-  static InputStream open(Path path, long offset) throws IOException {
-    FSDataInputStream in = FileSystem.get(path.toUri()).open(path);
-    if (InputFormat.isGzip(path.getName())) {
-      return new Gunzip(in);
+  static InputStream open(SourceFile file, long offset) throws IOException {
+    if (InputFormat.isGzip(file.name())) {
+      return new Gunzip(file.open(0));
     }
-    if (offset > 0) {
-      in.seek(offset);
-    }
-    return in;
+    return file.open(offset);
   }
 
   /** Bytes {@code [0, len)} start with a UTF-8 byte-order mark. */

@@ -34,8 +34,9 @@ class ReusedVectorsTest {
   /** 200 keys, each stored by the subtask (of two) its partition routes it to, as the embed stage does. */
   @BeforeEach
   void writeTwoSubtasksParts() throws Exception {
-    List<RollingParts> writers = List.of(new RollingParts(dir.toString(), 0, 2, 0, MODEL, DIM, 1_000, 3_600),
-        new RollingParts(dir.toString(), 1, 2, 0, MODEL, DIM, 1_000, 3_600));
+    List<RollingParts> writers = List.of(
+        new RollingParts(PartTransfer.LOCAL, dir.toString(), 0, 2, 0, MODEL, DIM, 1_000, 3_600),
+        new RollingParts(PartTransfer.LOCAL, dir.toString(), 1, 2, 0, MODEL, DIM, 1_000, 3_600));
     for (int i = 0; i < 200; i++) {
       String key = String.format(Locale.ROOT, "%08x%056x", i * 2_654_435_761L & 0xffffffffL, i);
       float[] v = {i, 1, 2, 3};
@@ -54,7 +55,7 @@ class ReusedVectorsTest {
   @Test
   void withTheSameParallelismASubtaskReadsOnlyThePartOfItsPartition() throws Exception {
     for (int subtask = 0; subtask < 2; subtask++) {
-      ReusedVectors.Outcome o = ReusedVectors.load(new ReuseSource("s", parts), subtask, 2, MODEL, DIM);
+      ReusedVectors.Outcome o = ReusedVectors.load(PartTransfer.LOCAL, new ReuseSource("s", parts), subtask, 2, MODEL, DIM);
       assertEquals(1, o.read());
       assertEquals(1, o.skipped());
       assertEquals(0, o.refused());
@@ -74,7 +75,7 @@ class ReusedVectorsTest {
 
   @Test
   void withAnotherParallelismEveryPartIsReadAndOnlyThePartitionsRowsKept() throws Exception {
-    ReusedVectors.Outcome o = ReusedVectors.load(new ReuseSource("s", parts), 1, 3, MODEL, DIM);
+    ReusedVectors.Outcome o = ReusedVectors.load(PartTransfer.LOCAL, new ReuseSource("s", parts), 1, 3, MODEL, DIM);
     assertEquals(2, o.read());
     assertEquals(0, o.skipped());
     try (StoredVectorIndex index = o.index()) {
@@ -89,7 +90,7 @@ class ReusedVectorsTest {
     byte[] bytes = Files.readAllBytes(damaged);
     bytes[bytes.length / 2] ^= 0x01;
     Files.write(damaged, bytes);
-    ReusedVectors.Outcome o = ReusedVectors.load(new ReuseSource("s", parts), 0, 2, MODEL, DIM);
+    ReusedVectors.Outcome o = ReusedVectors.load(PartTransfer.LOCAL, new ReuseSource("s", parts), 0, 2, MODEL, DIM);
     assertEquals(0, o.read());
     assertEquals(1, o.refused());
     try (StoredVectorIndex index = o.index()) {
@@ -97,12 +98,13 @@ class ReusedVectorsTest {
     }
     // A part that is gone is refused the same way, not a failed task.
     Files.delete(damaged);
-    assertEquals(1, ReusedVectors.load(new ReuseSource("s", parts), 0, 2, MODEL, DIM).refused());
+    assertEquals(1, ReusedVectors.load(PartTransfer.LOCAL, new ReuseSource("s", parts), 0, 2, MODEL, DIM).refused());
   }
 
   @Test
   void aPartOfAnotherModelIsRefused() throws Exception {
-    ReusedVectors.Outcome o = ReusedVectors.load(new ReuseSource("s", parts), 0, 2, "sha256:other", DIM);
+    ReusedVectors.Outcome o =
+        ReusedVectors.load(PartTransfer.LOCAL, new ReuseSource("s", parts), 0, 2, "sha256:other", DIM);
     assertEquals(1, o.refused());
     try (StoredVectorIndex index = o.index()) {
       assertEquals(0, index.size());

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kiln.model.Chunk;
 import dev.kiln.model.ContentType;
 import dev.kiln.model.Document;
-import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -19,8 +18,6 @@ import java.util.List;
 import java.util.stream.Stream;
 import java.util.zip.GZIPOutputStream;
 import org.apache.pdfbox.pdmodel.encryption.AccessPermission;
-import org.apache.flink.connector.file.src.FileSourceSplit;
-import org.apache.flink.testutils.TestFileSystem;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -146,21 +143,6 @@ class PdfReaderTest {
 
     Path cutGz = DocumentFixtures.truncated(gz, dir.resolve("gz/cut.pdf.gz"), 0.5);
     assertEquals(QuarantineReason.TRUNCATED_COMPRESSED, ExtractedFiles.problem(cutGz));
-  }
-
-  @Test
-  void aPdfOnAnotherFileSystemIsCopiedThroughFlinksFileSystem() throws Exception {
-    Path pdf = DocumentFixtures.pdf(dir.resolve("remote.pdf"), "Remote", "", PAGES);
-    // Flink's test:// file system is local underneath but not file://, so the reader must not take the
-    // path as a local file: it copies through FileSystem.open, which the test file system counts.
-    org.apache.flink.core.fs.Path remote = new org.apache.flink.core.fs.Path("test://" + pdf.toAbsolutePath());
-    long size = Files.size(pdf);
-    TestFileSystem.resetStreamOpenCounter();
-    List<RawRecord> records = CorpusFiles.read(new CorpusFileFormat(InputFormat.AUTO, 1 << 20, 1L << 30),
-        new FileSourceSplit("0", remote, 0, size, 0, size));
-    assertEquals(1, TestFileSystem.getNumtimeStreamOpened());
-    assertNull(records.get(0).problem(), records.get(0).payload());
-    assertTrue(records.get(0).payload().contains("Candling removes"), records.get(0).payload());
   }
 
   private static long copies(Path tmp) throws Exception {
