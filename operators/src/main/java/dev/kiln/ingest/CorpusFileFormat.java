@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * JSON lines and Parquet files arrive split by {@link CorpusFileEnumerator}; every other file whole.
  * Decoding problems become records with a {@code problem}, so the parse stage can quarantine them
  * instead of failing the read: so do paths the listing could not use ({@code unreadable_path}) and
- * damaged compressed streams ({@code truncated_compressed}).
+ * damaged compressed streams ({@code truncated_compressed}). A gzipped Parquet file is decompressed to a
+ * local spool ({@link LocalCopy}) and read from there.
  */
 public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceSplit> {
   private static final long serialVersionUID = 1L;
@@ -133,19 +134,53 @@ public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceS
 
   private Reader<RawRecord> parquet(String uri, Path path, FileSourceSplit split, long start, long end,
       long modified) throws IOException {
+    // Parquet is read by random access from its footer: a .gz is first decompressed to a local spool of at
+    // most ingest.max-spool-bytes (as PDF and Office files are) and read whole, since it is never split.
+    LocalCopy spool = null;
+    FlinkInputFile file = new FlinkInputFile(path, split.fileSize());
+    if (InputFormat.isGzip(path.getName())) {
+      try {
+        spool = LocalCopy.of(path, maxSpoolBytes);
+      } catch (MalformedRecordException e) {
+        return new SingleRecordReader(new RawRecord(uri, 0, InputFormat.PARQUET, uri + ": " + e.getMessage(),
+            e.reason()).withSource(split.fileSize(), modified));
+      }
+      file = new FlinkInputFile(Path.fromLocalFile(spool.file()), spool.file().length());
+      end = Long.MAX_VALUE; // the split's range is the compressed file's; the row groups are past it
+    }
     ParquetFileReader reader;
     try {
       // Page checksums (written by default since Parquet 1.12) turn a corrupt page into an unreadable
       // row group instead of garbage text that would be indexed as if it were the document.
-      reader = ParquetFileReader.open(new FlinkInputFile(path, split.fileSize()),
-          ParquetReadOptions.builder().usePageChecksumVerification(true).build());
+      reader = ParquetFileReader.open(file, ParquetReadOptions.builder().usePageChecksumVerification(true).build());
     } catch (IOException | RuntimeException e) {
+      if (spool != null) {
+        spool.close();
+      }
       // A broken footer makes the whole file unreadable; report it once, from the split at offset 0.
       RawRecord bad = new RawRecord(uri, 0, InputFormat.PARQUET, String.valueOf(e.getMessage()),
           QuarantineReason.UNREADABLE_FILE).withSource(split.fileSize(), modified);
       return start == 0 ? new SingleRecordReader(bad) : new RecordBatches.Empty();
     }
-    return new ParquetRowReader(uri, reader, start, end, modified, vectorField, textField, maxRecordBytes);
+    ParquetRowReader rows = new ParquetRowReader(uri, reader, start, end, modified, vectorField, textField,
+        maxRecordBytes);
+    if (spool == null) {
+      return rows;
+    }
+    LocalCopy copy = spool;
+    return new Reader<>() { // the rows, then the spool deleted once they are closed
+      @Override
+      public RecordIterator<RawRecord> readBatch() throws IOException {
+        return rows.readBatch();
+      }
+
+      @Override
+      public void close() throws IOException {
+        try (copy) {
+          rows.close();
+        }
+      }
+    };
   }
 
   @Override

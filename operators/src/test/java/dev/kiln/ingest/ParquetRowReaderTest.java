@@ -349,6 +349,41 @@ class ParquetRowReaderTest {
     assertEquals(QuarantineReason.UNREADABLE_FILE, read.get(0).problem());
   }
 
+  /** README: any format may be {@code .gz}; a Parquet file is decompressed to a local spool and read whole. */
+  @Test
+  void aGzippedParquetFileIsReadThroughALocalCopyBoundedByTheSpoolLimit() throws Exception {
+    Path plain = write(Files.createDirectory(dir.resolve("plain")).resolve("docs.parquet"), 12);
+    Path corpus = Files.createDirectory(dir.resolve("corpus"));
+    Path gz = corpus.resolve("docs.parquet.gz");
+    try (java.io.OutputStream out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
+      Files.copy(plain, out);
+    }
+    assertTrue(Files.size(gz) < Files.size(plain), "the row groups start past the compressed size");
+    assertEquals(1, CorpusFiles.splitCount(InputFormat.AUTO, 1024, corpus), "a .gz is never split");
+    List<RawRecord> read = CorpusFiles.read(InputFormat.AUTO, 1024, corpus);
+    read.forEach(r -> assertNull(r.problem(), r.payload()));
+    assertEquals(12, read.size(), "every row of every row group");
+    for (RawRecord r : read) {
+      assertTrue(r.sourceUri().endsWith("/docs.parquet.gz"), r.sourceUri());
+      assertTrue(r.payload().contains("\"p" + r.offset() + "\""), "row " + r.offset() + ": " + r.payload());
+    }
+    assertEquals("p7", parser(corpus).parse(read.get(7)).id());
+
+    // Decompressed past ingest.max-spool-bytes: one too_large record naming the limit, nothing read.
+    List<RawRecord> capped = CorpusFiles.read(new CorpusFileFormat(InputFormat.AUTO, 1 << 20, Files.size(plain) - 1),
+        1024, corpus);
+    assertEquals(1, capped.size(), capped.toString());
+    assertEquals(QuarantineReason.TOO_LARGE, capped.get(0).problem());
+    assertTrue(capped.get(0).payload().contains("ingest.max-spool-bytes"), capped.get(0).payload());
+
+    // A damaged stream is truncated_compressed, as for the other formats.
+    byte[] whole = Files.readAllBytes(gz);
+    Files.write(gz, java.util.Arrays.copyOf(whole, whole.length / 2));
+    List<RawRecord> cut = CorpusFiles.read(InputFormat.AUTO, 1024, corpus);
+    assertEquals(1, cut.size(), cut.toString());
+    assertEquals(QuarantineReason.TRUNCATED_COMPRESSED, cut.get(0).problem());
+  }
+
   @Test
   void aCorruptByteInsideAPageIsCaughtByItsChecksumNotIndexedAsText() throws Exception {
     Path file = write(dir.resolve("flipped.parquet"), 12);
