@@ -1,7 +1,11 @@
 package dev.kiln.search.http;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.search.SearchRequest;
@@ -26,6 +30,9 @@ final class Endpoints {
   private final ServedRoots searchers;
   private final ServerMetrics metrics;
   private final ObjectMapper json = new ObjectMapper();
+  /** Request bodies: a field given twice is refused, not silently the last one. */
+  private final ObjectMapper bodies = JsonMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+      .build();
 
   Endpoints(ServedRoots searchers, ServerMetrics metrics) {
     this.searchers = searchers;
@@ -35,22 +42,11 @@ final class Endpoints {
   /** A parsed {@code /search} or {@code /context} request; {@code budget} is unused by search. */
   record SearchCall(String endpoint, SearchRequest request, int budget) {}
 
-  /** A client used a method the endpoint does not take: HTTP 405. */
-  static final class MethodNotAllowed extends RuntimeException {
-    MethodNotAllowed(String message) {
-      super(message);
-    }
-  }
-
-  /** Parses a search or context request; {@code body} is {@code null} for GET. */
+  /** Parses a search or context request (GET or POST: {@link Route}); {@code body} is {@code null} for GET. */
   SearchCall parse(String endpoint, String method, String rawQuery, byte[] body) {
-    boolean post = switch (method) {
-      case "GET" -> false;
-      case "POST" -> true;
-      default -> throw new MethodNotAllowed("use GET or POST");
-    };
-    if (post) {
+    if (method.equals("POST")) {
       JsonNode node = readJson(body);
+      QueryParams.checkFields(node, endpoint);
       SearchRequest request = QueryParams.fromJson(node);
       int budget = endpoint.equals("context")
           ? QueryParams.budget(node.hasNonNull("budget") ? node.get("budget").asText() : null) : 0;
@@ -63,15 +59,32 @@ final class Endpoints {
     return new SearchCall(endpoint, request, budget);
   }
 
+  /** One JSON value and nothing after it but white space; a field at most once per object. */
   private JsonNode readJson(byte[] body) {
-    try {
-      return json.readTree(body == null ? new byte[0] : body);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new BadRequest("body is not valid JSON: " + e.getOriginalMessage());
+    try (JsonParser parser = bodies.createParser(body == null ? new byte[0] : body)) {
+      JsonNode node = bodies.readTree(parser);
+      try {
+        if (parser.nextToken() != null) {
+          throw new BadRequest(TRAILING);
+        }
+      } catch (JsonProcessingException e) {
+        throw new BadRequest(TRAILING);
+      }
+      return node;
+    } catch (JsonProcessingException e) {
+      String message = e.getOriginalMessage();
+      java.util.regex.Matcher duplicate = DUPLICATE.matcher(message);
+      throw new BadRequest(duplicate.matches() ? "field '" + duplicate.group(1) + "' appears twice"
+          : "body is not valid JSON: " + message);
     } catch (IOException e) {
       throw new BadRequest("body could not be read: " + e.getMessage());
     }
   }
+
+  private static final String TRAILING = "trailing content after the JSON object: send one object per request";
+
+  /** Jackson's message for a field repeated under {@link StreamReadFeature#STRICT_DUPLICATE_DETECTION}. */
+  private static final java.util.regex.Pattern DUPLICATE = java.util.regex.Pattern.compile("Duplicate field '(.*)'");
 
   /**
    * Runs a search or context call, the request's filter narrowed by the key's binding ({@code key}
