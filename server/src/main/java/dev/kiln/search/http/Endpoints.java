@@ -29,14 +29,16 @@ final class Endpoints {
 
   private final ServedRoots searchers;
   private final ServerMetrics metrics;
+  private final SourceUris sources;
   private final ObjectMapper json = new ObjectMapper();
   /** Request bodies: a field given twice is refused, not silently the last one. */
   private final ObjectMapper bodies = JsonMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
       .build();
 
-  Endpoints(ServedRoots searchers, ServerMetrics metrics) {
+  Endpoints(ServedRoots searchers, ServerMetrics metrics, SourceUris sources) {
     this.searchers = searchers;
     this.metrics = metrics;
+    this.sources = sources;
   }
 
   /** A parsed {@code /search} or {@code /context} request; {@code budget} is unused by search. */
@@ -100,6 +102,11 @@ final class Endpoints {
     }
   }
 
+  /**
+   * The hits' {@code source_uri} is shown relative to its corpus root ({@link SourceUris}) before
+   * {@code /context} packs them, so neither the blocks' {@code source} nor the text's headers name the
+   * build machine's directories; {@link Searcher#context} is the same search and assembly without it.
+   */
   private Reply runFiltered(SearchCall call, ApiKeys.Key key) throws IOException {
     SearchRequest request = call.request();
     Optional<MetadataFilter> filter = key == null ? Optional.of(request.filter())
@@ -110,36 +117,33 @@ final class Endpoints {
             + " root for it, or use /search");
       }
       RetrievalPath path = leases.path();
-      SearchResponse response;
-      if (filter.isPresent()) {
-        SearchRequest narrowed = new SearchRequest(request.query(), request.mode(), request.k(), filter.get());
-        if (call.endpoint().equals("context")) {
-          return ok(((Searcher) path).context(narrowed, call.budget()));
-        }
-        response = path.search(narrowed);
-      } else {
-        response = new SearchResponse(searchers.currentId(), request.mode(), List.of());
-        if (call.endpoint().equals("context")) {
-          Searcher s = (Searcher) path;
-          return ok(new ContextAssembler(s::countTokens, s.parents(), call.budget()).assemble(response));
-        }
+      SearchResponse response = filter.isPresent()
+          ? path.search(new SearchRequest(request.query(), request.mode(), request.k(), filter.get()))
+          : new SearchResponse(searchers.currentId(), request.mode(), List.of());
+      response = sources.show(response);
+      if (call.endpoint().equals("context")) {
+        Searcher s = (Searcher) path;
+        return ok(new ContextAssembler(s::countTokens, s.parents(), call.budget()).assemble(response));
       }
       return ok(response);
     }
   }
 
+  /** Open to anyone: still serving, and whether every root's latest reload worked; no path, no error text. */
   Reply health() throws IOException {
     try (ServedRoots.Leases leases = searchers.acquire()) {
-      // Still serving, but say when some root's CURRENT cannot be loaded.
-      return ok(Map.of("status", searchers.healthy() ? "ok" : "degraded", "snapshot", searchers.currentId(),
-          "reload", searchers.reloadStatus()));
+      return ok(searchers.health());
     }
   }
 
+  /** For unbound keys: the manifest, the options and the reload status with its last error. */
   Reply snapshot() throws IOException {
     try (ServedRoots.Leases leases = searchers.acquire()) {
       if (!searchers.federated()) {
-        return ok(describe(leases.searchers().get(0), searchers.roots().get(0).searchers().reloads()));
+        ReloadingSearcher root = searchers.roots().get(0).searchers();
+        ObjectNode node = describe(leases.searchers().get(0), root.reloads());
+        node.set("reload", json.valueToTree(root.reloadStatus().toMap()));
+        return ok(node);
       }
       ObjectNode node = json.createObjectNode();
       node.put("snapshot", searchers.currentId());
@@ -147,8 +151,9 @@ final class Endpoints {
       ArrayNode roots = node.putArray("roots");
       for (int i = 0; i < searchers.roots().size(); i++) {
         ServedRoots.Root root = searchers.roots().get(i);
-        roots.add(describe(leases.searchers().get(i), root.searchers().reloads()).put("root", root.label())
-            .put("weight", root.weight()));
+        ObjectNode described = describe(leases.searchers().get(i), root.searchers().reloads());
+        described.set("reload", json.valueToTree(root.searchers().reloadStatus().toMap()));
+        roots.add(described.put("root", root.label()).put("weight", root.weight()));
       }
       return ok(node);
     }

@@ -17,10 +17,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Routes requests. Everything a network thread does here is short: check Host/Origin, the endpoint, the
- * API key and the method ({@link Route}), answer {@code /health}, {@code /snapshot}, {@code /metrics} at
- * once, read a POST body without blocking, parse. Searches then go to the search pool, whose bounded
- * queue answers 503 with {@code Retry-After} when full, so light endpoints never wait behind searches
- * and a burst costs memory for at most {@code threads + queue} searches.
+ * API key, the method and the key's role ({@link Route}), answer {@code /health}, {@code /snapshot},
+ * {@code /metrics} at once, read a POST body without blocking, parse. Searches then go to the search
+ * pool, whose bounded queue answers 503 with {@code Retry-After} when full, so light endpoints never wait
+ * behind searches and a burst costs memory for at most {@code threads + queue} searches. A failure is
+ * answered 500 with a request id and no detail; the log has the whole exception under that id.
  */
 final class SearchHandler extends Handler.Abstract {
   private static final Logger LOG = LoggerFactory.getLogger(SearchHandler.class);
@@ -72,7 +73,7 @@ final class SearchHandler extends Handler.Abstract {
       return true;
     }
     ApiKeys.Key key = null;
-    if (keys != null && route != Route.HEALTH) { // health stays open for load-balancer probes
+    if (keys != null && route.access != Route.Access.OPEN) {
       key = keys.lookup(presentedKey(request));
       if (key == null) {
         ex.send(Reply.error(401, "a valid API key is required: Authorization: Bearer KEY or X-Api-Key: KEY")
@@ -82,6 +83,11 @@ final class SearchHandler extends Handler.Abstract {
     }
     if (!route.allows(request.getMethod())) {
       ex.send(Reply.error(405, route.path + " takes " + route.allow()).withHeader("Allow", route.allow()));
+      return true;
+    }
+    if (key != null && key.bound() && route.access == Route.Access.UNBOUND_KEY) {
+      ex.send(Reply.error(403, "this API key is bound to metadata (line " + key.line() + " of the keys file): "
+          + route.path + " describes the whole service and needs a key without bindings"));
       return true;
     }
     switch (route) {
@@ -111,8 +117,7 @@ final class SearchHandler extends Handler.Abstract {
     try {
       ex.send(endpoint.answer());
     } catch (IOException | RuntimeException e) {
-      LOG.warn("{} failed: {}", ex.endpoint, e.toString(), e);
-      ex.send(Reply.error(500, ex.endpoint + " failed: " + e.getMessage()));
+      ex.send(failed(ex, e));
     }
   }
 
@@ -152,6 +157,13 @@ final class SearchHandler extends Handler.Abstract {
     }
   }
 
+  /** A 500 that tells the client only a request id; the log has the exception under it. */
+  private static Reply failed(Exchange ex, Throwable e) {
+    String id = Reply.newRequestId();
+    LOG.error("request {}: {} {} failed", id, ex.request.getMethod(), ex.endpoint, e);
+    return Reply.internalError(500, id);
+  }
+
   private void queue(Exchange ex, ApiKeys.Key key, byte[] body) {
     SearchCall call;
     try {
@@ -184,8 +196,7 @@ final class SearchHandler extends Handler.Abstract {
       reply = Reply.error(400, e.getMessage());
     } catch (RuntimeException | IOException | Error e) {
       // Errors too (a native library, an exhausted heap): a client must always get an answer.
-      LOG.warn("{} failed: {}", ex.endpoint, e.toString(), e);
-      reply = Reply.error(500, ex.endpoint + " failed: " + e.getMessage());
+      reply = failed(ex, e);
     }
     ex.send(client == ClientProbe.State.PIPELINED ? reply.withHeader("Connection", "close") : reply);
   }
