@@ -10,6 +10,7 @@ import dev.kiln.search.http.ReloadingSearcher;
 import dev.kiln.search.http.ServedRoots;
 import dev.kiln.search.http.SearchServer;
 import dev.kiln.search.http.ServerConfig;
+import dev.kiln.search.http.SourceUris;
 import dev.kiln.snapshot.io.RemoteRoots;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -69,6 +70,12 @@ final class ServeCommand implements Callable<Integer> {
           + "line, optionally bound to metadata such as tenant=acme (docs/FORMATS.md)")
   Path apiKeys;
 
+  @Option(names = "--source-root", paramLabel = "URI[=LABEL]",
+      description = "a corpus root of the build (as its --corpus named it); hits' source_uri under it is "
+          + "answered relative to it, after LABEL/ when given; a local source under no root is answered as its "
+          + "file name; repeatable")
+  List<String> sourceRoots = new ArrayList<>();
+
   @Option(names = "--poll-ms", paramLabel = "MS", defaultValue = "1000",
       description = "how often to check CURRENT for a new snapshot; on a remote root each check is one "
           + "small read of CURRENT (default: ${DEFAULT-VALUE})")
@@ -101,6 +108,11 @@ final class ServeCommand implements Callable<Integer> {
     ServerConfig config = ServerConfig.of(host, port, n).withQueue(queue).withIdleTimeoutMs(idleTimeoutMs)
         .withMaxConnections(maxConnections).withAllowedHosts(allowedHosts)
         .withApiKeys(apiKeys == null ? null : ApiKeys.load(apiKeys));
+    try {
+      config = config.withSources(SourceUris.parse(sourceRoots));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("--source-root " + e.getMessage(), e);
+    }
     SearchOptions options = retrieval.toOptions();
     List<String> roots = SearchPaths.roots(snapshots);
     if (weights != null && !weights.isEmpty() && weights.size() != roots.size()) {

@@ -17,6 +17,8 @@ class ServeOptionsTest {
     assertEquals(Kiln.USAGE, Kiln.execute("serve", "--snapshots", root, "--idle-timeout-ms", "0"));
     assertEquals(Kiln.USAGE, Kiln.execute("serve", "--snapshots", root, "--max-connections", "0"));
     assertEquals(Kiln.USAGE, Kiln.execute("serve", "--snapshots", root, "--api-keys", dir.resolve("none").toString()));
+    assertEquals(Kiln.USAGE, Kiln.execute("serve", "--snapshots", root, "--source-root", "/data/corpus=a/b"));
+    assertEquals(Kiln.USAGE, Kiln.execute("serve", "--snapshots", root, "--source-root", "=acme"));
     Path readable = dir.resolve("keys");
     Files.writeString(readable, "a-plain-key-0123456789 tenant=acme\n");
     Files.setPosixFilePermissions(readable, PosixFilePermissions.fromString("rw-r--r--"));
@@ -24,6 +26,7 @@ class ServeOptionsTest {
     // Sound options get as far as the snapshots root, which has nothing published: a failure, not usage.
     Files.setPosixFilePermissions(readable, PosixFilePermissions.fromString("rw-------"));
     assertEquals(Kiln.FAILURE, Kiln.execute("serve", "--snapshots", root, "--api-keys", readable.toString(),
-        "--queue", "0", "--allowed-host", "kiln.internal"));
+        "--queue", "0", "--allowed-host", "kiln.internal", "--source-root", "/data/corpus=acme",
+        "--source-root", "s3://corpora/globex"));
   }
 }

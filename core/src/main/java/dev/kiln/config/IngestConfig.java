@@ -26,7 +26,7 @@ public class IngestConfig implements Serializable {
    * PDF, DOCX and PPTX files are read from a local file. Those that are not one — compressed
    * ({@code .gz}), or on a remote file system (S3, HDFS) — are first copied to a local temporary file of
    * at most this many bytes; a larger one is quarantined as {@code too_large}. Uncompressed local files
-   * are read in place whatever their size.
+   * are read in place whatever their size. A {@code .parquet.gz} is decompressed to such a copy too.
    */
   public long maxSpoolBytes = 2L << 30;
   /**

@@ -4,8 +4,10 @@ import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.List;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.io.InputFile;
 
 /**
  * Opens the reader of a corpus file's format: {@link JsonLinesReader} (one record per line), {@link
@@ -67,19 +69,54 @@ public final class CorpusReaders {
   }
 
   private static BatchReader parquet(SourceFile file, long start, long end, ReadOptions options) throws IOException {
+    // Parquet is read by random access from its footer: a .gz is first decompressed to a local spool of
+    // at most ingest.max-spool-bytes (as PDF and Office files are) and read whole, since it is never split.
+    LocalCopy spool = null;
+    InputFile input;
+    if (InputFormat.isGzip(file.name())) {
+      try {
+        spool = LocalCopy.of(file, options.maxSpoolBytes());
+      } catch (MalformedRecordException e) {
+        return BatchReader.of(new RawRecord(file.uri(), 0, InputFormat.PARQUET, file.uri() + ": " + e.getMessage(),
+            e.reason()).withSource(file.size(), file.modified()));
+      }
+      input = new LocalSourceFile(spool.file().toPath()).parquetFile();
+      end = Long.MAX_VALUE; // the range is the compressed file's; the row groups lie past it
+    } else {
+      input = file.parquetFile();
+    }
     ParquetFileReader reader;
     try {
       // Page checksums (written by default since Parquet 1.12) turn a corrupt page into an unreadable
       // row group instead of garbage text that would be indexed as if it were the document.
-      reader = ParquetFileReader.open(file.parquetFile(),
-          ParquetReadOptions.builder().usePageChecksumVerification(true).build());
+      reader = ParquetFileReader.open(input, ParquetReadOptions.builder().usePageChecksumVerification(true).build());
     } catch (IOException | RuntimeException e) {
+      if (spool != null) {
+        spool.close();
+      }
       // A broken footer makes the whole file unreadable; report it once, from the range at offset 0.
       RawRecord bad = new RawRecord(file.uri(), 0, InputFormat.PARQUET, String.valueOf(e.getMessage()),
           QuarantineReason.UNREADABLE_FILE).withSource(file.size(), file.modified());
       return start == 0 ? BatchReader.of(bad) : BatchReader.empty();
     }
-    return new ParquetRowReader(file.uri(), reader, start, end, file.modified(), options.vectorField(),
-        options.textField(), options.maxRecordBytes());
+    ParquetRowReader rows = new ParquetRowReader(file.uri(), reader, start, end, file.modified(),
+        options.vectorField(), options.textField(), options.maxRecordBytes());
+    if (spool == null) {
+      return rows;
+    }
+    LocalCopy copy = spool;
+    return new BatchReader() { // the rows, then the spool deleted once they are closed
+      @Override
+      public List<RawRecord> readBatch() throws IOException {
+        return rows.readBatch();
+      }
+
+      @Override
+      public void close() throws IOException {
+        try (copy) {
+          rows.close();
+        }
+      }
+    };
   }
 }

@@ -1,6 +1,7 @@
 package dev.kiln.ingest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -316,6 +317,41 @@ class ParquetRowReaderTest {
     List<RawRecord> read = LocalCorpus.read(InputFormat.AUTO, 1 << 20, dir);
     assertEquals(1, read.size());
     assertEquals(QuarantineReason.UNREADABLE_FILE, read.get(0).problem());
+  }
+
+  /** README: any format may be {@code .gz}; a Parquet file is decompressed to a local spool and read whole. */
+  @Test
+  void aGzippedParquetFileIsReadThroughALocalCopyBoundedByTheSpoolLimit() throws Exception {
+    Path plain = write(Files.createDirectory(dir.resolve("plain")).resolve("docs.parquet"), 12);
+    Path corpus = Files.createDirectory(dir.resolve("corpus"));
+    Path gz = corpus.resolve("docs.parquet.gz");
+    try (java.io.OutputStream out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
+      Files.copy(plain, out);
+    }
+    assertTrue(Files.size(gz) < Files.size(plain), "the row groups start past the compressed size");
+    assertFalse(CorpusReaders.isSplittable(InputFormat.PARQUET, gz.getFileName().toString()), "a .gz is never split");
+    List<RawRecord> read = LocalCorpus.read(InputFormat.AUTO, 1 << 20, corpus);
+    read.forEach(r -> assertNull(r.problem(), r.payload()));
+    assertEquals(12, read.size(), "every row of every row group");
+    for (RawRecord r : read) {
+      assertTrue(r.sourceUri().endsWith("/docs.parquet.gz"), r.sourceUri());
+      assertTrue(r.payload().contains("\"p" + r.offset() + "\""), "row " + r.offset() + ": " + r.payload());
+    }
+    assertEquals("p7", parser(corpus).parse(read.get(7)).id());
+
+    // Decompressed past ingest.max-spool-bytes: one too_large record naming the limit, nothing read.
+    List<RawRecord> capped = LocalCorpus.read(InputFormat.AUTO,
+        new ReadOptions(1 << 20, Files.size(plain) - 1, null, null), corpus);
+    assertEquals(1, capped.size(), capped.toString());
+    assertEquals(QuarantineReason.TOO_LARGE, capped.get(0).problem());
+    assertTrue(capped.get(0).payload().contains("ingest.max-spool-bytes"), capped.get(0).payload());
+
+    // A damaged stream is truncated_compressed, as for the other formats.
+    byte[] whole = Files.readAllBytes(gz);
+    Files.write(gz, java.util.Arrays.copyOf(whole, whole.length / 2));
+    List<RawRecord> cut = LocalCorpus.read(InputFormat.AUTO, 1 << 20, corpus);
+    assertEquals(1, cut.size(), cut.toString());
+    assertEquals(QuarantineReason.TRUNCATED_COMPRESSED, cut.get(0).problem());
   }
 
   @Test

@@ -249,7 +249,11 @@ class FederatedSearchITCase {
         assertEquals(earthId, after.get("roots").get(1).get("snapshot").asText());
         JsonNode health = get(base + "/health");
         assertEquals("ok", health.get("status").asText(), health.toString());
-        assertTrue(health.get("reload").has("oceans") && health.get("reload").has("earth"), health.toString());
+        // One reload status per root, in root order, without the labels (a served root's label is its path).
+        assertEquals(2, health.get("reload").size(), health.toString());
+        assertEquals(after.get("roots").get(0).get("snapshot").asText() + "," + earthId, health.get("snapshot").asText());
+        assertTrue(health.get("reload").get(0).get("reloads").asLong() >= 1, health.toString());
+        assertEquals(0, health.get("reload").get(1).get("reloads").asLong(), health.toString());
         JsonNode tides = get(base + "/search?q=what+makes+the+sea+level+rise+and+fall+each+day&k=3");
         assertEquals("tides", tides.get("results").get(0).get("doc_id").asText(), tides.toString());
         assertEquals("oceans", tides.get("results").get(0).get("root").asText());

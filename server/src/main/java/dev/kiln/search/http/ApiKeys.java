@@ -41,6 +41,11 @@ public final class ApiKeys {
    * @param binding metadata conditions every search with the key is ANDed with; empty: none
    */
   public record Key(int line, MetadataFilter binding) {
+    /** Whether the key is bound to metadata (a tenant's key), so it may not read the whole service. */
+    public boolean bound() {
+      return !binding.isEmpty();
+    }
+
     /**
      * The request's filter narrowed to the binding: on a bound metadata key only values both allow
      * remain (a chunk has one value per key, so that is the AND of both); other keys, and every range

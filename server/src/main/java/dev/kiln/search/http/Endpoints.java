@@ -1,7 +1,11 @@
 package dev.kiln.search.http;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.search.SearchRequest;
@@ -25,32 +29,26 @@ final class Endpoints {
 
   private final ServedRoots searchers;
   private final ServerMetrics metrics;
+  private final SourceUris sources;
   private final ObjectMapper json = new ObjectMapper();
+  /** Request bodies: a field given twice is refused, not silently the last one. */
+  private final ObjectMapper bodies = JsonMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+      .build();
 
-  Endpoints(ServedRoots searchers, ServerMetrics metrics) {
+  Endpoints(ServedRoots searchers, ServerMetrics metrics, SourceUris sources) {
     this.searchers = searchers;
     this.metrics = metrics;
+    this.sources = sources;
   }
 
   /** A parsed {@code /search} or {@code /context} request; {@code budget} is unused by search. */
   record SearchCall(String endpoint, SearchRequest request, int budget) {}
 
-  /** A client used a method the endpoint does not take: HTTP 405. */
-  static final class MethodNotAllowed extends RuntimeException {
-    MethodNotAllowed(String message) {
-      super(message);
-    }
-  }
-
-  /** Parses a search or context request; {@code body} is {@code null} for GET. */
+  /** Parses a search or context request (GET or POST: {@link Route}); {@code body} is {@code null} for GET. */
   SearchCall parse(String endpoint, String method, String rawQuery, byte[] body) {
-    boolean post = switch (method) {
-      case "GET" -> false;
-      case "POST" -> true;
-      default -> throw new MethodNotAllowed("use GET or POST");
-    };
-    if (post) {
+    if (method.equals("POST")) {
       JsonNode node = readJson(body);
+      QueryParams.checkFields(node, endpoint);
       SearchRequest request = QueryParams.fromJson(node);
       int budget = endpoint.equals("context")
           ? QueryParams.budget(node.hasNonNull("budget") ? node.get("budget").asText() : null) : 0;
@@ -63,15 +61,32 @@ final class Endpoints {
     return new SearchCall(endpoint, request, budget);
   }
 
+  /** One JSON value and nothing after it but white space; a field at most once per object. */
   private JsonNode readJson(byte[] body) {
-    try {
-      return json.readTree(body == null ? new byte[0] : body);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new BadRequest("body is not valid JSON: " + e.getOriginalMessage());
+    try (JsonParser parser = bodies.createParser(body == null ? new byte[0] : body)) {
+      JsonNode node = bodies.readTree(parser);
+      try {
+        if (parser.nextToken() != null) {
+          throw new BadRequest(TRAILING);
+        }
+      } catch (JsonProcessingException e) {
+        throw new BadRequest(TRAILING);
+      }
+      return node;
+    } catch (JsonProcessingException e) {
+      String message = e.getOriginalMessage();
+      java.util.regex.Matcher duplicate = DUPLICATE.matcher(message);
+      throw new BadRequest(duplicate.matches() ? "field '" + duplicate.group(1) + "' appears twice"
+          : "body is not valid JSON: " + message);
     } catch (IOException e) {
       throw new BadRequest("body could not be read: " + e.getMessage());
     }
   }
+
+  private static final String TRAILING = "trailing content after the JSON object: send one object per request";
+
+  /** Jackson's message for a field repeated under {@link StreamReadFeature#STRICT_DUPLICATE_DETECTION}. */
+  private static final java.util.regex.Pattern DUPLICATE = java.util.regex.Pattern.compile("Duplicate field '(.*)'");
 
   /**
    * Runs a search or context call, the request's filter narrowed by the key's binding ({@code key}
@@ -87,6 +102,11 @@ final class Endpoints {
     }
   }
 
+  /**
+   * The hits' {@code source_uri} is shown relative to its corpus root ({@link SourceUris}) before
+   * {@code /context} packs them, so neither the blocks' {@code source} nor the text's headers name the
+   * build machine's directories; {@link Searcher#context} is the same search and assembly without it.
+   */
   private Reply runFiltered(SearchCall call, ApiKeys.Key key) throws IOException {
     SearchRequest request = call.request();
     Optional<MetadataFilter> filter = key == null ? Optional.of(request.filter())
@@ -97,36 +117,33 @@ final class Endpoints {
             + " root for it, or use /search");
       }
       RetrievalPath path = leases.path();
-      SearchResponse response;
-      if (filter.isPresent()) {
-        SearchRequest narrowed = new SearchRequest(request.query(), request.mode(), request.k(), filter.get());
-        if (call.endpoint().equals("context")) {
-          return ok(((Searcher) path).context(narrowed, call.budget()));
-        }
-        response = path.search(narrowed);
-      } else {
-        response = new SearchResponse(searchers.currentId(), request.mode(), List.of());
-        if (call.endpoint().equals("context")) {
-          Searcher s = (Searcher) path;
-          return ok(new ContextAssembler(s::countTokens, s.parents(), call.budget()).assemble(response));
-        }
+      SearchResponse response = filter.isPresent()
+          ? path.search(new SearchRequest(request.query(), request.mode(), request.k(), filter.get()))
+          : new SearchResponse(searchers.currentId(), request.mode(), List.of());
+      response = sources.show(response);
+      if (call.endpoint().equals("context")) {
+        Searcher s = (Searcher) path;
+        return ok(new ContextAssembler(s::countTokens, s.parents(), call.budget()).assemble(response));
       }
       return ok(response);
     }
   }
 
+  /** Open to anyone: still serving, and whether every root's latest reload worked; no path, no error text. */
   Reply health() throws IOException {
     try (ServedRoots.Leases leases = searchers.acquire()) {
-      // Still serving, but say when some root's CURRENT cannot be loaded.
-      return ok(Map.of("status", searchers.healthy() ? "ok" : "degraded", "snapshot", searchers.currentId(),
-          "reload", searchers.reloadStatus()));
+      return ok(searchers.health());
     }
   }
 
+  /** For unbound keys: the manifest, the options and the reload status with its last error. */
   Reply snapshot() throws IOException {
     try (ServedRoots.Leases leases = searchers.acquire()) {
       if (!searchers.federated()) {
-        return ok(describe(leases.searchers().get(0), searchers.roots().get(0).searchers().reloads()));
+        ReloadingSearcher root = searchers.roots().get(0).searchers();
+        ObjectNode node = describe(leases.searchers().get(0), root.reloads());
+        node.set("reload", json.valueToTree(root.reloadStatus().toMap()));
+        return ok(node);
       }
       ObjectNode node = json.createObjectNode();
       node.put("snapshot", searchers.currentId());
@@ -134,8 +151,9 @@ final class Endpoints {
       ArrayNode roots = node.putArray("roots");
       for (int i = 0; i < searchers.roots().size(); i++) {
         ServedRoots.Root root = searchers.roots().get(i);
-        roots.add(describe(leases.searchers().get(i), root.searchers().reloads()).put("root", root.label())
-            .put("weight", root.weight()));
+        ObjectNode described = describe(leases.searchers().get(i), root.searchers().reloads());
+        described.set("reload", json.valueToTree(root.searchers().reloadStatus().toMap()));
+        roots.add(described.put("root", root.label()).put("weight", root.weight()));
       }
       return ok(node);
     }

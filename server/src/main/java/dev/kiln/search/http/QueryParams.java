@@ -52,6 +52,27 @@ final class QueryParams {
     return request(first(p, "q"), first(p, "k"), first(p, "mode"), p.getOrDefault("filter", List.of()));
   }
 
+  /** The fields a JSON body of {@code /search} may hold; {@code /context} takes {@code budget} too. */
+  private static final List<String> SEARCH_FIELDS = List.of("q", "query", "k", "mode", "filter");
+
+  /**
+   * Refuses a field the endpoint does not take, naming it: a misspelt {@code "mode"} would otherwise
+   * search in the default mode without a word.
+   */
+  static void checkFields(JsonNode body, String endpoint) {
+    if (body == null || !body.isObject()) {
+      return; // fromJson says what the body must be
+    }
+    boolean context = endpoint.equals("context");
+    for (Map.Entry<String, JsonNode> field : body.properties()) {
+      String name = field.getKey();
+      if (!SEARCH_FIELDS.contains(name) && !(context && name.equals("budget"))) {
+        throw new BadRequest("unknown field '" + name + "': /" + endpoint + " takes q (or query), k, mode, filter"
+            + (context ? ", budget" : ""));
+      }
+    }
+  }
+
   static SearchRequest fromJson(JsonNode body) {
     if (body == null || !body.isObject()) {
       throw new BadRequest("the body must be a JSON object");

@@ -23,15 +23,24 @@ public record ReloadStatus(String serving, long reloads, long failures, long con
     return consecutiveFailures == 0;
   }
 
-  /** JSON-friendly view (nulls left out). */
+  /** JSON-friendly view (nulls left out), the last error included: for {@code /snapshot}. */
   public Map<String, Object> toMap() {
+    Map<String, Object> m = summary();
+    put(m, "last_error", lastError);
+    return m;
+  }
+
+  /**
+   * What {@code /health} shows anyone: counts, ids and times, but not the last error, whose text names
+   * paths, hosts and exceptions.
+   */
+  public Map<String, Object> summary() {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("healthy", healthy());
     m.put("reloads", reloads);
     m.put("failures", failures);
     m.put("consecutive_failures", consecutiveFailures);
     put(m, "failing_snapshot", failingSnapshot);
-    put(m, "last_error", lastError);
     put(m, "failing_since", failingSince);
     put(m, "last_failure", lastFailure);
     put(m, "next_attempt", nextAttempt);

@@ -20,6 +20,21 @@ record Reply(int status, String contentType, String body, Map<String, String> he
     return json(status, JSON.createObjectNode().put("error", message).toString());
   }
 
+  /**
+   * A failure inside the service: a generic message and the request id under which the whole exception
+   * is logged, never the exception's own text (it may name files, hosts or internals).
+   */
+  static Reply internalError(int status, String requestId) {
+    return json(status, JSON.createObjectNode()
+        .put("error", "internal error (request id " + requestId + "); the server log has the details")
+        .put("request_id", requestId).toString()).withHeader("X-Request-Id", requestId);
+  }
+
+  /** A new request id: 16 hex digits, to find a failure's log entry by. */
+  static String newRequestId() {
+    return java.util.HexFormat.of().toHexDigits(java.util.concurrent.ThreadLocalRandom.current().nextLong());
+  }
+
   Reply withHeader(String name, String value) {
     Map<String, String> more = new java.util.LinkedHashMap<>(headers);
     more.put(name, value);

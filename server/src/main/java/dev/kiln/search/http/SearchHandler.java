@@ -1,6 +1,5 @@
 package dev.kiln.search.http;
 
-import dev.kiln.search.http.Endpoints.MethodNotAllowed;
 import dev.kiln.search.http.Endpoints.SearchCall;
 import java.io.IOException;
 import java.util.concurrent.CompletionException;
@@ -17,11 +16,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Routes requests. Everything a network thread does here is short: check Host/Origin and the API
- * key, answer {@code /health}, {@code /snapshot}, {@code /metrics} at once, read a POST body without
- * blocking, parse. Searches then go to the search pool, whose bounded queue answers 503 with
- * {@code Retry-After} when full, so light endpoints never wait behind searches and a burst costs
- * memory for at most {@code threads + queue} searches.
+ * Routes requests. Everything a network thread does here is short: check Host/Origin, the endpoint, the
+ * API key, the method and the key's role ({@link Route}), answer {@code /health}, {@code /snapshot},
+ * {@code /metrics} at once, read a POST body without blocking, parse. Searches then go to the search
+ * pool, whose bounded queue answers 503 with {@code Retry-After} when full, so light endpoints never wait
+ * behind searches and a burst costs memory for at most {@code threads + queue} searches. A failure is
+ * answered 500 with a request id and no detail; the log has the whole exception under that id.
  */
 final class SearchHandler extends Handler.Abstract {
   private static final Logger LOG = LoggerFactory.getLogger(SearchHandler.class);
@@ -41,10 +41,12 @@ final class SearchHandler extends Handler.Abstract {
   private final ExecutorService searchPool;
   private final long bodyTimeoutMs;
   private final String busyMessage;
+  private final HeaderDeadline headers;
 
   SearchHandler(Endpoints endpoints, ServerMetrics metrics, HostGuard hosts, ApiKeys keys,
-      ExecutorService searchPool, ServerConfig config) {
+      ExecutorService searchPool, ServerConfig config, HeaderDeadline headers) {
     super(InvocationType.NON_BLOCKING);
+    this.headers = headers;
     this.endpoints = endpoints;
     this.metrics = metrics;
     this.hosts = hosts;
@@ -58,23 +60,20 @@ final class SearchHandler extends Handler.Abstract {
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
     String path = request.getHttpURI().getPath();
-    String endpoint = switch (path == null ? "" : path) {
-      case "/search" -> "search";
-      case "/context" -> "context";
-      case "/health" -> "health";
-      case "/snapshot" -> "snapshot";
-      case "/metrics" -> "metrics";
-      default -> "unknown";
-    };
-    Exchange ex = new Exchange(request, response, callback, endpoint, metrics);
+    Route route = Route.of(path);
+    Exchange ex = new Exchange(request, response, headers.track(request, callback), route.label, metrics);
     String refusal = hosts.refusal(request.getHeaders().get(HttpHeader.HOST),
         request.getHeaders().get(HttpHeader.ORIGIN));
     if (refusal != null) {
       ex.send(Reply.error(403, refusal));
       return true;
     }
+    if (route == Route.UNKNOWN) {
+      ex.send(Reply.error(404, "no endpoint " + path + ": use /search, /context, /health, /snapshot or /metrics"));
+      return true;
+    }
     ApiKeys.Key key = null;
-    if (keys != null && !endpoint.equals("health")) { // health stays open for load-balancer probes
+    if (keys != null && route.access != Route.Access.OPEN) {
       key = keys.lookup(presentedKey(request));
       if (key == null) {
         ex.send(Reply.error(401, "a valid API key is required: Authorization: Bearer KEY or X-Api-Key: KEY")
@@ -82,13 +81,21 @@ final class SearchHandler extends Handler.Abstract {
         return true;
       }
     }
-    switch (endpoint) {
-      case "health" -> inline(ex, endpoints::health);
-      case "snapshot" -> inline(ex, endpoints::snapshot);
-      case "metrics" -> inline(ex, endpoints::metrics);
-      case "search", "context" -> readThenQueue(ex, key);
-      default -> ex.send(Reply.error(404, "no endpoint " + path
-          + ": use /search, /context, /health, /snapshot or /metrics"));
+    if (!route.allows(request.getMethod())) {
+      ex.send(Reply.error(405, route.path + " takes " + route.allow()).withHeader("Allow", route.allow()));
+      return true;
+    }
+    if (key != null && key.bound() && route.access == Route.Access.UNBOUND_KEY) {
+      ex.send(Reply.error(403, "this API key is bound to metadata (line " + key.line() + " of the keys file): "
+          + route.path + " describes the whole service and needs a key without bindings"));
+      return true;
+    }
+    switch (route) {
+      case HEALTH -> inline(ex, endpoints::health);
+      case SNAPSHOT -> inline(ex, endpoints::snapshot);
+      case METRICS -> inline(ex, endpoints::metrics);
+      case SEARCH, CONTEXT -> readThenQueue(ex, key);
+      case UNKNOWN -> throw new IllegalStateException("answered 404 above");
     }
     return true;
   }
@@ -110,8 +117,7 @@ final class SearchHandler extends Handler.Abstract {
     try {
       ex.send(endpoint.answer());
     } catch (IOException | RuntimeException e) {
-      LOG.warn("{} failed: {}", ex.endpoint, e.toString(), e);
-      ex.send(Reply.error(500, ex.endpoint + " failed: " + e.getMessage()));
+      ex.send(failed(ex, e));
     }
   }
 
@@ -151,15 +157,19 @@ final class SearchHandler extends Handler.Abstract {
     }
   }
 
+  /** A 500 that tells the client only a request id; the log has the exception under it. */
+  private static Reply failed(Exchange ex, Throwable e) {
+    String id = Reply.newRequestId();
+    LOG.error("request {}: {} {} failed", id, ex.request.getMethod(), ex.endpoint, e);
+    return Reply.internalError(500, id);
+  }
+
   private void queue(Exchange ex, ApiKeys.Key key, byte[] body) {
     SearchCall call;
     try {
       call = endpoints.parse(ex.endpoint, ex.request.getMethod(), ex.request.getHttpURI().getQuery(), body);
     } catch (BadRequest | IllegalArgumentException e) {
       ex.send(Reply.error(400, e.getMessage()));
-      return;
-    } catch (MethodNotAllowed e) {
-      ex.send(Reply.error(405, e.getMessage()));
       return;
     }
     // From here the queue bounds how long the request waits, not the connection's idle timeout.
@@ -186,8 +196,7 @@ final class SearchHandler extends Handler.Abstract {
       reply = Reply.error(400, e.getMessage());
     } catch (RuntimeException | IOException | Error e) {
       // Errors too (a native library, an exhausted heap): a client must always get an answer.
-      LOG.warn("{} failed: {}", ex.endpoint, e.toString(), e);
-      reply = Reply.error(500, ex.endpoint + " failed: " + e.getMessage());
+      reply = failed(ex, e);
     }
     ex.send(client == ClientProbe.State.PIPELINED ? reply.withHeader("Connection", "close") : reply);
   }

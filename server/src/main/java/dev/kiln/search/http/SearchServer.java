@@ -25,7 +25,10 @@ import org.slf4j.LoggerFactory;
  * </pre>
  *
  * Bad input (k outside 1..1000, a query over 8 KiB, an unknown mode, a malformed filter, a body that
- * is not JSON) is answered 400 with {@code {"error": "…"}}; a failure inside search 500 the same way.
+ * is not one JSON object of known fields) is answered 400 with {@code {"error": "…"}}, a method the
+ * endpoint does not take 405 with {@code Allow}; every error body is JSON, Jetty's own ({@link JsonErrors})
+ * included. A failure inside search is a 500 that gives a request id and no detail. Who may see what is
+ * {@link Route}'s; hits' {@code source_uri} is shown relative to its corpus root ({@link SourceUris}).
  *
  * <p>Protection ({@link ServerConfig}): Jetty's NIO connector holds no thread for a connection that
  * is idle or still sending; a connection silent for the idle timeout is closed, and so is one whose
@@ -90,7 +93,8 @@ public final class SearchServer implements Closeable {
         config.idleTimeoutMs(), Math.min(config.idleTimeoutMs(), IDLE_AT_LIMIT_MS));
     server.addBean(limit);
     metrics.openConnections(limit::getConnections);
-    connector.addBean(new HeaderDeadline(server.getScheduler(), config.idleTimeoutMs(), metrics));
+    HeaderDeadline headers = new HeaderDeadline(server.getScheduler(), config.idleTimeoutMs(), metrics);
+    connector.addBean(headers);
 
     BlockingQueue<Runnable> queue = config.queue() == 0 ? new SynchronousQueue<>()
         : new ArrayBlockingQueue<>(config.queue());
@@ -102,9 +106,10 @@ public final class SearchServer implements Closeable {
           return t;
         }, new ThreadPoolExecutor.AbortPolicy());
 
-    Endpoints endpoints = new Endpoints(searchers, metrics);
+    Endpoints endpoints = new Endpoints(searchers, metrics, config.sources());
     server.setHandler(new SearchHandler(endpoints, metrics, new HostGuard(config.host(), config.allowedHosts()),
-        config.apiKeys(), searchPool, config));
+        config.apiKeys(), searchPool, config, headers));
+    server.setErrorHandler(new JsonErrors()); // Jetty's own 400, 414, 431 … as JSON, not HTML
     try {
       server.start();
     } catch (Exception e) {

@@ -77,13 +77,21 @@ public final class ServedRoots implements Closeable {
     return roots.stream().allMatch(r -> r.searchers().reloadStatus().healthy());
   }
 
-  /** Reload status for {@code /health}: the root's, or, federated, one per root label. */
-  public Map<String, Object> reloadStatus() {
-    if (!federated()) {
-      return roots.get(0).searchers().reloadStatus().toMap();
-    }
+  /**
+   * What {@code /health} shows anyone, with no path in it: the served snapshot id (federated: the
+   * roots' ids, comma-separated, in root order, without the root labels, which are paths) and the reload
+   * status without its error text ({@link ReloadStatus#summary}; federated: a list in root order).
+   */
+  public Map<String, Object> health() {
     Map<String, Object> m = new LinkedHashMap<>();
-    roots.forEach(r -> m.put(r.label(), r.searchers().reloadStatus().toMap()));
+    m.put("status", healthy() ? "ok" : "degraded");
+    if (!federated()) {
+      m.put("snapshot", currentId());
+      m.put("reload", roots.get(0).searchers().reloadStatus().summary());
+    } else {
+      m.put("snapshot", String.join(",", roots.stream().map(r -> r.searchers().currentId()).toList()));
+      m.put("reload", roots.stream().map(r -> r.searchers().reloadStatus().summary()).toList());
+    }
     return m;
   }
 

@@ -16,9 +16,10 @@ import java.util.List;
  * @param allowedHosts names accepted in {@code Host} and {@code Origin} besides the bound address and
  *     the loopback names (see {@link HostGuard})
  * @param apiKeys keys a request must present, or {@code null} for none
+ * @param sources how hits' {@code source_uri} is shown: relative to the corpus roots it names
  */
 public record ServerConfig(String host, int port, int threads, int queue, long idleTimeoutMs,
-    int maxConnections, List<String> allowedHosts, ApiKeys apiKeys) {
+    int maxConnections, List<String> allowedHosts, ApiKeys apiKeys, SourceUris sources) {
   public static final int DEFAULT_QUEUE = 64;
   public static final long DEFAULT_IDLE_TIMEOUT_MS = 10_000;
   public static final int DEFAULT_MAX_CONNECTIONS = 512;
@@ -40,31 +41,39 @@ public record ServerConfig(String host, int port, int threads, int queue, long i
       throw new IllegalArgumentException("max connections must be >= 1, was " + maxConnections);
     }
     allowedHosts = List.copyOf(allowedHosts);
+    java.util.Objects.requireNonNull(sources, "sources");
   }
 
-  /** The defaults: queue 64, idle timeout 10 s, 512 connections, no extra hosts, no keys. */
+  /**
+   * The defaults: queue 64, idle timeout 10 s, 512 connections, no extra hosts, no keys, no corpus roots
+   * ({@link SourceUris#none}).
+   */
   public static ServerConfig of(String host, int port, int threads) {
     return new ServerConfig(host, port, threads, DEFAULT_QUEUE, DEFAULT_IDLE_TIMEOUT_MS,
-        DEFAULT_MAX_CONNECTIONS, List.of(), null);
+        DEFAULT_MAX_CONNECTIONS, List.of(), null, SourceUris.none());
   }
 
   public ServerConfig withQueue(int value) {
-    return new ServerConfig(host, port, threads, value, idleTimeoutMs, maxConnections, allowedHosts, apiKeys);
+    return new ServerConfig(host, port, threads, value, idleTimeoutMs, maxConnections, allowedHosts, apiKeys, sources);
   }
 
   public ServerConfig withIdleTimeoutMs(long value) {
-    return new ServerConfig(host, port, threads, queue, value, maxConnections, allowedHosts, apiKeys);
+    return new ServerConfig(host, port, threads, queue, value, maxConnections, allowedHosts, apiKeys, sources);
   }
 
   public ServerConfig withMaxConnections(int value) {
-    return new ServerConfig(host, port, threads, queue, idleTimeoutMs, value, allowedHosts, apiKeys);
+    return new ServerConfig(host, port, threads, queue, idleTimeoutMs, value, allowedHosts, apiKeys, sources);
   }
 
   public ServerConfig withAllowedHosts(List<String> value) {
-    return new ServerConfig(host, port, threads, queue, idleTimeoutMs, maxConnections, value, apiKeys);
+    return new ServerConfig(host, port, threads, queue, idleTimeoutMs, maxConnections, value, apiKeys, sources);
   }
 
   public ServerConfig withApiKeys(ApiKeys value) {
-    return new ServerConfig(host, port, threads, queue, idleTimeoutMs, maxConnections, allowedHosts, value);
+    return new ServerConfig(host, port, threads, queue, idleTimeoutMs, maxConnections, allowedHosts, value, sources);
+  }
+
+  public ServerConfig withSources(SourceUris value) {
+    return new ServerConfig(host, port, threads, queue, idleTimeoutMs, maxConnections, allowedHosts, apiKeys, value);
   }
 }

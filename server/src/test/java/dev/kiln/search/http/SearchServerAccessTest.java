@@ -158,7 +158,8 @@ class SearchServerAccessTest {
     assertEquals(401, post(keyed, "/context", "{\"q\": \"refunds\"}").statusCode());
     assertEquals(200, get(keyed, "/health").statusCode());
     assertEquals(200, get(keyed, "/snapshot", "Authorization", "Bearer " + FULL_KEY).statusCode());
-    assertEquals(200, get(keyed, "/metrics", "X-Api-Key", ACME_KEY).statusCode());
+    assertEquals(200, get(keyed, "/metrics", "X-Api-Key", FULL_KEY).statusCode());
+    assertEquals(403, get(keyed, "/metrics", "X-Api-Key", ACME_KEY).statusCode(), "a tenant's key: whole-service data");
     // The unbound key sees both tenants: the data has both, so the binding below is what restricts.
     assertEquals(Set.of("acme", "globex"),
         tenants(get(keyed, "/search?q=refunds&mode=bm25&k=10", "Authorization", "Bearer " + FULL_KEY)));

@@ -123,6 +123,33 @@ class SearchServerLimitsTest {
     }
   }
 
+  /** After an answered request the connection is between requests; the next one's headers have a deadline too. */
+  @Test
+  void headersOfTheNextRequestOnAKeptAliveConnectionAreCutOffToo() throws Exception {
+    try (SearchServer server = SearchServer.start(searchers,
+        ServerConfig.of("127.0.0.1", 0, 2).withIdleTimeoutMs(2000));
+        Socket s = RawHttp.open(server.port())) {
+      RawHttp.send(s, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+      assertEquals(200, RawHttp.status(RawHttp.readAll(s, Duration.ofSeconds(30))));
+      String request = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + "a".repeat(400);
+      long t0 = System.nanoTime();
+      boolean closed = false;
+      for (int i = 0; i < request.length() && !closed; i++) {
+        try {
+          RawHttp.send(s, request.substring(i, i + 1));
+        } catch (java.io.IOException reset) {
+          closed = true;
+          break;
+        }
+        closed = RawHttp.closedByServer(s, Duration.ofMillis(250)); // also paces the trickle
+      }
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      assertTrue(closed, "a kept-alive connection trickling its next headers for " + seconds + " s was not closed");
+      assertTrue(seconds >= 1.9, "closed before the 2 s timeout: " + seconds);
+      assertEquals(1, server.metrics().timedOutCount("header"));
+    }
+  }
+
   @Test
   void aBodyThatDoesNotArriveInTimeIsAnswered408() throws Exception {
     try (SearchServer server = SearchServer.start(searchers,

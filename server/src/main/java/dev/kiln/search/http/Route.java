@@ -1,0 +1,62 @@
+package dev.kiln.search.http;
+
+import java.util.List;
+
+/**
+ * The endpoints: which methods each takes ({@code 405} with {@code Allow} for any other) and who may
+ * call it. The roles (docs/FORMATS.md, "HTTP responses"): without {@code --api-keys} every client
+ * that passes the {@code Host}/{@code Origin} checks may call everything; with them, {@code /health}
+ * needs no key, searches need any valid key (a bound key's searches are narrowed to its binding), and
+ * {@code /snapshot} and {@code /metrics}, which describe the whole service (all clients' traffic, the
+ * manifest, the reload errors), need a key without bindings.
+ */
+enum Route {
+  SEARCH("/search", "search", Access.ANY_KEY, "GET", "POST"),
+  CONTEXT("/context", "context", Access.ANY_KEY, "GET", "POST"),
+  HEALTH("/health", "health", Access.OPEN, "GET", "HEAD"),
+  SNAPSHOT("/snapshot", "snapshot", Access.UNBOUND_KEY, "GET", "HEAD"),
+  METRICS("/metrics", "metrics", Access.UNBOUND_KEY, "GET", "HEAD"),
+  /** No such endpoint: 404 whatever the method. */
+  UNKNOWN(null, "unknown", Access.OPEN);
+
+  /** Who may call an endpoint when the server has API keys. */
+  enum Access {
+    /** No key needed: load-balancer probes. */
+    OPEN,
+    /** Any valid key; a bound key's searches are narrowed to its binding. */
+    ANY_KEY,
+    /** A valid key without bindings. */
+    UNBOUND_KEY
+  }
+
+  final String path;
+  /** The endpoint's name in metrics and logs. */
+  final String label;
+  final Access access;
+  final List<String> methods;
+
+  Route(String path, String label, Access access, String... methods) {
+    this.path = path;
+    this.label = label;
+    this.access = access;
+    this.methods = List.of(methods);
+  }
+
+  static Route of(String path) {
+    for (Route r : values()) {
+      if (r.path != null && r.path.equals(path)) {
+        return r;
+      }
+    }
+    return UNKNOWN;
+  }
+
+  boolean allows(String method) {
+    return methods.contains(method);
+  }
+
+  /** The {@code Allow} header of a 405. */
+  String allow() {
+    return String.join(", ", methods);
+  }
+}
