@@ -10,6 +10,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -76,6 +77,11 @@ public final class LocalSnapshotStorage implements SnapshotStorage {
   @Override
   public InputStream open(String key) throws IOException {
     return Files.newInputStream(path(key));
+  }
+
+  @Override
+  public Optional<FileIdentity> identity(String key) throws IOException {
+    return Optional.of(FileIdentity.of(Files.readAttributes(path(key), BasicFileAttributes.class)));
   }
 
   @Override
