@@ -12,6 +12,7 @@ import dev.kiln.search.context.ContextAssembler;
 import dev.kiln.search.filter.FilterException;
 import dev.kiln.search.filter.MetadataFilter;
 import java.io.IOException;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -115,12 +116,17 @@ final class Endpoints {
     }
   }
 
+  /**
+   * {@code ok}; {@code degraded} while serving but some root's latest check, reload or verification
+   * failed; {@code unavailable} (HTTP 503) while some root has no snapshot it can serve.
+   */
   Reply health() throws IOException {
-    try (ServedRoots.Leases leases = searchers.acquire()) {
-      // Still serving, but say when some root's CURRENT cannot be loaded.
-      return ok(Map.of("status", searchers.healthy() ? "ok" : "degraded", "snapshot", searchers.currentId(),
-          "reload", searchers.reloadStatus()));
-    }
+    boolean serving = searchers.serving();
+    Map<String, Object> body = new LinkedHashMap<>();
+    body.put("status", !serving ? "unavailable" : searchers.healthy() ? "ok" : "degraded");
+    body.put("snapshot", searchers.currentId());
+    body.put("reload", searchers.reloadStatus());
+    return Reply.json(serving ? 200 : 503, json.writeValueAsString(body));
   }
 
   Reply snapshot() throws IOException {
@@ -152,7 +158,8 @@ final class Endpoints {
   }
 
   Reply metrics() {
-    return new Reply(200, METRICS_CONTENT_TYPE, metrics.render(searchers.currentId(), searchers.reloads())
+    String id = searchers.currentId();
+    return new Reply(200, METRICS_CONTENT_TYPE, metrics.render(id == null ? "" : id, searchers.reloads())
         + searchers.prometheus(), Map.of());
   }
 

@@ -109,6 +109,8 @@ final class SearchHandler extends Handler.Abstract {
   private void inline(Exchange ex, LightEndpoint endpoint) {
     try {
       ex.send(endpoint.answer());
+    } catch (SnapshotUnavailable e) {
+      ex.send(Reply.error(503, e.getMessage()));
     } catch (IOException | RuntimeException e) {
       LOG.warn("{} failed: {}", ex.endpoint, e.toString(), e);
       ex.send(Reply.error(500, ex.endpoint + " failed: " + e.getMessage()));
@@ -184,6 +186,8 @@ final class SearchHandler extends Handler.Abstract {
       reply = endpoints.run(call, key);
     } catch (BadRequest e) {
       reply = Reply.error(400, e.getMessage());
+    } catch (SnapshotUnavailable e) {
+      reply = Reply.error(503, e.getMessage());
     } catch (RuntimeException | IOException | Error e) {
       // Errors too (a native library, an exhausted heap): a client must always get an answer.
       LOG.warn("{} failed: {}", ex.endpoint, e.toString(), e);
