@@ -6,6 +6,7 @@ import dev.kiln.search.http.ApiKeys;
 import dev.kiln.search.FederatedSearcher;
 import dev.kiln.search.RelevanceGate;
 import dev.kiln.search.fusion.FusionMethod;
+import dev.kiln.search.http.ReloadSettings;
 import dev.kiln.search.http.ReloadingSearcher;
 import dev.kiln.search.http.ServedRoots;
 import dev.kiln.search.http.SearchServer;
@@ -75,6 +76,7 @@ final class ServeCommand implements Callable<Integer> {
   long pollMs;
 
   @Mixin RetrievalOptions retrieval;
+  @Mixin VerifyOption verify;
   @Mixin FileSystemOptions fs;
 
   @Override
@@ -85,6 +87,7 @@ final class ServeCommand implements Callable<Integer> {
     if (pollMs < 1) {
       throw new ConfigException("--poll-ms must be >= 1, was " + pollMs);
     }
+    ReloadSettings reload = ReloadSettings.polling(pollMs).withVerification(verify.mode());
     int n = threads == null ? 2 * Runtime.getRuntime().availableProcessors() : threads;
     if (n < 1) {
       throw new ConfigException("--threads must be >= 1, was " + n);
@@ -119,7 +122,7 @@ final class ServeCommand implements Callable<Integer> {
           throw new ConfigException("--snapshots-weight must be finite and >= 0, was " + w);
         }
         try {
-          served.add(new ServedRoots.Root(root, new ReloadingSearcher(SnapshotRoots.source(root, fs), options, pollMs),
+          served.add(new ServedRoots.Root(root, new ReloadingSearcher(SnapshotRoots.source(root, fs), options, reload),
               w));
         } catch (RuntimeException e) {
           throw RemoteRoots.isRemote(root) ? SnapshotRoots.failure(root, e) : e;
