@@ -75,6 +75,11 @@ final class ServeCommand implements Callable<Integer> {
           + "small read of CURRENT (default: ${DEFAULT-VALUE})")
   long pollMs;
 
+  @Option(names = "--check-timeout-ms", paramLabel = "MS", defaultValue = "" + ReloadSettings.DEFAULT_CHECK_TIMEOUT_MILLIS,
+      description = "a read of CURRENT that takes longer (a hung mount) fails the check and is abandoned; no other"
+          + " starts until it returns (default: ${DEFAULT-VALUE})")
+  long checkTimeoutMs;
+
   @Mixin RetrievalOptions retrieval;
   @Mixin VerifyOption verify;
   @Mixin FileSystemOptions fs;
@@ -87,7 +92,11 @@ final class ServeCommand implements Callable<Integer> {
     if (pollMs < 1) {
       throw new ConfigException("--poll-ms must be >= 1, was " + pollMs);
     }
-    ReloadSettings reload = ReloadSettings.polling(pollMs).withVerification(verify.mode());
+    if (checkTimeoutMs < 1) {
+      throw new ConfigException("--check-timeout-ms must be >= 1, was " + checkTimeoutMs);
+    }
+    ReloadSettings reload = ReloadSettings.polling(pollMs).withCheckTimeoutMillis(checkTimeoutMs)
+        .withVerification(verify.mode());
     int n = threads == null ? 2 * Runtime.getRuntime().availableProcessors() : threads;
     if (n < 1) {
       throw new ConfigException("--threads must be >= 1, was " + n);

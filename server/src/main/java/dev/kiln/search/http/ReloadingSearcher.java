@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -21,6 +22,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -36,6 +38,13 @@ import org.slf4j.LoggerFactory;
  * serving, and the same id is not tried again before a back-off that doubles with each failure (from
  * the poll interval up to {@link #MAX_BACKOFF}); a different id in {@code CURRENT} is tried at once.
  * The poller survives any throwable (an {@link Error} would otherwise cancel it for good). Thread-safe.
+ *
+ * <p>Each read of {@code CURRENT} runs on a thread of its own with a deadline
+ * ({@link ReloadSettings#checkTimeoutMillis()}): a read that hangs (a hung network mount) fails the
+ * check and is abandoned, and while it has not returned no other read starts, so hung reads never
+ * pile up; checks resume once it returns. (A FIFO or other special file named {@code CURRENT} is
+ * refused without being opened by the storage itself.) The status says when a check last read
+ * {@code CURRENT} successfully.
  *
  * <p>A snapshot opened on the word of its {@code VERIFIED} record (files whose identity is unchanged
  * since they were verified are not hashed at open) is verified in full in the background, on one
@@ -62,6 +71,8 @@ public final class ReloadingSearcher implements Closeable {
   /** Serialises checks: one download and open at a time. The failure state and the swap use {@code this}. */
   private final Object checkLock = new Object();
   private final ScheduledExecutorService poller;
+  /** Reads {@code CURRENT}: one thread, and a read is submitted only when none is outstanding. */
+  private final ExecutorService currentReader;
   private final ExecutorService ownVerifier;
   private final Executor verifier;
   private final AtomicReference<Future<?>> verifying = new AtomicReference<>();
@@ -73,6 +84,9 @@ public final class ReloadingSearcher implements Closeable {
   /** What is served; null while nothing can be. */
   private volatile Lease current;
   private volatile boolean closed;
+  /** A read of CURRENT that missed its deadline and has not returned; guarded by checkLock. */
+  private Future<String> abandonedRead;
+  private Instant abandonedSince;
   // Failure state, guarded by this.
   private String previousId;
   private long consecutive;
@@ -81,6 +95,7 @@ public final class ReloadingSearcher implements Closeable {
   private Instant failingSince;
   private Instant lastFailure;
   private Instant nextAttempt;
+  private Instant lastCheckOk;
   private VerificationStatus verification;
   private String unavailable;
   private final Set<String> condemned = new LinkedHashSet<>();
@@ -111,6 +126,7 @@ public final class ReloadingSearcher implements Closeable {
     this.source = source;
     this.options = options;
     this.settings = settings;
+    this.currentReader = Executors.newSingleThreadExecutor(daemon("kiln-current-read"));
     this.ownVerifier = settings.verifier() == null ? Executors.newSingleThreadExecutor(r -> {
       Thread t = daemon("kiln-snapshot-verify").newThread(r);
       t.setPriority(Thread.MIN_PRIORITY);
@@ -120,16 +136,18 @@ public final class ReloadingSearcher implements Closeable {
     this.backoffBase = Math.max(settings.pollMillis(), 100);
     Lease first;
     try {
-      String id = source.currentId();
+      String id = readCurrent();
       Path local = prepare(id);
       first = new Lease(open(local, id, settings.verification()), local);
     } catch (RuntimeException | Error e) {
+      currentReader.shutdownNow();
       if (ownVerifier != null) {
         ownVerifier.shutdownNow();
       }
       throw e;
     }
     synchronized (this) {
+      lastCheckOk = Instant.now();
       current = first;
     }
     swapped(first.id(), null);
@@ -193,11 +211,11 @@ public final class ReloadingSearcher implements Closeable {
     return failedReloads.get();
   }
 
-  /** Where reloading stands: served snapshot, verification, failures, next attempt. */
+  /** Where reloading stands: served snapshot, last good check, verification, failures, next attempt. */
   public synchronized ReloadStatus reloadStatus() {
     return new ReloadStatus(currentId(), reloads.get(), failedReloads.get(), consecutive, checks.get(), attempts.get(),
         failingId,
-        lastError, failingSince, lastFailure, nextAttempt, verification);
+        lastError, failingSince, lastFailure, nextAttempt, lastCheckOk, verification);
   }
 
   /**
@@ -213,7 +231,7 @@ public final class ReloadingSearcher implements Closeable {
       checks.incrementAndGet();
       String id;
       try {
-        id = source.currentId();
+        id = readCurrent();
       } catch (RuntimeException | Error e) {
         failed(null, e, false);
         throw e;
@@ -221,6 +239,7 @@ public final class ReloadingSearcher implements Closeable {
       String serving = currentId();
       Verification verify;
       synchronized (this) {
+        lastCheckOk = Instant.now();
         if (id.equals(serving)) {
           if (consecutive > 0) {
             LOG.info("CURRENT names the served snapshot {} again: reload failures cleared", id);
@@ -263,6 +282,45 @@ public final class ReloadingSearcher implements Closeable {
       swapped(id, serving);
       startVerification(next);
       return true;
+    }
+  }
+
+  /**
+   * The id {@code CURRENT} names, read on {@link #currentReader} within the deadline. A read that
+   * misses it is abandoned, and until it returns every check fails at once instead of starting another.
+   * Called under {@link #checkLock} (or from the constructor).
+   */
+  private String readCurrent() {
+    if (abandonedRead != null) {
+      if (!abandonedRead.isDone()) {
+        throw new SnapshotException("the read of CURRENT in " + source + " abandoned at " + abandonedSince
+            + " after missing its " + settings.checkTimeoutMillis() + " ms deadline has still not returned (a hung"
+            + " mount?); no other read starts until it does");
+      }
+      abandonedRead = null; // returned at last; what it read is stale, so read again
+    }
+    Instant started = Instant.now();
+    Future<String> read = currentReader.submit(source::currentId);
+    try {
+      return read.get(settings.checkTimeoutMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      abandonedRead = read;
+      abandonedSince = Instant.now();
+      throw new SnapshotException("reading CURRENT in " + source + " did not finish within "
+          + settings.checkTimeoutMillis() + " ms (started " + started + "; a hung mount?): check abandoned");
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException re) {
+        throw re;
+      }
+      if (cause instanceof Error err) {
+        throw err;
+      }
+      throw new SnapshotException("cannot read CURRENT in " + source + ": " + cause, cause);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      read.cancel(true);
+      throw new SnapshotException("interrupted while reading CURRENT in " + source, e);
     }
   }
 
@@ -488,6 +546,7 @@ public final class ReloadingSearcher implements Closeable {
     if (ownVerifier != null) {
       ownVerifier.shutdownNow();
     }
+    currentReader.shutdownNow(); // a read blocked in the kernel stays so, on a daemon thread
   }
 
   /** A reference-counted searcher; the swap holds one reference, each query another. */

@@ -113,6 +113,12 @@ public final class ServedRoots implements Closeable {
       out.append("kiln_root_reload_failures_total{root=\"").append(escape(r.label())).append("\"} ")
           .append(r.searchers().reloadStatus().failures()).append('\n');
     }
+    out.append("# HELP kiln_root_check_age_seconds Seconds since the root's CURRENT was last read successfully.\n")
+        .append("# TYPE kiln_root_check_age_seconds gauge\n");
+    for (Root r : roots) {
+      out.append("kiln_root_check_age_seconds{root=\"").append(escape(r.label())).append("\"} ")
+          .append(r.searchers().reloadStatus().lastCheckOkSecondsAgo()).append('\n');
+    }
     return out.toString();
   }
 
