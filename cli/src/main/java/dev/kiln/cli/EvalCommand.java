@@ -17,6 +17,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.search.SearchOptions;
+import dev.kiln.snapshot.Verification;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -50,6 +51,7 @@ final class EvalCommand implements Callable<Integer> {
   boolean json;
 
   @Mixin RetrievalOptions retrieval;
+  @Mixin VerifyOption verify;
   @Mixin FileSystemOptions fs;
   @Option(names = "--aggregate", defaultValue = "max",
       description = "chunk scores to document score: max|sum (default: ${DEFAULT-VALUE})")
@@ -61,13 +63,14 @@ final class EvalCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     SearchMode searchMode = SearchMode.parse(mode);
+    Verification verification = verify.mode();
     for (Path p : new Path[] {queries, qrels}) {
       if (!Files.isRegularFile(p)) {
         throw new ConfigException("file not found: " + p);
       }
     }
     SearchOptions options = retrieval.toOptions();
-    try (RetrievalPath searcher = SearchPaths.open(snapshots, weights, snapshot, options, fs)) {
+    try (RetrievalPath searcher = SearchPaths.open(snapshots, weights, snapshot, options, verification, fs)) {
       String variant = variant(searchMode, options);
       // With a relevance gate, unjudged queries (unanswerable ones) are run too, to count abstentions.
       boolean gated = !Double.isNaN(options.minScore()) || !Double.isNaN(options.maxDrop());

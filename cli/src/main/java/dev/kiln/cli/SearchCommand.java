@@ -14,6 +14,7 @@ import dev.kiln.search.RetrievalPath;
 import dev.kiln.search.Searcher;
 import dev.kiln.search.context.AssembledContext;
 import dev.kiln.search.filter.MetadataFilter;
+import dev.kiln.snapshot.Verification;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -64,6 +65,7 @@ final class SearchCommand implements Callable<Integer> {
   boolean json;
 
   @Mixin RetrievalOptions retrieval;
+  @Mixin VerifyOption verify;
   @Mixin FileSystemOptions fs;
   @Option(names = "--expand", defaultValue = "none", paramLabel = "none|parents",
       description = "parents: return the deduplicated parents of the retrieved chunks (default: ${DEFAULT-VALUE})")
@@ -75,6 +77,7 @@ final class SearchCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     SearchMode searchMode = SearchMode.parse(mode);
+    Verification verification = verify.mode();
     if (k < 1 || k > SearchRequest.MAX_K) {
       throw new ConfigException("--k must be in 1.." + SearchRequest.MAX_K + ", was " + k);
     }
@@ -91,7 +94,7 @@ final class SearchCommand implements Callable<Integer> {
       throw new ConfigException((context ? "--context" : "--expand parents") + " reads one snapshot's parents and"
           + " tokenizer: use it with a single --snapshots root");
     }
-    try (RetrievalPath path = SearchPaths.open(roots, weights, snapshot, retrieval.toOptions(), fs)) {
+    try (RetrievalPath path = SearchPaths.open(roots, weights, snapshot, retrieval.toOptions(), verification, fs)) {
       if (model != null) {
         for (Searcher searcher : SearchPaths.searchers(path)) {
           ModelCheck.mismatch(searcher.manifest(), ModelRegistry.resolve(model)).ifPresent(msg -> {

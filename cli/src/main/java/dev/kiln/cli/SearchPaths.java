@@ -7,6 +7,7 @@ import dev.kiln.search.RetrievalPath;
 import dev.kiln.search.SearchOptions;
 import dev.kiln.search.Searcher;
 import dev.kiln.search.fusion.FusionMethod;
+import dev.kiln.snapshot.Verification;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,14 +29,14 @@ final class SearchPaths {
   }
 
   static RetrievalPath open(List<String> snapshots, List<Double> weights, String snapshot, SearchOptions options,
-      FileSystemOptions fs) throws IOException {
+      Verification verify, FileSystemOptions fs) throws IOException {
     List<String> roots = roots(snapshots);
     if (roots.size() == 1) {
       if (weights != null && !weights.isEmpty()) {
         throw new ConfigException("--snapshots-weight weighs several --snapshots roots; one root was given");
       }
       return Searcher.builder().root(SnapshotRoots.local(roots.get(0), snapshot, fs)).snapshot(snapshot)
-          .options(options).build();
+          .options(options).verify(verify).build();
     }
     if (snapshot != null) {
       throw new ConfigException("--snapshot " + snapshot + " names one snapshot: use it with a single --snapshots root");
@@ -56,7 +57,7 @@ final class SearchPaths {
         }
         paths.add(new FederatedSearcher.WeightedPath(roots.get(i),
             Searcher.builder().root(SnapshotRoots.local(roots.get(i), null, fs)).options(options)
-                .build(), w));
+                .verify(verify).build(), w));
       }
     } catch (IOException | RuntimeException e) {
       IOUtils.closeWhileHandlingException(paths.stream().map(FederatedSearcher.WeightedPath::path).toList());

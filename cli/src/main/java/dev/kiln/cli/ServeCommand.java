@@ -6,6 +6,7 @@ import dev.kiln.search.http.ApiKeys;
 import dev.kiln.search.FederatedSearcher;
 import dev.kiln.search.RelevanceGate;
 import dev.kiln.search.fusion.FusionMethod;
+import dev.kiln.search.http.ReloadSettings;
 import dev.kiln.search.http.ReloadingSearcher;
 import dev.kiln.search.http.ServedRoots;
 import dev.kiln.search.http.SearchServer;
@@ -81,7 +82,13 @@ final class ServeCommand implements Callable<Integer> {
           + "small read of CURRENT (default: ${DEFAULT-VALUE})")
   long pollMs;
 
+  @Option(names = "--check-timeout-ms", paramLabel = "MS", defaultValue = "" + ReloadSettings.DEFAULT_CHECK_TIMEOUT_MILLIS,
+      description = "a read of CURRENT that takes longer (a hung mount) fails the check and is abandoned; no other"
+          + " starts until it returns (default: ${DEFAULT-VALUE})")
+  long checkTimeoutMs;
+
   @Mixin RetrievalOptions retrieval;
+  @Mixin VerifyOption verify;
   @Mixin FileSystemOptions fs;
 
   @Override
@@ -92,6 +99,11 @@ final class ServeCommand implements Callable<Integer> {
     if (pollMs < 1) {
       throw new ConfigException("--poll-ms must be >= 1, was " + pollMs);
     }
+    if (checkTimeoutMs < 1) {
+      throw new ConfigException("--check-timeout-ms must be >= 1, was " + checkTimeoutMs);
+    }
+    ReloadSettings reload = ReloadSettings.polling(pollMs).withCheckTimeoutMillis(checkTimeoutMs)
+        .withVerification(verify.mode());
     int n = threads == null ? 2 * Runtime.getRuntime().availableProcessors() : threads;
     if (n < 1) {
       throw new ConfigException("--threads must be >= 1, was " + n);
@@ -131,7 +143,7 @@ final class ServeCommand implements Callable<Integer> {
           throw new ConfigException("--snapshots-weight must be finite and >= 0, was " + w);
         }
         try {
-          served.add(new ServedRoots.Root(root, new ReloadingSearcher(SnapshotRoots.source(root, fs), options, pollMs),
+          served.add(new ServedRoots.Root(root, new ReloadingSearcher(SnapshotRoots.source(root, fs), options, reload),
               w));
         } catch (RuntimeException e) {
           throw RemoteRoots.isRemote(root) ? SnapshotRoots.failure(root, e) : e;

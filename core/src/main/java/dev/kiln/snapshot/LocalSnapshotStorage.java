@@ -10,6 +10,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -24,7 +25,9 @@ import org.slf4j.LoggerFactory;
 /**
  * {@link SnapshotStorage} on a local (or POSIX network) file system. Whole-object writes go to a
  * temporary name, are synced and renamed into place; compare-and-set holds an exclusive file lock on
- * a sibling {@code .NAME.lock} file, so two processes on one host cannot interleave.
+ * a sibling {@code .NAME.lock} file, so two processes on one host cannot interleave. Only regular
+ * files are read: a FIFO, device, socket or directory under an object's name is refused before it is
+ * opened (opening a FIFO for reading blocks until a writer comes, which may be never).
  */
 public final class LocalSnapshotStorage implements SnapshotStorage {
   /** FileLock is per process: threads of one JVM must also exclude each other. */
@@ -50,12 +53,12 @@ public final class LocalSnapshotStorage implements SnapshotStorage {
     return p;
   }
 
-  /** Refused before reading when the file is larger than {@code maxBytes}. */
+  /** Refused before reading when the file is larger than {@code maxBytes} or not a regular file. */
   @Override
   public Optional<byte[]> read(String key, int maxBytes) throws IOException {
     Path p = path(key);
     try {
-      if (Files.size(p) > maxBytes) {
+      if (regularFile(p).size() > maxBytes) {
         throw new IOException(p + " is larger than " + maxBytes + " bytes: refused");
       }
     } catch (NoSuchFileException e) {
@@ -66,8 +69,10 @@ public final class LocalSnapshotStorage implements SnapshotStorage {
 
   @Override
   public Optional<byte[]> read(String key) throws IOException {
+    Path p = path(key);
     try {
-      return Optional.of(Files.readAllBytes(path(key)));
+      regularFile(p);
+      return Optional.of(Files.readAllBytes(p));
     } catch (NoSuchFileException e) {
       return Optional.empty();
     }
@@ -75,7 +80,51 @@ public final class LocalSnapshotStorage implements SnapshotStorage {
 
   @Override
   public InputStream open(String key) throws IOException {
-    return Files.newInputStream(path(key));
+    Path p = path(key);
+    regularFile(p);
+    return Files.newInputStream(p);
+  }
+
+  @Override
+  public Optional<FileIdentity> identity(String key) throws IOException {
+    return Optional.of(FileIdentity.of(Files.readAttributes(path(key), BasicFileAttributes.class)));
+  }
+
+  /**
+   * The attributes of {@code p} (links followed) if it is a regular file; anything else is refused
+   * with an {@link IOException} naming what it is, without opening it.
+   */
+  static BasicFileAttributes regularFile(Path p) throws IOException {
+    BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class);
+    if (!a.isRegularFile()) {
+      throw new IOException(p + " is " + kind(p, a) + ", not a regular file: refused without opening it");
+    }
+    return a;
+  }
+
+  /** What a file that is not a regular one is, in words ("a FIFO", "a directory", …). */
+  private static String kind(Path p, BasicFileAttributes a) {
+    if (a.isDirectory()) {
+      return "a directory";
+    }
+    try {
+      int type = ((Integer) Files.getAttribute(p, "unix:mode")) & 0170000;
+      switch (type) {
+        case 0010000:
+          return "a FIFO (named pipe)";
+        case 0020000:
+          return "a character device";
+        case 0060000:
+          return "a block device";
+        case 0140000:
+          return "a socket";
+        default:
+          break;
+      }
+    } catch (IOException | UnsupportedOperationException | IllegalArgumentException | ClassCastException e) {
+      // No unix view here: say what the portable attributes know.
+    }
+    return "a special file (FIFO, device or socket)";
   }
 
   @Override

@@ -88,4 +88,15 @@ public interface SnapshotStorage {
 
   /** Creation or modification time of the object in epoch milliseconds, or -1 when unknown. */
   long lastModified(String key) throws IOException;
+
+  /**
+   * The object's {@link FileIdentity} — size, modification time, file key — where the store keeps
+   * one that changes whenever the object is rewritten or replaced (a local file system); empty where
+   * it does not (an object store: nothing there can bind a {@code VERIFIED} record to an object, so
+   * readers hash). A store with identities throws {@link java.nio.file.NoSuchFileException} for an
+   * absent object; one without answers empty without asking the store.
+   */
+  default Optional<FileIdentity> identity(String key) throws IOException {
+    return Optional.empty();
+  }
 }

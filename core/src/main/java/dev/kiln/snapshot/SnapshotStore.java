@@ -8,17 +8,23 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Read side of a snapshots root. Readers follow only {@code CURRENT → manifest → files}; {@code
  * CURRENT} and manifests are read with size caps and manifests checked for structure
  * ({@link ManifestCheck}, {@link SafePaths}) before anything they name is touched. {@link #open}
- * checks every file's size and SHA-256; {@link #openForServing} skips the hashing when a
- * {@code VERIFIED} record covers this very manifest. A snapshot exists for readers once its
- * manifest does; anything else under {@code snapshots/} is unfinished data that no reader looks at.
+ * checks every file's size and SHA-256; {@link #openForServing} skips the hashing of each file that a
+ * {@code VERIFIED} record for this very manifest vouches for ({@link VerifiedRecord#vouchesFor}). A
+ * snapshot exists for readers once its manifest does; anything else under {@code snapshots/} is
+ * unfinished data that no reader looks at.
  */
 public final class SnapshotStore {
+  private static final Logger LOG = LoggerFactory.getLogger(SnapshotStore.class);
   static final ObjectMapper JSON =
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -191,7 +197,8 @@ public final class SnapshotStore {
 
   /**
    * Verifies every byte of {@code id} and, when it matches, records that in {@code VERIFIED} (bound to
-   * the manifest's own SHA-256) so that searchers need not hash it again.
+   * the manifest's own SHA-256 and to each file's identity where the storage has them) so that
+   * searchers need not hash it again.
    *
    * @param by who verified: {@code publish}, {@code download}, {@code verify}
    * @return the problems; empty when the snapshot verified (and the record was written)
@@ -217,7 +224,8 @@ public final class SnapshotStore {
           return List.of("manifest.json changed while it was verified");
         }
         storage.write(SnapshotLayout.verifiedKey(id), JSON.writeValueAsBytes(new VerifiedRecord(
-            VerifiedRecord.FORMAT_VERSION, Checksums.sha256(bytes), java.time.Instant.now().toString(), by, r.files(), r.bytes())));
+            VerifiedRecord.FORMAT_VERSION, Checksums.sha256(bytes), java.time.Instant.now().toString(), by, r.files(),
+            r.bytes(), r.identities().isEmpty() ? null : r.identities(), null)));
       } else {
         storage.delete(SnapshotLayout.verifiedKey(id));
       }
@@ -229,12 +237,7 @@ public final class SnapshotStore {
 
   /** The {@code VERIFIED} record of {@code id}, when there is a readable one. */
   public Optional<VerifiedRecord> verifiedRecord(String id) {
-    try {
-      Optional<byte[]> bytes = storage.read(SnapshotLayout.verifiedKey(id), SnapshotLayout.MAX_RECORD_BYTES);
-      return bytes.isEmpty() ? Optional.empty() : Optional.of(JSON.readValue(bytes.get(), VerifiedRecord.class));
-    } catch (IOException e) {
-      return Optional.empty();
-    }
+    return verifiedRecordBytes(id).flatMap(SnapshotStore::parseRecord);
   }
 
   /** The {@code HELD} record of a snapshot that failed a gate, if it has one. */
@@ -248,24 +251,128 @@ public final class SnapshotStore {
     }
   }
 
-  /** What {@link #openForServing} did. */
-  public record Opened(Manifest manifest, boolean hashed) {}
+  /**
+   * What {@link #openForServing} did: of the {@code files} a searcher reads, {@code filesHashed} were
+   * hashed (the others were vouched for by the {@code VERIFIED} record); {@code rebound}: the record
+   * was rewritten with the identities of the files hashed.
+   */
+  public record Opened(Manifest manifest, long files, long filesHashed, boolean rebound) {
+    /** Whether any file was hashed. */
+    public boolean hashed() {
+      return filesHashed > 0;
+    }
+
+    /** Whether every file a searcher reads was hashed: nothing was taken on the record's word. */
+    public boolean everyFileHashed() {
+      return filesHashed == files;
+    }
+  }
+
+  /** {@link #openForServing(String, Verification)} with {@link Verification#RECORD}. */
+  public Opened openForServing(String id) {
+    return openForServing(id, Verification.RECORD);
+  }
 
   /**
    * Opens a snapshot for a searcher: manifest (capped, structure checked) and the files a searcher
-   * reads (shards, docstore; never the stored vectors). With a {@code VERIFIED} record for exactly
-   * this manifest, sizes and the file set are checked; without one, every such file is hashed too.
+   * reads (shards, docstore; never the stored vectors): their set and sizes always; with
+   * {@link Verification#RECORD} the SHA-256 of each file that a {@code VERIFIED} record for exactly
+   * this manifest does not vouch for (every file without such a record), with
+   * {@link Verification#FULL} of every file. When files were hashed and matched, the record (if there
+   * is one for this manifest) is rewritten with their identities, so that a snapshot copied or
+   * touched since, or with a version 1 record, is hashed once rather than at every open; a root this
+   * process may not write keeps its record as it is.
+   *
+   * @throws SnapshotException naming every file that is missing, of the wrong size or whose bytes
+   *     differ from the manifest
    */
-  public Opened openForServing(String id) {
+  public Opened openForServing(String id, Verification verification) {
     byte[] bytes = manifestBytes(id);
     Manifest m = parseManifest(id, bytes);
     String sha = Checksums.sha256(bytes);
-    boolean recorded = verifiedRecord(id).map(r -> sha.equals(r.manifestSha256())).orElse(false);
-    SnapshotVerifier.Result r = new SnapshotVerifier(storage).check(m, SnapshotVerifier.Scope.SERVING, !recorded);
+    Optional<byte[]> recordBytes = verifiedRecordBytes(id);
+    Optional<VerifiedRecord> record = recordBytes.flatMap(SnapshotStore::parseRecord)
+        .filter(r -> sha.equals(r.manifestSha256()));
+    SnapshotVerifier.HashPolicy policy = SnapshotVerifier.HashPolicy.ALL;
+    if (record.isPresent() && verification == Verification.RECORD) {
+      VerifiedRecord r = record.get();
+      long recordTime = modifiedNanos(SnapshotLayout.verifiedKey(id));
+      policy = (name, now) -> !r.vouchesFor(name, now, recordTime);
+    }
+    SnapshotVerifier.Result r = new SnapshotVerifier(storage).check(m, SnapshotVerifier.Scope.SERVING, policy);
     if (!r.problems().isEmpty()) {
       throw failed(id, r.problems());
     }
-    return new Opened(m, !recorded);
+    boolean rebound = r.hashed() > 0 && record.isPresent() && !r.identities().isEmpty()
+        && rebind(id, recordBytes.get(), record.get(), r.identities());
+    return new Opened(m, r.files(), r.hashed(), rebound);
+  }
+
+  /**
+   * Rewrites the record {@code was} (read as {@code wasBytes}) with {@code seen} over its identities,
+   * unless it changed meanwhile (a {@code kiln snapshots verify} that failed removes it) or the root
+   * cannot be written here.
+   */
+  private boolean rebind(String id, byte[] wasBytes, VerifiedRecord was, Map<String, FileIdentity> seen) {
+    Map<String, FileIdentity> identities = new TreeMap<>();
+    if (was.identities() != null) {
+      identities.putAll(was.identities());
+    }
+    identities.putAll(seen);
+    VerifiedRecord now = new VerifiedRecord(VerifiedRecord.FORMAT_VERSION, was.manifestSha256(), was.verified(),
+        was.by(), was.files(), was.bytes(), identities, java.time.Instant.now().toString());
+    String key = SnapshotLayout.verifiedKey(id);
+    try {
+      if (!java.util.Arrays.equals(wasBytes, verifiedRecordBytes(id).orElse(null))) {
+        return false;
+      }
+      storage.write(key, JSON.writeValueAsBytes(now));
+      return true;
+    } catch (IOException | RuntimeException e) {
+      LOG.info("snapshot {}: VERIFIED not rewritten with the identities of the files just hashed ({}); they are"
+          + " hashed again at the next open", id, e.toString());
+      return false;
+    }
+  }
+
+  /** The modification time of {@code key} in nanoseconds, or {@link Long#MIN_VALUE} when the storage keeps none. */
+  private long modifiedNanos(String key) {
+    try {
+      return storage.identity(key).map(FileIdentity::modifiedNanos).orElse(Long.MIN_VALUE);
+    } catch (IOException e) {
+      return Long.MIN_VALUE;
+    }
+  }
+
+  private Optional<byte[]> verifiedRecordBytes(String id) {
+    try {
+      return storage.read(SnapshotLayout.verifiedKey(id), SnapshotLayout.MAX_RECORD_BYTES);
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  private static Optional<VerifiedRecord> parseRecord(byte[] bytes) {
+    try {
+      return Optional.ofNullable(JSON.readValue(bytes, VerifiedRecord.class));
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Removes the {@code VERIFIED} record of {@code id}, so that every reader hashes the snapshot again
+   * (and refuses it while it does not match): what a failed verification does. Best effort: false
+   * when it could not be removed.
+   */
+  public boolean dropVerifiedRecord(String id) {
+    try {
+      storage.delete(SnapshotLayout.verifiedKey(id));
+      return true;
+    } catch (IOException e) {
+      LOG.warn("cannot remove the VERIFIED record of {}: {}", id, e.toString());
+      return false;
+    }
   }
 
   private SnapshotException failed(String id, List<String> problems) {

@@ -6,7 +6,9 @@ import java.nio.file.NoSuchFileException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Checks a snapshot's files against its (structurally valid, {@link ManifestCheck}) manifest through
@@ -26,8 +28,26 @@ public final class SnapshotVerifier {
   /** What to check. */
   public enum Scope { SERVING, ALL }
 
-  /** What a check found: problems, and how many files and bytes it covered. */
-  public record Result(List<String> problems, long files, long bytes) {}
+  /**
+   * Which files to hash: every one, none (sizes and the file set only), or those a
+   * {@link VerifiedRecord} does not vouch for. Asked once per file with the identity the file has
+   * now ({@code null} where the storage keeps none), read before the file is hashed.
+   */
+  @FunctionalInterface
+  public interface HashPolicy {
+    HashPolicy ALL = (name, identity) -> true;
+    HashPolicy NONE = (name, identity) -> false;
+
+    boolean hash(String name, FileIdentity identity);
+  }
+
+  /**
+   * What a check found: problems, how many files and bytes it covered, how many of those it hashed,
+   * and the identity of each file it found (by name relative to the snapshot; empty where the storage
+   * keeps none), read before the file was hashed.
+   */
+  public record Result(List<String> problems, long files, long bytes, long hashed,
+      Map<String, FileIdentity> identities) {}
 
   private final SnapshotStorage storage;
 
@@ -39,88 +59,119 @@ public final class SnapshotVerifier {
    * @param hash also compare every file's SHA-256 (false: sizes and the file set only)
    */
   public Result check(Manifest m, Scope scope, boolean hash) {
-    List<String> problems = new ArrayList<>();
-    long[] totals = new long[2];
+    return check(m, scope, hash ? HashPolicy.ALL : HashPolicy.NONE);
+  }
+
+  /** Sizes and the file set always; SHA-256 of the files {@code policy} picks. */
+  public Result check(Manifest m, Scope scope, HashPolicy policy) {
+    Tally t = new Tally(policy);
     String prefix = SnapshotLayout.snapshotKey(m.id());
     Set<String> top = new HashSet<>(Set.of(SnapshotLayout.MANIFEST, SnapshotLayout.VERIFIED, SnapshotLayout.HELD,
         SnapshotLayout.STAGING));
     for (Manifest.ShardEntry s : m.shards()) {
       // A searcher never reads a shard's fingerprint file: a serving check leaves it to incremental
       // builds (which check its structure as they open it) and to a check of everything.
-      files(m.id(), s.directory(), scope == Scope.ALL ? s.files() : s.servingFiles(), hash, problems, totals);
-      unlisted(prefix, s.directory(), s.files(), problems);
+      files(m.id(), s.directory(), scope == Scope.ALL ? s.files() : s.servingFiles(), t);
+      unlisted(prefix, s.directory(), s.files(), t.problems);
       top.add(s.directory());
     }
     Manifest.DocstoreEntry d = m.docstore();
     if (d != null) {
-      files(m.id(), d.directory(), d.files(), hash, problems, totals);
+      files(m.id(), d.directory(), d.files(), t);
       for (Manifest.ShardEntry s : m.shards()) {
         String part = s.directory() + "/";
         List<Manifest.FileEntry> inPart = d.files().stream().filter(f -> f.name().startsWith(part))
             .map(f -> new Manifest.FileEntry(f.name().substring(part.length()), f.size(), f.sha256())).toList();
-        unlisted(prefix, d.directory() + "/" + s.directory(), inPart, problems);
+        unlisted(prefix, d.directory() + "/" + s.directory(), inPart, t.problems);
       }
       top.add(d.directory());
     }
     if (scope == Scope.ALL) {
       Manifest.EmbeddingsInfo e = m.embeddings();
       if (e != null) {
-        files(m.id(), e.directory(), e.files(), hash, problems, totals);
-        unlisted(prefix, e.directory(), e.files(), problems);
+        files(m.id(), e.directory(), e.files(), t);
+        unlisted(prefix, e.directory(), e.files(), t.problems);
         top.add(e.directory());
       }
       Manifest.CorpusFilesEntry c = m.corpusFiles();
       if (c != null) {
-        file(prefix, SnapshotLayout.CORPUS_FILES, c.size(), c.sha256(), hash, problems, totals);
+        file(prefix, SnapshotLayout.CORPUS_FILES, c.size(), c.sha256(), t);
         top.add(SnapshotLayout.CORPUS_FILES);
       }
       try {
         for (String name : storage.list(prefix)) {
           if (!top.contains(name)) {
-            problems.add(name + ": not listed in the manifest");
+            t.problems.add(name + ": not listed in the manifest");
           }
         }
       } catch (IOException e2) {
-        problems.add("cannot list " + prefix + ": " + e2.getMessage());
+        t.problems.add("cannot list " + prefix + ": " + e2.getMessage());
       }
     }
-    return new Result(problems, totals[0], totals[1]);
+    return new Result(t.problems, t.files, t.bytes, t.hashed, t.identities);
+  }
+
+  /** What a check has found so far. */
+  static final class Tally {
+    final HashPolicy policy;
+    final List<String> problems = new ArrayList<>();
+    final Map<String, FileIdentity> identities = new TreeMap<>();
+    long files;
+    long bytes;
+    long hashed;
+
+    Tally(HashPolicy policy) {
+      this.policy = policy;
+    }
   }
 
   /** Size (and SHA-256) of each listed file of {@code dir}; problems read {@code dir/file: what is wrong}. */
   void files(String id, String dir, List<Manifest.FileEntry> files, boolean hash, List<String> problems,
       long[] totals) {
+    Tally t = new Tally(hash ? HashPolicy.ALL : HashPolicy.NONE);
+    files(id, dir, files, t);
+    problems.addAll(t.problems);
+    totals[0] += t.files;
+    totals[1] += t.bytes;
+  }
+
+  private void files(String id, String dir, List<Manifest.FileEntry> files, Tally t) {
     String prefix = SnapshotLayout.snapshotKey(id);
     for (Manifest.FileEntry f : files) {
-      file(prefix, dir + "/" + f.name(), f.size(), f.sha256(), hash, problems, totals);
+      file(prefix, dir + "/" + f.name(), f.size(), f.sha256(), t);
     }
   }
 
   /** Size (and SHA-256) of the file {@code name} (relative to the snapshot's {@code prefix}). */
-  private void file(String prefix, String name, long expectedSize, String expectedSha, boolean hash,
-      List<String> problems, long[] totals) {
+  private void file(String prefix, String name, long expectedSize, String expectedSha, Tally t) {
     try {
       String key = SafePaths.key(prefix, "file", name);
-      long size = storage.size(key);
-      totals[0]++;
-      totals[1] += size;
+      // The identity first: a change while the file is hashed then shows as a changed identity later.
+      FileIdentity identity = storage.identity(key).orElse(null);
+      long size = identity != null ? identity.size() : storage.size(key);
+      t.files++;
+      t.bytes += size;
+      if (identity != null) {
+        t.identities.put(name, identity);
+      }
       if (size != expectedSize) {
-        problems.add(name + ": size " + size + ", manifest says " + expectedSize);
+        t.problems.add(name + ": size " + size + ", manifest says " + expectedSize);
         return;
       }
-      if (hash) {
+      if (t.policy.hash(name, identity)) {
+        t.hashed++;
         String sha;
         try (InputStream in = storage.open(key)) {
           sha = Checksums.sha256(in);
         }
         if (!sha.equals(expectedSha)) {
-          problems.add(name + ": sha256 " + sha + ", manifest says " + expectedSha);
+          t.problems.add(name + ": sha256 " + sha + ", manifest says " + expectedSha);
         }
       }
     } catch (NoSuchFileException e) {
-      problems.add(name + ": missing");
+      t.problems.add(name + ": missing");
     } catch (IOException | RuntimeException e) {
-      problems.add(name + ": unreadable (" + e.getMessage() + ")");
+      t.problems.add(name + ": unreadable (" + e.getMessage() + ")");
     }
   }
 

@@ -1,23 +1,67 @@
 package dev.kiln.snapshot;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
- * {@code snapshots/ID/VERIFIED}: every file of the snapshot was read and matched the manifest whose
+ * {@code snapshots/ID/VERIFIED}: every file of the snapshot was checked against the manifest whose
  * own SHA-256 is {@code manifest_sha256}, at {@code verified}, by {@code by} ({@code publish},
- * {@code download} or {@code verify}). A searcher that finds a record for the manifest it read checks
- * structure and sizes only instead of hashing every byte again; {@code kiln snapshots verify}
- * re-reads everything on demand. A record for another manifest is ignored.
+ * {@code build}, {@code download}, {@code download-serving} or {@code verify}), and — format version
+ * 2 — each file had the {@link FileIdentity} in {@code identities} when it was checked. A searcher
+ * that finds a record for the manifest it read checks sizes, and hashes only the files the record
+ * does not vouch for ({@link #vouchesFor}); {@code kiln snapshots verify} re-reads everything on
+ * demand. A record for another manifest is ignored.
+ *
+ * <p>Version 1 records (no {@code identities}) vouch for no file: a searcher hashes every file it
+ * reads once, then rewrites the record with the identities it saw ({@code rebound}) when it may write
+ * the snapshot's directory. Older readers ignore the added fields and read a version 2 record as
+ * they read version 1.
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record VerifiedRecord(
     @JsonProperty("format_version") int formatVersion,
     @JsonProperty("manifest_sha256") String manifestSha256,
     @JsonProperty("verified") String verified,
     @JsonProperty("by") String by,
     @JsonProperty("files") long files,
-    @JsonProperty("bytes") long bytes) {
+    @JsonProperty("bytes") long bytes,
+    @JsonProperty("identities") Map<String, FileIdentity> identities,
+    @JsonProperty("rebound") String rebound) {
 
-  public static final int FORMAT_VERSION = 1;
+  public static final int FORMAT_VERSION = 2;
+
+  /**
+   * A file modified this close to the moment its identity was recorded cannot be told apart from
+   * the same file modified again in the same clock tick (file systems keep times in ticks of a few
+   * milliseconds, or of one or two seconds on older ones): such an identity vouches for nothing and
+   * the file is hashed at open, as git treats a "racily clean" index entry.
+   */
+  public static final Duration RACY = Duration.ofSeconds(2);
+
+  public VerifiedRecord {
+    identities = identities == null ? null : Collections.unmodifiableMap(new TreeMap<>(identities));
+  }
+
+  /**
+   * Whether this record vouches for the file {@code name} (relative to the snapshot) as it is now:
+   * the record holds an identity for it, {@code now} is equal to it, and it was recorded more than
+   * {@link #RACY} after the file's modification time, measured against {@code recordModifiedNanos},
+   * the modification time of the record itself (same file system, same clock).
+   *
+   * @param now the file's identity now, or null where the storage has none (then: never)
+   * @param recordModifiedNanos {@link Long#MIN_VALUE} when unknown (then: never)
+   */
+  public boolean vouchesFor(String name, FileIdentity now, long recordModifiedNanos) {
+    if (identities == null || now == null || recordModifiedNanos == Long.MIN_VALUE) {
+      return false;
+    }
+    FileIdentity then = identities.get(name);
+    return now.equals(then) && then.modifiedNanos() <= recordModifiedNanos - RACY.toNanos();
+  }
 }

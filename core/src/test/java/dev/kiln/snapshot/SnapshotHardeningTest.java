@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -148,24 +150,36 @@ class SnapshotHardeningTest {
   }
 
   @Test
-  void aVerifiedRecordSparesTheSearcherTheHashingButNotTheSizes() throws Exception {
+  void aVerifiedRecordSparesTheSearcherTheHashingOfUnchangedFilesButNotTheSizes() throws Exception {
     String id = SnapshotLayout.newSnapshotId();
     snapshot(id);
     SnapshotStore store = new SnapshotStore(root);
-    assertTrue(store.openForServing(id).hashed(), "no record yet: every served file is hashed");
+    assertTrue(store.openForServing(id).everyFileHashed(), "no record yet: every served file is hashed");
+    // Written well before it was verified, as a published snapshot is: the record vouches for them.
+    FileTime written = FileTime.from(Instant.now().minusSeconds(600));
+    for (int s = 0; s < 2; s++) {
+      Files.setLastModifiedTime(store.layout().shardDir(id, s).resolve("_0.cfs"), written);
+    }
     assertEquals(List.of(), store.verifyAndRecord(id, "publish"));
-    assertFalse(store.openForServing(id).hashed(), "recorded: sizes only");
+    assertFalse(store.openForServing(id).hashed(), "recorded, unchanged since: sizes only");
 
-    // Same size, different bytes: only a full verification sees it.
+    // Same size, different bytes: the file changed since the record, so it is hashed at open and refused.
     Path shardFile = store.layout().shardDir(id, 0).resolve("_0.cfs");
     Files.writeString(shardFile, "shard X data");
+    assertTrue(assertThrows(SnapshotException.class, () -> store.openForServing(id)).getMessage()
+        .contains("shard-00000/_0.cfs: sha256"));
+    // With the old time put back (same inode, size and time) only a full verification sees it.
+    Files.setLastModifiedTime(shardFile, written);
     assertFalse(store.openForServing(id).hashed());
+    assertTrue(assertThrows(SnapshotException.class, () -> store.openForServing(id, Verification.FULL)).getMessage()
+        .contains("shard-00000/_0.cfs: sha256"));
     assertTrue(store.verify(store.manifest(id)).get(0).contains("shard-00000/_0.cfs: sha256"));
     // A truncated file is caught without hashing.
     Files.writeString(shardFile, "short");
     assertTrue(assertThrows(SnapshotException.class, () -> store.openForServing(id)).getMessage().contains("size 5"));
     // A failed verification removes the record, so searchers hash (and refuse) again.
     Files.writeString(shardFile, "shard X data");
+    Files.setLastModifiedTime(shardFile, written);
     assertFalse(store.verifyAndRecord(id, "verify").isEmpty());
     assertTrue(store.verifiedRecord(id).isEmpty());
     assertThrows(SnapshotException.class, () -> store.openForServing(id));

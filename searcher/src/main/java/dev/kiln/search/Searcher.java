@@ -64,10 +64,12 @@ public final class Searcher implements RetrievalPath {
   /** Why dense search is refused on this snapshot (stored vectors disagree with the manifest), or null. */
   private final String vectorsProblem;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final boolean hashedAtOpen;
 
   /** Owns {@code shards}, {@code analyzer} and {@code reranker} from here: {@link SearcherBuilder} opens them. */
   Searcher(Path snapshotsRoot, Manifest manifest, ShardReaders shards, Analyzer analyzer,
-      SearchOptions options, Reranker reranker, QueryRewriter customRewriter) {
+      SearchOptions options, Reranker reranker, QueryRewriter customRewriter, boolean hashedAtOpen) {
+    this.hashedAtOpen = hashedAtOpen;
     this.snapshotId = manifest.id();
     this.manifest = manifest;
     this.options = options;
@@ -104,6 +106,14 @@ public final class Searcher implements RetrievalPath {
 
   public String snapshotId() {
     return snapshotId;
+  }
+
+  /**
+   * Whether every file this searcher reads was hashed against the manifest when it was opened
+   * (false: some were taken on the word of the snapshot's {@code VERIFIED} record).
+   */
+  public boolean hashedAtOpen() {
+    return hashedAtOpen;
   }
 
   public Manifest manifest() {

@@ -8,6 +8,7 @@ import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.RemoteSnapshotRoots;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.snapshot.Verification;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -24,10 +25,11 @@ import org.slf4j.LoggerFactory;
  * with errors that name the setting, so a caller assembling them from flags or config gets one clear
  * refusal instead of a failure deep in the open.
  *
- * <p>Opening checks the manifest's structure and every file it reads against the manifest's sizes
- * (and, unless a {@code VERIFIED} record made at publish or download covers this very manifest,
- * SHA-256) before any of it is read, so a half-copied or corrupted snapshot is refused rather than
- * served. The snapshot is searched as it was built: with the analyzer and BM25 parameters its
+ * <p>Opening checks the manifest's structure and every file it reads against the manifest's sizes,
+ * and the SHA-256 of every file that a {@code VERIFIED} record made at publish or download for this
+ * very manifest does not vouch for (a file changed, replaced or copied since it was verified; every
+ * file with {@link Verification#FULL}), before any of it is read, so a half-copied or corrupted
+ * snapshot is refused rather than served. The snapshot is searched as it was built: with the analyzer and BM25 parameters its
  * manifest records and with the embedding model it names.
  */
 public final class SearcherBuilder {
@@ -42,6 +44,7 @@ public final class SearcherBuilder {
   private String snapshotId;
   private SearchOptions options = SearchOptions.defaults();
   private QueryRewriter rewriter;
+  private Verification verification = Verification.RECORD;
 
   SearcherBuilder() {}
 
@@ -110,6 +113,15 @@ public final class SearcherBuilder {
   }
 
   /**
+   * How much to hash at open: {@link Verification#RECORD} (default) hashes only what the snapshot's
+   * {@code VERIFIED} record does not vouch for, {@link Verification#FULL} every file the searcher reads.
+   */
+  public SearcherBuilder verify(Verification value) {
+    this.verification = value == null ? Verification.RECORD : value;
+    return this;
+  }
+
+  /**
    * Opens and verifies the snapshot; the returned searcher is thread-safe and must be closed.
    *
    * @throws IllegalStateException naming the setting when one is missing or invalid
@@ -128,9 +140,9 @@ public final class SearcherBuilder {
     String id = snapshotId == null ? store.currentId() : snapshotId;
     SnapshotStore.Opened opened;
     try {
-      // Structure and sizes always; SHA-256 only when no VERIFIED record covers this manifest, and
-      // never for files the searcher does not read (stored vectors).
-      opened = store.openForServing(id);
+      // Structure and sizes always; SHA-256 of each file the VERIFIED record does not vouch for (all
+      // of them with FULL), and never of files the searcher does not read (stored vectors).
+      opened = store.openForServing(id, verification);
     } catch (IllegalArgumentException e) {
       // The layout rejects ids that could escape the root; for a caller that is just a bad id.
       throw new SnapshotException(e.getMessage(), e);
@@ -153,7 +165,8 @@ public final class SearcherBuilder {
     Searcher searcher;
     try {
       reranker = options.reranker() == null ? null : CrossEncoderReranker.open(options.reranker());
-      searcher = new Searcher(store.layout().root(), manifest, shards, analyzer, options, reranker, rewriter);
+      searcher = new Searcher(store.layout().root(), manifest, shards, analyzer, options, reranker, rewriter,
+          opened.everyFileHashed());
     } catch (RuntimeException | Error e) {
       // Whatever failed, nothing opened here may outlive it: a reload that fails every poll would
       // otherwise leak the shards' memory maps each time.
@@ -168,9 +181,21 @@ public final class SearcherBuilder {
     }
     LOG.info("opened snapshot {}: {} shard(s), {} chunks, analyzer {}, model {}; files {}; {}", id,
         manifest.shards().size(), shards.reader().numDocs(), manifest.index().analyzer(),
-        manifest.model().name(), opened.hashed() ? "hashed (no VERIFIED record for this manifest)"
-            : "sizes checked (VERIFIED record)", options.describe());
+        manifest.model().name(), describe(opened, verification), options.describe());
     return searcher;
+  }
+
+  private static String describe(SnapshotStore.Opened opened, Verification verification) {
+    String what = opened.filesHashed() + " of " + opened.files() + " hashed";
+    if (verification == Verification.FULL) {
+      return what + " (--verify full)";
+    }
+    if (!opened.hashed()) {
+      return what + ", sizes checked (the VERIFIED record vouches for every file)";
+    }
+    return what + (opened.everyFileHashed() ? " (no VERIFIED record vouches for them)"
+        : " (changed since the VERIFIED record, or modified just before it)")
+        + (opened.rebound() ? "; VERIFIED rewritten with their identities" : "");
   }
 
   /**

@@ -129,11 +129,18 @@ final class Endpoints {
     }
   }
 
-  /** Open to anyone: still serving, and whether every root's latest reload worked; no path, no error text. */
+  /**
+   * Open to anyone, with no path and no error text ({@link ServedRoots#health}): {@code ok};
+   * {@code degraded} while serving but some root's latest check, reload or verification failed;
+   * {@code unavailable} (HTTP 503) while some root has no snapshot it can serve.
+   */
   Reply health() throws IOException {
-    try (ServedRoots.Leases leases = searchers.acquire()) {
-      return ok(searchers.health());
+    boolean serving = searchers.serving();
+    Map<String, Object> body = searchers.health();
+    if (!serving) {
+      body.put("status", "unavailable");
     }
+    return Reply.json(serving ? 200 : 503, json.writeValueAsString(body));
   }
 
   /** For unbound keys: the manifest, the options and the reload status with its last error. */
@@ -170,7 +177,8 @@ final class Endpoints {
   }
 
   Reply metrics() {
-    return new Reply(200, METRICS_CONTENT_TYPE, metrics.render(searchers.currentId(), searchers.reloads())
+    String id = searchers.currentId();
+    return new Reply(200, METRICS_CONTENT_TYPE, metrics.render(id == null ? "" : id, searchers.reloads())
         + searchers.prometheus(), Map.of());
   }
 

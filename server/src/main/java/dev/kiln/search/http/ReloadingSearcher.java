@@ -2,17 +2,30 @@ package dev.kiln.search.http;
 
 import dev.kiln.search.SearchOptions;
 import dev.kiln.search.Searcher;
+import dev.kiln.snapshot.LocalSnapshotStorage;
 import dev.kiln.snapshot.SnapshotException;
+import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.snapshot.SnapshotVerifier;
+import dev.kiln.snapshot.Verification;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,25 +39,54 @@ import org.slf4j.LoggerFactory;
  * the poll interval up to {@link #MAX_BACKOFF}); a different id in {@code CURRENT} is tried at once.
  * The poller survives any throwable (an {@link Error} would otherwise cancel it for good). Thread-safe.
  *
+ * <p>Each read of {@code CURRENT} runs on a thread of its own with a deadline
+ * ({@link ReloadSettings#checkTimeoutMillis()}): a read that hangs (a hung network mount) fails the
+ * check and is abandoned, and while it has not returned no other read starts, so hung reads never
+ * pile up; checks resume once it returns. (A FIFO or other special file named {@code CURRENT} is
+ * refused without being opened by the storage itself.) The status says when a check last read
+ * {@code CURRENT} successfully.
+ *
+ * <p>A snapshot opened on the word of its {@code VERIFIED} record (files whose identity is unchanged
+ * since they were verified are not hashed at open) is verified in full in the background, on one
+ * thread ({@link ReloadSettings#verifier()}). If a file does not match, the snapshot stops being
+ * served at once, its record is removed, and the snapshot served before it is opened again — every
+ * file hashed — and served in its place; if there is none, or it fails too, nothing is served and
+ * queries get {@link SnapshotUnavailable}. The failed snapshot is opened again only with every file
+ * hashed, after the usual back-off.
+ *
  * <p>The snapshot comes from a {@link SnapshotSource}: a local root, or a remote one whose snapshots
  * are downloaded and verified into a local cache before they are opened. That download can take
  * minutes, so it runs outside the lock that {@link #reloadStatus()} (and so {@code /health}) takes.
  */
 public final class ReloadingSearcher implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(ReloadingSearcher.class);
+  /** Snapshots that failed full verification remembered at most (each is then opened fully hashed). */
+  private static final int MAX_CONDEMNED = 16;
+  /** Set on the thread running a background verification: it must not interrupt itself. */
+  private static final ThreadLocal<Boolean> IN_VERIFICATION = ThreadLocal.withInitial(() -> false);
 
   private final SnapshotSource source;
   private final SearchOptions options;
+  private final ReloadSettings settings;
   /** Serialises checks: one download and open at a time. The failure state and the swap use {@code this}. */
   private final Object checkLock = new Object();
   private final ScheduledExecutorService poller;
+  /** Reads {@code CURRENT}: one thread, and a read is submitted only when none is outstanding. */
+  private final ExecutorService currentReader;
+  private final ExecutorService ownVerifier;
+  private final Executor verifier;
+  private final AtomicReference<Future<?>> verifying = new AtomicReference<>();
   private final AtomicLong reloads = new AtomicLong();
   private final AtomicLong failedReloads = new AtomicLong();
   private final AtomicLong attempts = new AtomicLong();
   private final AtomicLong checks = new AtomicLong();
   private final long backoffBase;
+  /** What is served; null while nothing can be. */
   private volatile Lease current;
   private volatile boolean closed;
+  /** A read of CURRENT that missed its deadline and has not returned; guarded by checkLock. */
+  private Future<String> abandonedRead;
+  private Instant abandonedSince;
   // Failure state, guarded by this.
   private String previousId;
   private long consecutive;
@@ -53,6 +95,10 @@ public final class ReloadingSearcher implements Closeable {
   private Instant failingSince;
   private Instant lastFailure;
   private Instant nextAttempt;
+  private Instant lastCheckOk;
+  private VerificationStatus verification;
+  private String unavailable;
+  private final Set<String> condemned = new LinkedHashSet<>();
 
   /** Longest wait before the same broken snapshot is tried again. */
   public static final Duration MAX_BACKOFF = Duration.ofMinutes(5);
@@ -63,7 +109,7 @@ public final class ReloadingSearcher implements Closeable {
    * @param pollMillis how often to check {@code CURRENT}; 0 disables polling ({@link #checkNow()})
    */
   public ReloadingSearcher(Path root, SearchOptions options, long pollMillis) {
-    this(SnapshotSource.local(root), options, pollMillis);
+    this(SnapshotSource.local(root), options, ReloadSettings.polling(pollMillis));
   }
 
   /**
@@ -72,32 +118,77 @@ public final class ReloadingSearcher implements Closeable {
    * @param pollMillis how often to check {@code CURRENT}; 0 disables polling ({@link #checkNow()})
    */
   public ReloadingSearcher(SnapshotSource source, SearchOptions options, long pollMillis) {
+    this(source, options, ReloadSettings.polling(pollMillis));
+  }
+
+  /** Opens the snapshot {@code source}'s {@code CURRENT} names and follows it as {@code settings} say. */
+  public ReloadingSearcher(SnapshotSource source, SearchOptions options, ReloadSettings settings) {
     this.source = source;
     this.options = options;
-    String id = source.currentId();
-    this.current = new Lease(Searcher.builder().root(prepare(id)).snapshot(id).options(options).build());
-    swapped(id, null);
-    this.backoffBase = Math.max(pollMillis, 100);
-    if (pollMillis > 0) {
-      poller = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "kiln-snapshot-watch");
-        t.setDaemon(true);
-        return t;
-      });
+    this.settings = settings;
+    this.currentReader = Executors.newSingleThreadExecutor(daemon("kiln-current-read"));
+    this.ownVerifier = settings.verifier() == null ? Executors.newSingleThreadExecutor(r -> {
+      Thread t = daemon("kiln-snapshot-verify").newThread(r);
+      t.setPriority(Thread.MIN_PRIORITY);
+      return t;
+    }) : null;
+    this.verifier = settings.verifier() != null ? settings.verifier() : ownVerifier;
+    this.backoffBase = Math.max(settings.pollMillis(), 100);
+    Lease first;
+    try {
+      String id = readCurrent();
+      Path local = prepare(id);
+      first = new Lease(open(local, id, settings.verification()), local);
+    } catch (RuntimeException | Error e) {
+      currentReader.shutdownNow();
+      if (ownVerifier != null) {
+        ownVerifier.shutdownNow();
+      }
+      throw e;
+    }
+    synchronized (this) {
+      lastCheckOk = Instant.now();
+      current = first;
+    }
+    swapped(first.id(), null);
+    startVerification(first);
+    if (settings.pollMillis() > 0) {
+      poller = Executors.newSingleThreadScheduledExecutor(daemon("kiln-snapshot-watch"));
       // checkQuietly catches everything, so the schedule never ends with a failure to look at.
-      java.util.concurrent.Future<?> unused =
-          poller.scheduleWithFixedDelay(this::checkQuietly, pollMillis, pollMillis, TimeUnit.MILLISECONDS);
+      Future<?> unused = poller.scheduleWithFixedDelay(this::checkQuietly, settings.pollMillis(),
+          settings.pollMillis(), TimeUnit.MILLISECONDS);
     } else {
       poller = null;
     }
   }
 
-  /** A searcher that stays open until the lease is closed; close it in a try-with-resources. */
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, n.incrementAndGet() == 1 ? name : name + "-" + n.get());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /**
+   * A searcher that stays open until the lease is closed; close it in a try-with-resources.
+   *
+   * @throws SnapshotUnavailable when no snapshot can be served (the served one failed verification
+   *     and no earlier one could take its place)
+   */
   public Lease acquire() {
     while (true) {
       Lease l = current;
       if (closed) {
         throw new IllegalStateException("the service is shutting down");
+      }
+      if (l == null) {
+        String why;
+        synchronized (this) {
+          why = unavailable;
+        }
+        throw new SnapshotUnavailable("no snapshot to serve: " + (why == null ? "none is open" : why));
       }
       if (l.retain()) {
         return l;
@@ -106,8 +197,10 @@ public final class ReloadingSearcher implements Closeable {
     }
   }
 
+  /** The served snapshot's id, or null while nothing is served. */
   public String currentId() {
-    return current.searcher.snapshotId();
+    Lease l = current;
+    return l == null ? null : l.id();
   }
 
   public long reloads() {
@@ -118,11 +211,11 @@ public final class ReloadingSearcher implements Closeable {
     return failedReloads.get();
   }
 
-  /** Where reloading stands: served snapshot, failures, last error, next attempt. */
+  /** Where reloading stands: served snapshot, last good check, verification, failures, next attempt. */
   public synchronized ReloadStatus reloadStatus() {
     return new ReloadStatus(currentId(), reloads.get(), failedReloads.get(), consecutive, checks.get(), attempts.get(),
         failingId,
-        lastError, failingSince, lastFailure, nextAttempt);
+        lastError, failingSince, lastFailure, nextAttempt, lastCheckOk, verification);
   }
 
   /**
@@ -138,13 +231,15 @@ public final class ReloadingSearcher implements Closeable {
       checks.incrementAndGet();
       String id;
       try {
-        id = source.currentId();
+        id = readCurrent();
       } catch (RuntimeException | Error e) {
         failed(null, e, false);
         throw e;
       }
-      String serving = current.searcher.snapshotId();
+      String serving = currentId();
+      Verification verify;
       synchronized (this) {
+        lastCheckOk = Instant.now();
         if (id.equals(serving)) {
           if (consecutive > 0) {
             LOG.info("CURRENT names the served snapshot {} again: reload failures cleared", id);
@@ -155,11 +250,14 @@ public final class ReloadingSearcher implements Closeable {
         if (id.equals(failingId) && nextAttempt != null && Instant.now().isBefore(nextAttempt)) {
           return false; // backing off: this snapshot failed to open, do not fetch (and hash) it every poll
         }
+        // A snapshot that failed full verification is trusted on no record's word again.
+        verify = condemned.contains(id) ? Verification.FULL : settings.verification();
       }
       attempts.incrementAndGet();
-      Searcher next;
+      Lease next;
       try {
-        next = Searcher.builder().root(prepare(id)).snapshot(id).options(options).build();
+        Path local = prepare(id);
+        next = new Lease(open(local, id, verify), local);
       } catch (RuntimeException | Error e) {
         failed(id, e, true);
         throw e;
@@ -167,25 +265,73 @@ public final class ReloadingSearcher implements Closeable {
       Lease old;
       synchronized (this) {
         if (closed) {
-          new Lease(next).release();
+          next.release();
           return false;
         }
         old = current;
-        current = new Lease(next);
+        current = next;
+        unavailable = null;
+        condemned.remove(id);
         clearFailures();
       }
-      old.release(); // the owner's reference: closes now or when the last query finishes
+      if (old != null) {
+        old.release(); // the owner's reference: closes now or when the last query finishes
+      }
       reloads.incrementAndGet();
-      LOG.info("reloaded: now serving snapshot {} (was {})", id, serving);
+      LOG.info("reloaded: now serving snapshot {} (was {})", id, serving == null ? "none" : serving);
       swapped(id, serving);
+      startVerification(next);
       return true;
     }
+  }
+
+  /**
+   * The id {@code CURRENT} names, read on {@link #currentReader} within the deadline. A read that
+   * misses it is abandoned, and until it returns every check fails at once instead of starting another.
+   * Called under {@link #checkLock} (or from the constructor).
+   */
+  private String readCurrent() {
+    if (abandonedRead != null) {
+      if (!abandonedRead.isDone()) {
+        throw new SnapshotException("the read of CURRENT in " + source + " abandoned at " + abandonedSince
+            + " after missing its " + settings.checkTimeoutMillis() + " ms deadline has still not returned (a hung"
+            + " mount?); no other read starts until it does");
+      }
+      abandonedRead = null; // returned at last; what it read is stale, so read again
+    }
+    Instant started = Instant.now();
+    Future<String> read = currentReader.submit(source::currentId);
+    try {
+      return read.get(settings.checkTimeoutMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      abandonedRead = read;
+      abandonedSince = Instant.now();
+      throw new SnapshotException("reading CURRENT in " + source + " did not finish within "
+          + settings.checkTimeoutMillis() + " ms (started " + started + "; a hung mount?): check abandoned");
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException re) {
+        throw re;
+      }
+      if (cause instanceof Error err) {
+        throw err;
+      }
+      throw new SnapshotException("cannot read CURRENT in " + source + ": " + cause, cause);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      read.cancel(true);
+      throw new SnapshotException("interrupted while reading CURRENT in " + source, e);
+    }
+  }
+
+  private Searcher open(Path local, String id, Verification verify) {
+    return Searcher.builder().root(local).snapshot(id).options(options).verify(verify).build();
   }
 
   private Path prepare(String id) {
     try {
       return source.prepare(id);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new SnapshotException("cannot fetch snapshot " + id + " from " + source + ": " + e.getMessage(), e);
     }
   }
@@ -205,6 +351,137 @@ public final class ReloadingSearcher implements Closeable {
   /** The snapshot served before the current one, or null. */
   public synchronized String previousId() {
     return previousId;
+  }
+
+  /**
+   * Verifies {@code lease}'s snapshot in full on the verifier, unless every file was hashed as it
+   * opened; a verification still running for an earlier snapshot is cancelled.
+   */
+  private void startVerification(Lease lease) {
+    if (lease.searcher.hashedAtOpen()) {
+      setVerification(VerificationStatus.of(lease.id(), VerificationStatus.State.VERIFIED_AT_OPEN));
+      cancel(verifying.getAndSet(null));
+      return;
+    }
+    setVerification(VerificationStatus.of(lease.id(), VerificationStatus.State.PENDING));
+    FutureTask<Void> task = new FutureTask<>(() -> {
+      IN_VERIFICATION.set(true);
+      try {
+        verifyInBackground(lease);
+      } finally {
+        IN_VERIFICATION.remove();
+      }
+    }, null);
+    cancel(verifying.getAndSet(task));
+    try {
+      verifier.execute(task);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      if (!closed) {
+        LOG.warn("snapshot {}: background verification not started: {}", lease.id(), e.toString());
+      }
+    }
+  }
+
+  /**
+   * Stops an earlier verification (its answer would be about a snapshot no longer served); from
+   * within a verification — one that fell back to an earlier snapshot — without interrupting itself.
+   */
+  private static void cancel(Future<?> previous) {
+    if (previous != null) {
+      previous.cancel(!IN_VERIFICATION.get());
+    }
+  }
+
+  private synchronized void setVerification(VerificationStatus status) {
+    verification = status;
+  }
+
+  /** Hashes every file {@code lease}'s searcher reads; a mismatch takes the snapshot out of service. */
+  private void verifyInBackground(Lease lease) {
+    if (closed || current != lease) {
+      return; // superseded before it started
+    }
+    setVerification(VerificationStatus.of(lease.id(), VerificationStatus.State.RUNNING));
+    long started = System.nanoTime();
+    SnapshotVerifier.Result r = new SnapshotVerifier(new LocalSnapshotStorage(lease.root))
+        .check(lease.searcher.manifest(), SnapshotVerifier.Scope.SERVING, SnapshotVerifier.HashPolicy.ALL);
+    if (closed || current != lease || Thread.currentThread().isInterrupted()) {
+      return; // superseded while it ran: its answer is about a snapshot no longer served
+    }
+    if (r.problems().isEmpty()) {
+      setVerification(new VerificationStatus(lease.id(), VerificationStatus.State.VERIFIED, r.files(), r.bytes(), null,
+          Instant.now()));
+      LOG.info("snapshot {}: every file verified in the background ({} files, {} bytes, {} ms)", lease.id(), r.files(),
+          r.bytes(), (System.nanoTime() - started) / 1_000_000);
+      return;
+    }
+    failedVerification(lease, r);
+  }
+
+  /**
+   * Takes {@code lease}'s snapshot out of service at once (if it is still served), removes its
+   * {@code VERIFIED} record, and serves the previous snapshot instead if it opens with every file hashed.
+   */
+  private void failedVerification(Lease lease, SnapshotVerifier.Result r) {
+    String id = lease.id();
+    String error = "snapshot " + id + " failed verification after it was opened and is no longer served: "
+        + String.join("; ", r.problems());
+    LOG.error(error);
+    new SnapshotStore(lease.root).dropVerifiedRecord(id);
+    synchronized (this) {
+      verification = new VerificationStatus(id, VerificationStatus.State.FAILED, r.files(), r.bytes(),
+          String.join("; ", r.problems()), Instant.now());
+      if (closed || current != lease) {
+        return;
+      }
+      current = null;
+      unavailable = error;
+      condemned.add(id);
+      while (condemned.size() > MAX_CONDEMNED) {
+        condemned.remove(condemned.iterator().next());
+      }
+    }
+    failed(id, new SnapshotException(error), true);
+    lease.release(); // the owner's reference: closes once the queries running on it have finished
+    fallBack(id, error);
+  }
+
+  /** With nothing served after {@code failedId} was taken out: the previous snapshot, every file hashed. */
+  private void fallBack(String failedId, String error) {
+    synchronized (checkLock) {
+      String previous = previousId();
+      if (closed || current != null) {
+        return; // a reload has already put another snapshot in its place
+      }
+      if (previous == null || previous.equals(failedId)) {
+        LOG.error("no earlier snapshot to serve instead of {}: answering 503 until CURRENT names one that opens",
+            failedId);
+        return;
+      }
+      Lease fallback;
+      try {
+        Path local = prepare(previous);
+        fallback = new Lease(open(local, previous, Verification.FULL), local);
+      } catch (RuntimeException | Error e) {
+        LOG.error("cannot fall back to snapshot {} either: {}", previous, e.toString());
+        synchronized (this) {
+          unavailable = error + "; the snapshot before it (" + previous + ") cannot be opened either: " + e.getMessage();
+        }
+        return;
+      }
+      synchronized (this) {
+        if (closed || current != null) {
+          fallback.release();
+          return;
+        }
+        current = fallback;
+        unavailable = null;
+      }
+      LOG.warn("serving snapshot {} again (every file hashed) in place of {}, which failed verification", previous,
+          failedId);
+      swapped(previous, failedId);
+      startVerification(fallback);
+    }
   }
 
   private synchronized void failed(String id, Throwable e, boolean backOff) {
@@ -238,35 +515,58 @@ public final class ReloadingSearcher implements Closeable {
     } catch (Throwable e) {
       ReloadStatus s = reloadStatus();
       LOG.warn("snapshot reload failed ({} in a row), still serving {}; next attempt at {}: {}", s.consecutiveFailures(),
-          s.serving(), s.nextAttempt(), e.toString());
+          s.serving() == null ? "nothing" : s.serving(), s.nextAttempt(), e.toString());
     }
   }
 
   @Override
   public void close() {
+    Lease l;
     synchronized (this) {
       if (closed) {
         return;
       }
       closed = true;
-      current.release();
+      l = current;
     }
+    if (l != null) {
+      l.release();
+    }
+    shutDownThreads();
+  }
+
+  private void shutDownThreads() {
     if (poller != null) {
       poller.shutdownNow(); // interrupts a download in progress; its searcher is closed, never swapped in
     }
+    Future<?> running = verifying.getAndSet(null);
+    if (running != null) {
+      running.cancel(true);
+    }
+    if (ownVerifier != null) {
+      ownVerifier.shutdownNow();
+    }
+    currentReader.shutdownNow(); // a read blocked in the kernel stays so, on a daemon thread
   }
 
   /** A reference-counted searcher; the swap holds one reference, each query another. */
   public static final class Lease implements AutoCloseable {
     private final Searcher searcher;
+    /** The local snapshots root it was opened from. */
+    private final Path root;
     private final AtomicInteger refs = new AtomicInteger(1);
 
-    Lease(Searcher searcher) {
+    Lease(Searcher searcher, Path root) {
       this.searcher = searcher;
+      this.root = root;
     }
 
     public Searcher searcher() {
       return searcher;
+    }
+
+    String id() {
+      return searcher.snapshotId();
     }
 
     boolean retain() {

@@ -116,6 +116,8 @@ final class SearchHandler extends Handler.Abstract {
   private void inline(Exchange ex, LightEndpoint endpoint) {
     try {
       ex.send(endpoint.answer());
+    } catch (SnapshotUnavailable e) {
+      ex.send(Reply.error(503, e.getMessage()));
     } catch (IOException | RuntimeException e) {
       ex.send(failed(ex, e));
     }
@@ -194,6 +196,8 @@ final class SearchHandler extends Handler.Abstract {
       reply = endpoints.run(call, key);
     } catch (BadRequest e) {
       reply = Reply.error(400, e.getMessage());
+    } catch (SnapshotUnavailable e) {
+      reply = Reply.error(503, e.getMessage());
     } catch (RuntimeException | IOException | Error e) {
       // Errors too (a native library, an exhausted heap): a client must always get an answer.
       reply = failed(ex, e);

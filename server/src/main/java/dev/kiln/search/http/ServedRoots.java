@@ -57,14 +57,22 @@ public final class ServedRoots implements Closeable {
     return roots;
   }
 
-  /** The served snapshot id; federated: {@code label=id,...}. */
+  /** The served snapshot id (null while none is); federated: {@code label=id,...} ({@code none} for such a root). */
   public String currentId() {
     if (!federated()) {
       return roots.get(0).searchers().currentId();
     }
     List<String> ids = new ArrayList<>();
-    roots.forEach(r -> ids.add(r.label() + "=" + r.searchers().currentId()));
+    roots.forEach(r -> {
+      String id = r.searchers().currentId();
+      ids.add(r.label() + "=" + (id == null ? "none" : id));
+    });
     return String.join(",", ids);
+  }
+
+  /** Whether every root has a snapshot to serve (see {@link SnapshotUnavailable}). */
+  public boolean serving() {
+    return roots.stream().allMatch(r -> r.searchers().currentId() != null);
   }
 
   /** Snapshot swaps, over every root. */
@@ -112,6 +120,12 @@ public final class ServedRoots implements Closeable {
     for (Root r : roots) {
       out.append("kiln_root_reload_failures_total{root=\"").append(escape(r.label())).append("\"} ")
           .append(r.searchers().reloadStatus().failures()).append('\n');
+    }
+    out.append("# HELP kiln_root_check_age_seconds Seconds since the root's CURRENT was last read successfully.\n")
+        .append("# TYPE kiln_root_check_age_seconds gauge\n");
+    for (Root r : roots) {
+      out.append("kiln_root_check_age_seconds{root=\"").append(escape(r.label())).append("\"} ")
+          .append(r.searchers().reloadStatus().lastCheckOkSecondsAgo()).append('\n');
     }
     return out.toString();
   }

@@ -1,6 +1,7 @@
 package dev.kiln.snapshot.io;
 
 import dev.kiln.snapshot.Checksums;
+import dev.kiln.snapshot.FileIdentity;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SafePaths;
 import dev.kiln.snapshot.SnapshotException;
@@ -14,11 +15,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -112,35 +115,38 @@ public final class SnapshotMirror {
     String manifestSha = Checksums.sha256(manifestBytes);
     SnapshotStore localStore = new SnapshotStore(local.root());
     java.nio.file.Path localManifest = local.manifest(snapshot);
-    boolean trusted = Files.isRegularFile(localManifest) && Files.size(localManifest) == manifestBytes.length
-        && localStore.verifiedRecord(snapshot).map(r -> manifestSha.equals(r.manifestSha256())).orElse(false);
+    VerifiedRecord record = Files.isRegularFile(localManifest) && Files.size(localManifest) == manifestBytes.length
+        ? localStore.verifiedRecord(snapshot).filter(r -> manifestSha.equals(r.manifestSha256())).orElse(null) : null;
+    java.nio.file.Path recordFile = local.root().resolve(SnapshotLayout.verifiedKey(snapshot));
+    Trust trust = new Trust(record, record == null ? Long.MIN_VALUE
+        : Files.getLastModifiedTime(recordFile).to(java.util.concurrent.TimeUnit.NANOSECONDS), new TreeMap<>());
     java.nio.file.Path dir = local.snapshotDir(snapshot);
     Set<java.nio.file.Path> expected = new HashSet<>();
     int[] counts = new int[3]; // fetched, files, bytes (KiB)
     long bytes = 0;
     for (Manifest.ShardEntry shard : m.shards()) {
       // A serving copy leaves out what no searcher reads: the shard's fingerprint file too.
-      bytes += fetch(snapshot, shard.directory(), vectors ? shard.files() : shard.servingFiles(), trusted, expected,
+      bytes += fetch(snapshot, shard.directory(), vectors ? shard.files() : shard.servingFiles(), trust, expected,
           counts);
     }
     if (vectors && m.embeddings() != null) {
-      bytes += fetch(snapshot, m.embeddings().directory(), m.embeddings().files(), trusted, expected, counts);
+      bytes += fetch(snapshot, m.embeddings().directory(), m.embeddings().files(), trust, expected, counts);
     }
     if (m.docstore() != null) {
-      bytes += fetch(snapshot, m.docstore().directory(), m.docstore().files(), trusted, expected, counts);
+      bytes += fetch(snapshot, m.docstore().directory(), m.docstore().files(), trust, expected, counts);
     }
     Manifest.CorpusFilesEntry corpus = m.corpusFiles();
     if (vectors && corpus != null) {
       // No searcher reads it, but a whole copy holds every file its VERIFIED record vouches for.
       bytes += fetch(snapshot, null, List.of(new Manifest.FileEntry(SnapshotLayout.CORPUS_FILES, corpus.size(),
-          corpus.sha256())), trusted, expected, counts);
+          corpus.sha256())), trust, expected, counts);
     }
     removeUnlisted(dir, expected);
     // The manifest last, as on the remote side: a local copy is complete once it has one.
     writeLocal(localManifest, manifestBytes);
-    writeLocal(local.root().resolve(SnapshotLayout.verifiedKey(snapshot)), SnapshotStore.json().writeValueAsBytes(
-        new VerifiedRecord(VerifiedRecord.FORMAT_VERSION, manifestSha, Instant.now().toString(), vectors ? "download" : "download-serving",
-            counts[1], bytes)));
+    writeLocal(recordFile, SnapshotStore.json().writeValueAsBytes(
+        new VerifiedRecord(VerifiedRecord.FORMAT_VERSION, manifestSha, Instant.now().toString(),
+            vectors ? "download" : "download-serving", counts[1], bytes, trust.seen(), null)));
     writeLocal(local.current(), (snapshot + "\n").getBytes(StandardCharsets.UTF_8));
     LOG.info("snapshot {} of {}: {} files downloaded and verified into {}", snapshot, remoteRoot, counts[0], local.root());
     return local.root();
@@ -178,13 +184,29 @@ public final class SnapshotMirror {
   }
 
   /**
-   * Downloads the listed files of one directory of a snapshot that are not already here intact.
+   * What vouches for the files of the local copy: its {@code VERIFIED} record for this very manifest
+   * (or null) and the record's own modification time; {@code seen} collects the identity of each file
+   * as it is checked or downloaded, before it is hashed, for the new record.
+   */
+  private record Trust(VerifiedRecord record, long recordModifiedNanos, Map<String, FileIdentity> seen) {
+    boolean vouchesFor(String name, FileIdentity now) {
+      return record != null && record.vouchesFor(name, now, recordModifiedNanos);
+    }
+  }
+
+  private static FileIdentity identity(java.nio.file.Path file) throws IOException {
+    return FileIdentity.of(Files.readAttributes(file, BasicFileAttributes.class));
+  }
+
+  /**
+   * Downloads the listed files of one directory of a snapshot that are not already here intact: a file
+   * here is kept when its size matches and the local record vouches for it (it is unchanged since it
+   * was verified), or when its SHA-256 matches the manifest.
    *
    * @param directory the directory, or null for files at the top of the snapshot
-   * @param trusted the local copy was verified against this very manifest: sizes suffice
    * @return bytes listed
    */
-  private long fetch(String snapshot, String directory, List<Manifest.FileEntry> files, boolean trusted,
+  private long fetch(String snapshot, String directory, List<Manifest.FileEntry> files, Trust trust,
       Set<java.nio.file.Path> expected, int[] counts) throws IOException {
     long bytes = 0;
     for (Manifest.FileEntry f : files) {
@@ -193,11 +215,15 @@ public final class SnapshotMirror {
       expected.add(target);
       counts[1]++;
       bytes += f.size();
-      if (Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS) && Files.size(target) == f.size()
-          && (trusted || f.sha256().equals(Checksums.sha256(target)))) {
-        continue;
+      if (Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)) {
+        FileIdentity here = identity(target);
+        if (here.size() == f.size() && (trust.vouchesFor(name, here) || f.sha256().equals(Checksums.sha256(target)))) {
+          trust.seen().put(name, here);
+          continue;
+        }
       }
       download(SafePaths.key(SnapshotLayout.snapshotKey(snapshot), "file", name), target);
+      trust.seen().put(name, identity(target));
       long size = Files.size(target);
       String sha = Checksums.sha256(target);
       if (size != f.size() || !sha.equals(f.sha256())) {

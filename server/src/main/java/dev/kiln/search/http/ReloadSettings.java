@@ -1,0 +1,48 @@
+package dev.kiln.search.http;
+
+import dev.kiln.snapshot.Verification;
+import java.util.concurrent.Executor;
+
+/**
+ * How a {@link ReloadingSearcher} follows {@code CURRENT} and checks what it serves.
+ *
+ * @param pollMillis how often to check {@code CURRENT}; 0 disables polling ({@link ReloadingSearcher#checkNow()})
+ * @param checkTimeoutMillis how long one read of {@code CURRENT} may take before the check is abandoned
+ *     (a hung network mount); while an abandoned read has not returned, no other starts
+ * @param verification what is hashed when a snapshot is opened ({@code --verify})
+ * @param verifier where the background verification of each served snapshot runs; {@code null}: a
+ *     thread of the searcher's own, one snapshot at a time
+ */
+public record ReloadSettings(long pollMillis, long checkTimeoutMillis, Verification verification, Executor verifier) {
+  public static final long DEFAULT_POLL_MILLIS = 1000;
+  public static final long DEFAULT_CHECK_TIMEOUT_MILLIS = 10_000;
+
+  public ReloadSettings {
+    if (pollMillis < 0) {
+      throw new IllegalArgumentException("poll interval must be >= 0 ms, was " + pollMillis);
+    }
+    if (checkTimeoutMillis < 1) {
+      throw new IllegalArgumentException("check timeout must be >= 1 ms, was " + checkTimeoutMillis);
+    }
+    if (verification == null) {
+      verification = Verification.RECORD;
+    }
+  }
+
+  /** Polls every {@code pollMillis}; the other settings at their defaults. */
+  public static ReloadSettings polling(long pollMillis) {
+    return new ReloadSettings(pollMillis, DEFAULT_CHECK_TIMEOUT_MILLIS, Verification.RECORD, null);
+  }
+
+  public ReloadSettings withCheckTimeoutMillis(long value) {
+    return new ReloadSettings(pollMillis, value, verification, verifier);
+  }
+
+  public ReloadSettings withVerification(Verification value) {
+    return new ReloadSettings(pollMillis, checkTimeoutMillis, value, verifier);
+  }
+
+  public ReloadSettings withVerifier(Executor value) {
+    return new ReloadSettings(pollMillis, checkTimeoutMillis, verification, value);
+  }
+}
