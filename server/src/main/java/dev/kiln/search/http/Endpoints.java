@@ -135,12 +135,15 @@ final class Endpoints {
    * {@code unavailable} (HTTP 503) while some root has no snapshot it can serve.
    */
   Reply health() throws IOException {
-    boolean serving = searchers.serving();
-    Map<String, Object> body = searchers.health();
-    if (!serving) {
+    if (!searchers.serving()) {
+      Map<String, Object> body = searchers.health();
       body.put("status", "unavailable");
+      return Reply.json(503, json.writeValueAsString(body));
     }
-    return Reply.json(serving ? 200 : 503, json.writeValueAsString(body));
+    // A service that can no longer lease what it serves (shutting down) fails here as a search would: 500.
+    try (ServedRoots.Leases leases = searchers.acquire()) {
+      return ok(searchers.health());
+    }
   }
 
   /** For unbound keys: the manifest, the options and the reload status with its last error. */
