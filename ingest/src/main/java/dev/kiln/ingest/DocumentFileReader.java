@@ -9,7 +9,9 @@ import java.util.List;
  * A PDF, DOCX or PPTX file (or its {@code .gz}) is one record: its extracted text as an {@link
  * ExtractedDocument} payload, by the {@link DocumentReader} of its format. The file is read from local
  * disk ({@link LocalCopy}); a document that cannot be read becomes one record with its quarantine
- * reason ({@code encrypted}, {@code no_text_layer}, {@code corrupt_document}, {@code too_large}, …).
+ * reason ({@code encrypted}, {@code no_text_layer}, {@code corrupt_document}, {@code too_large}, {@code
+ * too_costly}, …). Extraction starts its deadline ({@code ingest.max-document-millis}) once the local
+ * copy is made.
  */
 final class DocumentFileReader implements BatchReader {
   private final String uri;
@@ -19,16 +21,18 @@ final class DocumentFileReader implements BatchReader {
   private final long fileSize;
   private final long maxTextChars;
   private final long maxSpoolBytes;
+  private final long maxMillis;
   private boolean done;
 
-  DocumentFileReader(SourceFile file, InputFormat format, long maxTextChars, long maxSpoolBytes) {
+  DocumentFileReader(SourceFile file, InputFormat format, ReadOptions options) {
     this.uri = file.uri();
     this.file = file;
     this.format = format;
     this.modified = file.modified();
     this.fileSize = file.size();
-    this.maxTextChars = maxTextChars;
-    this.maxSpoolBytes = maxSpoolBytes;
+    this.maxTextChars = options.maxRecordBytes();
+    this.maxSpoolBytes = options.maxSpoolBytes();
+    this.maxMillis = options.maxDocumentMillis();
   }
 
   static DocumentReader readerFor(InputFormat format) {
@@ -48,7 +52,7 @@ final class DocumentFileReader implements BatchReader {
     done = true;
     RawRecord record;
     try (LocalCopy local = LocalCopy.of(file, maxSpoolBytes)) {
-      ExtractedDocument doc = new ExtractedDocument(maxTextChars);
+      ExtractedDocument doc = new ExtractedDocument(maxTextChars, maxMillis);
       readerFor(format).read(local.file(), doc);
       record = RawRecord.of(uri, 0, format, doc.toPayload());
     } catch (MalformedRecordException e) {

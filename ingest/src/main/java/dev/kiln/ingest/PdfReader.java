@@ -7,18 +7,24 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Calendar;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 import org.apache.pdfbox.Loader;
+import org.apache.pdfbox.contentstream.operator.Operator;
+import org.apache.pdfbox.cos.COSBase;
 import org.apache.pdfbox.cos.COSDictionary;
 import org.apache.pdfbox.io.IOUtils;
 import org.apache.pdfbox.pdmodel.PDDocument;
 import org.apache.pdfbox.pdmodel.PDDocumentInformation;
 import org.apache.pdfbox.pdmodel.PDPage;
 import org.apache.pdfbox.pdmodel.encryption.InvalidPasswordException;
+import org.apache.pdfbox.pdmodel.graphics.form.PDFormXObject;
+import org.apache.pdfbox.pdmodel.graphics.form.PDTransparencyGroup;
 import org.apache.pdfbox.pdmodel.interactive.documentnavigation.outline.PDDocumentOutline;
 import org.apache.pdfbox.pdmodel.interactive.documentnavigation.outline.PDOutlineItem;
 import org.apache.pdfbox.pdmodel.interactive.documentnavigation.outline.PDOutlineNode;
@@ -37,6 +43,13 @@ import org.apache.pdfbox.text.TextPosition;
  * parse is {@code corrupt_document}; one that needs a password to open is {@code encrypted} (a PDF
  * encrypted with an empty user password opens, as in every viewer, and is read); one whose pages yield
  * no text at all (scanned pages, images only; Kiln does no OCR) is {@code no_text_layer}.
+ *
+ * <p>The work is bounded too, since a few kilobytes of form XObjects that each draw the next several
+ * times multiply into billions of operations: a page may draw at most {@value #MAX_PAGE_FORMS} form
+ * XObjects and run at most {@value #MAX_PAGE_OPERATORS} content stream operators (its own and those of
+ * everything it draws), a form that draws itself (directly or through others) is not drawn again, and
+ * the document's deadline ({@code ingest.max-document-millis}) is checked every {@value #DEADLINE_EVERY}
+ * operators and at every page's end. Past any of these the document is {@code too_costly}.
  */
 final class PdfReader implements DocumentReader {
   /** The PDF specification wants {@code %%EOF} within the last 1024 bytes; viewers accept no less. */
@@ -45,6 +58,18 @@ final class PdfReader implements DocumentReader {
   private static final int MAX_OUTLINE_ITEMS = 10_000;
   /** Outline depth kept: levels 1..5; pages are headings of level 6, below every bookmark. */
   private static final int MAX_OUTLINE_DEPTH = 5;
+  /**
+   * Form XObjects one page may draw, nested ones included. Real pages draw a form per logo, stamp or
+   * tile, rarely thousands; a page that draws more is multiplying its work.
+   */
+  static final int MAX_PAGE_FORMS = 100_000;
+  /**
+   * Content stream operators one page may run, those of the forms, patterns and Type 3 glyphs it draws
+   * included. A page of text runs thousands; the densest vector drawings a few million.
+   */
+  static final int MAX_PAGE_OPERATORS = 10_000_000;
+  /** Operators between two looks at the deadline. */
+  static final int DEADLINE_EVERY = 1024;
   /** PDFBox ends a paragraph with an empty line (see {@link Stripper}). */
   private static final Pattern PARAGRAPH_BREAK = Pattern.compile("\\n\\s*\\n");
 
@@ -67,6 +92,9 @@ final class PdfReader implements DocumentReader {
         stripper.writeText(doc, stripper.pageWriter());
       } catch (Overflow | GlyphOverflow e) {
         throw new MalformedRecordException(QuarantineReason.TOO_LARGE, e.getMessage());
+      } catch (Costly e) {
+        throw new MalformedRecordException(QuarantineReason.TOO_COSTLY,
+            e.getMessage() + " (page " + stripper.page() + ")");
       } catch (IOException | RuntimeException e) {
         // PDFBox parses objects as they are needed: damage anywhere surfaces here, not at load.
         throw new MalformedRecordException(QuarantineReason.CORRUPT_DOCUMENT, "PDF text cannot be extracted"
@@ -173,12 +201,29 @@ final class PdfReader implements DocumentReader {
     }
   }
 
+  /**
+   * The work budget spent ({@link ExtractedDocument.TooCostly} on its way out of PDFBox, which lets only
+   * IOExceptions through its operator callbacks and swallows those that a drawn form throws).
+   */
+  private static final class Costly extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Costly(String message) {
+      super(message);
+    }
+  }
+
   /** Collects each page's text and hands it to the document when the page ends. */
   private static final class Stripper extends PDFTextStripper {
     private final ExtractedDocument out;
     private final Map<Integer, List<Heading>> outline;
     private final StringBuilder pageText = new StringBuilder();
+    /** The forms being drawn, outermost first: one of them drawn again would draw itself forever. */
+    private final Set<COSBase> drawing = Collections.newSetFromMap(new IdentityHashMap<>());
     private long pageGlyphs;
+    private long pageOperators;
+    private long pageForms;
+    private long operators;
 
     Stripper(ExtractedDocument out, Map<Integer, List<Heading>> outline) {
       this.out = out;
@@ -211,6 +256,57 @@ final class PdfReader implements DocumentReader {
     protected void startPage(PDPage page) {
       pageText.setLength(0);
       pageGlyphs = 0;
+      pageOperators = 0;
+      pageForms = 0;
+    }
+
+    @Override
+    protected void processOperator(Operator operator, List<COSBase> operands) throws IOException {
+      if (++pageOperators > MAX_PAGE_OPERATORS) {
+        throw new Costly("a page runs more than " + MAX_PAGE_OPERATORS + " content stream operators");
+      }
+      if (++operators % DEADLINE_EVERY == 0) {
+        deadline();
+      }
+      super.processOperator(operator, operands);
+    }
+
+    @Override
+    public void showForm(PDFormXObject form) throws IOException {
+      draw(form, () -> super.showForm(form));
+    }
+
+    @Override
+    public void showTransparencyGroup(PDTransparencyGroup group) throws IOException {
+      draw(group, () -> super.showTransparencyGroup(group));
+    }
+
+    private interface Drawing {
+      void run() throws IOException;
+    }
+
+    /** Draws a form unless it is already being drawn, counting it against the page's budget. */
+    private void draw(PDFormXObject form, Drawing draw) throws IOException {
+      if (++pageForms > MAX_PAGE_FORMS) {
+        throw new Costly("a page draws more than " + MAX_PAGE_FORMS + " form XObjects");
+      }
+      COSBase self = form.getCOSObject();
+      if (!drawing.add(self)) {
+        return; // a form that draws itself: drawn once, as viewers do
+      }
+      try {
+        draw.run();
+      } finally {
+        drawing.remove(self);
+      }
+    }
+
+    private void deadline() {
+      try {
+        out.checkDeadline();
+      } catch (ExtractedDocument.TooCostly e) {
+        throw new Costly(e.getMessage());
+      }
     }
 
     @Override
@@ -225,6 +321,7 @@ final class PdfReader implements DocumentReader {
 
     @Override
     protected void endPage(PDPage page) throws IOException {
+      deadline();
       int number = getCurrentPageNo();
       try {
         for (Heading h : outline.getOrDefault(number - 1, List.of())) {
