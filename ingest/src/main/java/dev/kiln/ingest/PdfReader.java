@@ -23,6 +23,7 @@ import org.apache.pdfbox.pdmodel.PDDocument;
 import org.apache.pdfbox.pdmodel.PDDocumentInformation;
 import org.apache.pdfbox.pdmodel.PDPage;
 import org.apache.pdfbox.pdmodel.encryption.InvalidPasswordException;
+import org.apache.pdfbox.pdmodel.font.PDType3CharProc;
 import org.apache.pdfbox.pdmodel.graphics.form.PDFormXObject;
 import org.apache.pdfbox.pdmodel.graphics.form.PDTransparencyGroup;
 import org.apache.pdfbox.pdmodel.interactive.documentnavigation.outline.PDDocumentOutline;
@@ -30,6 +31,7 @@ import org.apache.pdfbox.pdmodel.interactive.documentnavigation.outline.PDOutlin
 import org.apache.pdfbox.pdmodel.interactive.documentnavigation.outline.PDOutlineNode;
 import org.apache.pdfbox.text.PDFTextStripper;
 import org.apache.pdfbox.text.TextPosition;
+import org.apache.pdfbox.util.Matrix;
 
 /**
  * The text of a PDF file with PDFBox, page by page. Every page with text is a section headed {@code Page
@@ -45,11 +47,15 @@ import org.apache.pdfbox.text.TextPosition;
  * no text at all (scanned pages, images only; Kiln does no OCR) is {@code no_text_layer}.
  *
  * <p>The work is bounded too, since a few kilobytes of form XObjects that each draw the next several
- * times multiply into billions of operations: a page may draw at most {@value #MAX_PAGE_FORMS} form
- * XObjects and run at most {@value #MAX_PAGE_OPERATORS} content stream operators (its own and those of
- * everything it draws), a form that draws itself (directly or through others) is not drawn again, and
- * the document's deadline ({@code ingest.max-document-millis}) is checked every {@value #DEADLINE_EVERY}
- * operators and at every page's end. Past any of these the document is {@code too_costly}.
+ * times multiply into billions of operations. A page's work is counted in operators run, a form XObject
+ * drawn counting as {@value #FORM_WORK} (PDFBox parses its content stream again at every draw); the
+ * work its content spells out counts each form's content once, however often it is drawn. Past {@value
+ * #FREE_WORK} units, a page may run at most {@value #AMPLIFICATION} times what it spells out: a page
+ * that draws a marker form 100,000 times spells out every draw and passes, nested forms that each draw
+ * the next four times do not. A form that draws itself (directly or through others) is not drawn again,
+ * as viewers do, and the document's deadline ({@code ingest.max-document-millis}) is checked every
+ * {@value #DEADLINE_EVERY} operators and at every page's end. Past either the document is {@code
+ * too_costly}.
  */
 final class PdfReader implements DocumentReader {
   /** The PDF specification wants {@code %%EOF} within the last 1024 bytes; viewers accept no less. */
@@ -58,16 +64,12 @@ final class PdfReader implements DocumentReader {
   private static final int MAX_OUTLINE_ITEMS = 10_000;
   /** Outline depth kept: levels 1..5; pages are headings of level 6, below every bookmark. */
   private static final int MAX_OUTLINE_DEPTH = 5;
-  /**
-   * Form XObjects one page may draw, nested ones included. Real pages draw a form per logo, stamp or
-   * tile, rarely thousands; a page that draws more is multiplying its work.
-   */
-  static final int MAX_PAGE_FORMS = 100_000;
-  /**
-   * Content stream operators one page may run, those of the forms, patterns and Type 3 glyphs it draws
-   * included. A page of text runs thousands; the densest vector drawings a few million.
-   */
-  static final int MAX_PAGE_OPERATORS = 10_000_000;
+  /** The work of drawing a form XObject, in operators: about what PDFBox spends to parse and set one up. */
+  static final long FORM_WORK = 100;
+  /** Work any page may do whatever its content spells out: a dense page of text runs a few thousand. */
+  static final long FREE_WORK = 1_000_000;
+  /** How many times the work its content spells out a page may run, past {@link #FREE_WORK}. */
+  static final long AMPLIFICATION = 100;
   /** Operators between two looks at the deadline. */
   static final int DEADLINE_EVERY = 1024;
   /** PDFBox ends a paragraph with an empty line (see {@link Stripper}). */
@@ -220,9 +222,14 @@ final class PdfReader implements DocumentReader {
     private final StringBuilder pageText = new StringBuilder();
     /** The forms being drawn, outermost first: one of them drawn again would draw itself forever. */
     private final Set<COSBase> drawing = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** The forms drawn on this page so far: a form's content is spelled out at its first draw only. */
+    private final Set<COSBase> drawn = Collections.newSetFromMap(new IdentityHashMap<>());
     private long pageGlyphs;
-    private long pageOperators;
-    private long pageForms;
+    /** The work run on this page, and the part of it its content spells out. */
+    private long pageWork;
+    private long pageSpelled;
+    /** Whether the content stream being run counts as spelled out: the page's own, a form's first draw. */
+    private boolean spelling = true;
     private long operators;
 
     Stripper(ExtractedDocument out, Map<Integer, List<Heading>> outline) {
@@ -256,19 +263,42 @@ final class PdfReader implements DocumentReader {
     protected void startPage(PDPage page) {
       pageText.setLength(0);
       pageGlyphs = 0;
-      pageOperators = 0;
-      pageForms = 0;
+      pageWork = 0;
+      pageSpelled = 0;
+      drawn.clear();
+      spelling = true;
     }
 
     @Override
     protected void processOperator(Operator operator, List<COSBase> operands) throws IOException {
-      if (++pageOperators > MAX_PAGE_OPERATORS) {
-        throw new Costly("a page runs more than " + MAX_PAGE_OPERATORS + " content stream operators");
-      }
+      work(1);
       if (++operators % DEADLINE_EVERY == 0) {
         deadline();
       }
       super.processOperator(operator, operands);
+    }
+
+    /** A Type 3 glyph's procedure runs for each glyph the content shows: spelled out by that text. */
+    @Override
+    protected void processType3Stream(PDType3CharProc charProc, Matrix textRenderingMatrix) throws IOException {
+      boolean outer = spelling;
+      spelling = true;
+      try {
+        super.processType3Stream(charProc, textRenderingMatrix);
+      } finally {
+        spelling = outer;
+      }
+    }
+
+    private void work(long units) {
+      pageWork += units;
+      if (spelling) {
+        pageSpelled += units;
+      }
+      if (pageWork > FREE_WORK && pageWork > AMPLIFICATION * pageSpelled) {
+        throw new Costly("a page's form XObjects multiply its work: it ran " + pageWork + " operators' worth for the "
+            + pageSpelled + " its content spells out (at most " + AMPLIFICATION + " times that, past " + FREE_WORK + ")");
+      }
     }
 
     @Override
@@ -285,18 +315,23 @@ final class PdfReader implements DocumentReader {
       void run() throws IOException;
     }
 
-    /** Draws a form unless it is already being drawn, counting it against the page's budget. */
+    /**
+     * Draws a form unless it is already being drawn, counting the draw as work (spelled out if the
+     * content that draws it is), and its content as spelled out at its first draw on the page only.
+     */
     private void draw(PDFormXObject form, Drawing draw) throws IOException {
-      if (++pageForms > MAX_PAGE_FORMS) {
-        throw new Costly("a page draws more than " + MAX_PAGE_FORMS + " form XObjects");
-      }
       COSBase self = form.getCOSObject();
-      if (!drawing.add(self)) {
+      if (drawing.contains(self)) {
         return; // a form that draws itself: drawn once, as viewers do
       }
+      work(FORM_WORK);
+      boolean outer = spelling;
+      drawing.add(self);
+      spelling = drawn.add(self);
       try {
         draw.run();
       } finally {
+        spelling = outer;
         drawing.remove(self);
       }
     }

@@ -57,9 +57,9 @@ public final class QuarantineReason {
   public static final String CORRUPT_DOCUMENT = "corrupt_document";
   /**
    * A PDF or Office file whose extraction costs more than a document may: it ran past {@code
-   * ingest.max-document-millis}, or (a PDF) one page's content streams and the form XObjects they draw
-   * ran more operators than a page may (nested forms that each draw the next several times multiply a
-   * few kilobytes into billions of operations). Nothing of the content is written.
+   * ingest.max-document-millis}, or (a PDF) a page's form XObjects multiplied its work far beyond what
+   * its content spells out (nested forms that each draw the next several times turn a few kilobytes into
+   * billions of operations). Nothing of the content is written.
    */
   public static final String TOO_COSTLY = "too_costly";
 
