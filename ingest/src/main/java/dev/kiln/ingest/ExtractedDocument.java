@@ -80,12 +80,17 @@ final class ExtractedDocument {
     }
   }
 
+  /** How many more characters of text the document may have. */
+  long room() {
+    return budget - textChars;
+  }
+
   /**
    * {@link TooLarge} when {@code pending} more characters, held by a reader before it hands them over
    * (a paragraph, a table, a slide under way), would take the text past the budget.
    */
   void checkRoom(long pending) throws TooLarge {
-    if (textChars + pending > budget) {
+    if (pending > room()) {
       throw new TooLarge(budget);
     }
   }
@@ -207,19 +212,29 @@ final class ExtractedDocument {
   }
 
   private void escapeLines(String text) {
-    // A line break inside a paragraph stays one (the HTML structure keeps <br> as a newline).
-    boolean first = true;
-    for (String line : (Iterable<String>) text.lines()::iterator) {
-      if (!first) {
+    // A line break inside a paragraph stays one (the HTML structure keeps <br> as a newline): \n, \r or
+    // \r\n, as String.lines splits, without a string per line.
+    int start = 0;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c == '\n' || c == '\r') {
+        escape(html, text, start, i);
         html.append("<br>");
+        if (c == '\r' && i + 1 < text.length() && text.charAt(i + 1) == '\n') {
+          i++;
+        }
+        start = i + 1;
       }
-      first = false;
-      escape(html, line);
     }
+    escape(html, text, start, text.length());
   }
 
   private static void escape(StringBuilder out, String s) {
-    for (int i = 0; i < s.length(); i++) {
+    escape(out, s, 0, s.length());
+  }
+
+  private static void escape(StringBuilder out, String s, int from, int to) {
+    for (int i = from; i < to; i++) {
       char c = s.charAt(i);
       switch (c) {
         case '<' -> out.append("&lt;");

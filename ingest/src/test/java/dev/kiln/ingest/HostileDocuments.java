@@ -43,7 +43,6 @@ public final class HostileDocuments {
   private static final String RUN_START = "<w:p><w:pPr><w:spacing w:after=\"120\" w:line=\"276\"/></w:pPr><w:r>"
       + "<w:rPr><w:rFonts w:ascii=\"Calibri\" w:hAnsi=\"Calibri\"/><w:b/><w:color w:val=\"1F3864\"/>"
       + "<w:sz w:val=\"24\"/></w:rPr><w:t xml:space=\"preserve\">";
-  private static final String RUN_END = "</w:t></w:r></w:p>";
 
   /** Writes a part's bytes as they are produced, so a part of many megabytes is never held whole. */
   @FunctionalInterface
@@ -129,16 +128,23 @@ public final class HostileDocuments {
 
   /**
    * An honest DOCX as Word writes a long report: {@code paragraphs} paragraphs of about 60 characters,
-   * each in a formatted run, so the XML is about ten times the text.
+   * each in a formatted run (the XML is about five times the text), and after it {@code emptyRuns}
+   * formatted runs without text, as editing leaves them behind (each adds 200 bytes of markup).
    */
-  public static Path longDocx(Path file, int paragraphs) throws IOException {
+  public static Path longDocx(Path file, int paragraphs, int emptyRuns) throws IOException {
     Map<String, Object> parts = read(DocumentFixtures.docx(file, "Long report", "", "placeholder"));
+    String empty = "<w:r w:rsidR=\"00C4E1F2\"><w:rPr><w:rFonts w:ascii=\"Calibri\" w:hAnsi=\"Calibri\"/><w:i/>"
+        + "<w:color w:val=\"1F3864\"/><w:sz w:val=\"24\"/><w:lang w:val=\"en-GB\"/></w:rPr></w:r>";
     parts.put("word/document.xml", (PartWriter) out -> {
       out.write(BODY_START);
       for (int i = 0; i < paragraphs; i++) {
         out.write(RUN_START);
         out.write("Paragraph " + i + " of the long report on kiln firing schedules.");
-        out.write(RUN_END);
+        out.write("</w:t></w:r>");
+        for (int r = 0; r < emptyRuns; r++) {
+          out.write(empty);
+        }
+        out.write("</w:p>");
       }
       out.write(BODY_END);
     });
