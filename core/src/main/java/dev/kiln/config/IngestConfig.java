@@ -30,6 +30,13 @@ public class IngestConfig implements Serializable {
    */
   public long maxSpoolBytes = 2L << 30;
   /**
+   * How long extracting the text of one PDF, DOCX or PPTX file may take, in milliseconds; a file that
+   * takes longer is quarantined as {@code too_costly} and the build goes on. Checked as the readers go
+   * (between a PDF's content stream operators, every few thousand XML events of an Office part), so a
+   * single step — loading a PDF, decoding one of its streams — runs to its end first.
+   */
+  public long maxDocumentMillis = 30_000;
+  /**
    * The build fails, naming the worst sources, when quarantined records exceed this fraction of the
    * records read. 0 fails on the first bad record; 1 never fails.
    */
@@ -74,6 +81,9 @@ public class IngestConfig implements Serializable {
     }
     if (maxSpoolBytes < 1) {
       throw new ConfigException("ingest.max-spool-bytes must be positive, was " + maxSpoolBytes);
+    }
+    if (maxDocumentMillis < 1) {
+      throw new ConfigException("ingest.max-document-millis must be positive, was " + maxDocumentMillis);
     }
     if (splitBytes < 4096) {
       throw new ConfigException("ingest.split-bytes must be at least 4096, was " + splitBytes);

@@ -106,6 +106,16 @@ class BuildConfigTest {
   }
 
   @Test
+  void maxDocumentMillisIsReadByNameAndMustBePositive() throws Exception {
+    assertEquals(30_000, new IngestConfig().maxDocumentMillis, "the default");
+    BuildConfig c = BuildConfig.load(yaml("ingest:\n  max-document-millis: 5000\n"));
+    assertEquals(5_000, c.ingest.maxDocumentMillis);
+    assertTrue(c.describe().contains("+ ingest.max-document-millis: 5000"), c.describe().toString());
+    c.ingest.maxDocumentMillis = 0;
+    assertTrue(assertThrows(ConfigException.class, c::validate).getMessage().contains("ingest.max-document-millis"));
+  }
+
+  @Test
   void autoBatchSizeIsOneOnCpuAndLargerOnGpu() {
     EmbedConfig embed = new EmbedConfig();
     assertEquals(0, embed.batchSize);

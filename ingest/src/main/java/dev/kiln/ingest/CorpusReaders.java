@@ -43,7 +43,7 @@ public final class CorpusReaders {
       return parquet(file, start, end, options);
     }
     if (format.isExtracted()) {
-      return new DocumentFileReader(file, format, options.maxRecordBytes(), options.maxSpoolBytes());
+      return new DocumentFileReader(file, format, options);
     }
     InputStream in;
     try {

@@ -17,8 +17,10 @@ import java.util.Map;
  * Results}), so every chunk's breadcrumb says where it came from and no chunk spans two pages.
  *
  * <p>Extracted text counts against a budget (the record limit): past it, {@link TooLarge} stops the
- * extraction, so a large document is never held whole. The record handed to the parser is a JSON object
- * {@code {"title", "html", "properties"}} ({@link #toPayload}, {@link #fromPayload}).
+ * extraction, so a large document is never held whole. Extraction also has a deadline ({@code
+ * ingest.max-document-millis}), which the readers check as they go ({@link #checkDeadline}): past it,
+ * {@link TooCostly} stops them. The record handed to the parser is a JSON object {@code {"title",
+ * "html", "properties"}} ({@link #toPayload}, {@link #fromPayload}).
  */
 final class ExtractedDocument {
   static final String TITLE = "title";
@@ -28,6 +30,8 @@ final class ExtractedDocument {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final long budget;
+  private final long maxMillis;
+  private final long deadline;
   private final StringBuilder html = new StringBuilder();
   private final Map<String, String> properties = new LinkedHashMap<>();
   private String title = "";
@@ -43,9 +47,52 @@ final class ExtractedDocument {
     }
   }
 
-  /** @param budget the most characters of text the document may have */
+  /** Thrown when extraction runs past the document's deadline, or past a reader's own work budget. */
+  static final class TooCostly extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    TooCostly(String message) {
+      super(message);
+    }
+  }
+
+  /** A document without a deadline (tests of the rendering alone). */
   ExtractedDocument(long budget) {
+    this(budget, Long.MAX_VALUE);
+  }
+
+  /**
+   * @param budget the most characters of text the document may have
+   * @param maxMillis how long extracting it may take, from now ({@code ingest.max-document-millis})
+   */
+  ExtractedDocument(long budget, long maxMillis) {
     this.budget = budget;
+    this.maxMillis = maxMillis;
+    long now = System.nanoTime();
+    long nanos = maxMillis >= Long.MAX_VALUE / 1_000_000 ? Long.MAX_VALUE / 2 : maxMillis * 1_000_000;
+    this.deadline = now + nanos;
+  }
+
+  /** {@link TooCostly} once the deadline has passed; cheap enough to call every few thousand steps. */
+  void checkDeadline() throws TooCostly {
+    if (System.nanoTime() - deadline > 0) {
+      throw new TooCostly("extraction ran past ingest.max-document-millis (" + maxMillis + " ms)");
+    }
+  }
+
+  /** How many more characters of text the document may have. */
+  long room() {
+    return budget - textChars;
+  }
+
+  /**
+   * {@link TooLarge} when {@code pending} more characters, held by a reader before it hands them over
+   * (a paragraph, a table, a slide under way), would take the text past the budget.
+   */
+  void checkRoom(long pending) throws TooLarge {
+    if (pending > room()) {
+      throw new TooLarge(budget);
+    }
   }
 
   void title(String t) {
@@ -165,19 +212,29 @@ final class ExtractedDocument {
   }
 
   private void escapeLines(String text) {
-    // A line break inside a paragraph stays one (the HTML structure keeps <br> as a newline).
-    boolean first = true;
-    for (String line : (Iterable<String>) text.lines()::iterator) {
-      if (!first) {
+    // A line break inside a paragraph stays one (the HTML structure keeps <br> as a newline): \n, \r or
+    // \r\n, as String.lines splits, without a string per line.
+    int start = 0;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c == '\n' || c == '\r') {
+        escape(html, text, start, i);
         html.append("<br>");
+        if (c == '\r' && i + 1 < text.length() && text.charAt(i + 1) == '\n') {
+          i++;
+        }
+        start = i + 1;
       }
-      first = false;
-      escape(html, line);
     }
+    escape(html, text, start, text.length());
   }
 
   private static void escape(StringBuilder out, String s) {
-    for (int i = 0; i < s.length(); i++) {
+    escape(out, s, 0, s.length());
+  }
+
+  private static void escape(StringBuilder out, String s, int from, int to) {
+    for (int i = from; i < to; i++) {
       char c = s.charAt(i);
       switch (c) {
         case '<' -> out.append("&lt;");

@@ -7,23 +7,31 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Calendar;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 import org.apache.pdfbox.Loader;
+import org.apache.pdfbox.contentstream.operator.Operator;
+import org.apache.pdfbox.cos.COSBase;
 import org.apache.pdfbox.cos.COSDictionary;
 import org.apache.pdfbox.io.IOUtils;
 import org.apache.pdfbox.pdmodel.PDDocument;
 import org.apache.pdfbox.pdmodel.PDDocumentInformation;
 import org.apache.pdfbox.pdmodel.PDPage;
 import org.apache.pdfbox.pdmodel.encryption.InvalidPasswordException;
+import org.apache.pdfbox.pdmodel.font.PDType3CharProc;
+import org.apache.pdfbox.pdmodel.graphics.form.PDFormXObject;
+import org.apache.pdfbox.pdmodel.graphics.form.PDTransparencyGroup;
 import org.apache.pdfbox.pdmodel.interactive.documentnavigation.outline.PDDocumentOutline;
 import org.apache.pdfbox.pdmodel.interactive.documentnavigation.outline.PDOutlineItem;
 import org.apache.pdfbox.pdmodel.interactive.documentnavigation.outline.PDOutlineNode;
 import org.apache.pdfbox.text.PDFTextStripper;
 import org.apache.pdfbox.text.TextPosition;
+import org.apache.pdfbox.util.Matrix;
 
 /**
  * The text of a PDF file with PDFBox, page by page. Every page with text is a section headed {@code Page
@@ -37,6 +45,17 @@ import org.apache.pdfbox.text.TextPosition;
  * parse is {@code corrupt_document}; one that needs a password to open is {@code encrypted} (a PDF
  * encrypted with an empty user password opens, as in every viewer, and is read); one whose pages yield
  * no text at all (scanned pages, images only; Kiln does no OCR) is {@code no_text_layer}.
+ *
+ * <p>The work is bounded too, since a few kilobytes of form XObjects that each draw the next several
+ * times multiply into billions of operations. A page's work is counted in operators run, a form XObject
+ * drawn counting as {@value #FORM_WORK} (PDFBox parses its content stream again at every draw); the
+ * work its content spells out counts each form's content once, however often it is drawn. Past {@value
+ * #FREE_WORK} units, a page may run at most {@value #AMPLIFICATION} times what it spells out: a page
+ * that draws a marker form 100,000 times spells out every draw and passes, nested forms that each draw
+ * the next four times do not. A form that draws itself (directly or through others) is not drawn again,
+ * as viewers do, and the document's deadline ({@code ingest.max-document-millis}) is checked every
+ * {@value #DEADLINE_EVERY} operators and at every page's end. Past either the document is {@code
+ * too_costly}.
  */
 final class PdfReader implements DocumentReader {
   /** The PDF specification wants {@code %%EOF} within the last 1024 bytes; viewers accept no less. */
@@ -45,6 +64,14 @@ final class PdfReader implements DocumentReader {
   private static final int MAX_OUTLINE_ITEMS = 10_000;
   /** Outline depth kept: levels 1..5; pages are headings of level 6, below every bookmark. */
   private static final int MAX_OUTLINE_DEPTH = 5;
+  /** The work of drawing a form XObject, in operators: about what PDFBox spends to parse and set one up. */
+  static final long FORM_WORK = 100;
+  /** Work any page may do whatever its content spells out: a dense page of text runs a few thousand. */
+  static final long FREE_WORK = 1_000_000;
+  /** How many times the work its content spells out a page may run, past {@link #FREE_WORK}. */
+  static final long AMPLIFICATION = 100;
+  /** Operators between two looks at the deadline. */
+  static final int DEADLINE_EVERY = 1024;
   /** PDFBox ends a paragraph with an empty line (see {@link Stripper}). */
   private static final Pattern PARAGRAPH_BREAK = Pattern.compile("\\n\\s*\\n");
 
@@ -67,6 +94,9 @@ final class PdfReader implements DocumentReader {
         stripper.writeText(doc, stripper.pageWriter());
       } catch (Overflow | GlyphOverflow e) {
         throw new MalformedRecordException(QuarantineReason.TOO_LARGE, e.getMessage());
+      } catch (Costly e) {
+        throw new MalformedRecordException(QuarantineReason.TOO_COSTLY,
+            e.getMessage() + " (page " + stripper.page() + ")");
       } catch (IOException | RuntimeException e) {
         // PDFBox parses objects as they are needed: damage anywhere surfaces here, not at load.
         throw new MalformedRecordException(QuarantineReason.CORRUPT_DOCUMENT, "PDF text cannot be extracted"
@@ -173,12 +203,34 @@ final class PdfReader implements DocumentReader {
     }
   }
 
+  /**
+   * The work budget spent ({@link ExtractedDocument.TooCostly} on its way out of PDFBox, which lets only
+   * IOExceptions through its operator callbacks and swallows those that a drawn form throws).
+   */
+  private static final class Costly extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Costly(String message) {
+      super(message);
+    }
+  }
+
   /** Collects each page's text and hands it to the document when the page ends. */
   private static final class Stripper extends PDFTextStripper {
     private final ExtractedDocument out;
     private final Map<Integer, List<Heading>> outline;
     private final StringBuilder pageText = new StringBuilder();
+    /** The forms being drawn, outermost first: one of them drawn again would draw itself forever. */
+    private final Set<COSBase> drawing = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** The forms drawn on this page so far: a form's content is spelled out at its first draw only. */
+    private final Set<COSBase> drawn = Collections.newSetFromMap(new IdentityHashMap<>());
     private long pageGlyphs;
+    /** The work run on this page, and the part of it its content spells out. */
+    private long pageWork;
+    private long pageSpelled;
+    /** Whether the content stream being run counts as spelled out: the page's own, a form's first draw. */
+    private boolean spelling = true;
+    private long operators;
 
     Stripper(ExtractedDocument out, Map<Integer, List<Heading>> outline) {
       this.out = out;
@@ -211,6 +263,85 @@ final class PdfReader implements DocumentReader {
     protected void startPage(PDPage page) {
       pageText.setLength(0);
       pageGlyphs = 0;
+      pageWork = 0;
+      pageSpelled = 0;
+      drawn.clear();
+      spelling = true;
+    }
+
+    @Override
+    protected void processOperator(Operator operator, List<COSBase> operands) throws IOException {
+      work(1);
+      if (++operators % DEADLINE_EVERY == 0) {
+        deadline();
+      }
+      super.processOperator(operator, operands);
+    }
+
+    /** A Type 3 glyph's procedure runs for each glyph the content shows: spelled out by that text. */
+    @Override
+    protected void processType3Stream(PDType3CharProc charProc, Matrix textRenderingMatrix) throws IOException {
+      boolean outer = spelling;
+      spelling = true;
+      try {
+        super.processType3Stream(charProc, textRenderingMatrix);
+      } finally {
+        spelling = outer;
+      }
+    }
+
+    private void work(long units) {
+      pageWork += units;
+      if (spelling) {
+        pageSpelled += units;
+      }
+      if (pageWork > FREE_WORK && pageWork > AMPLIFICATION * pageSpelled) {
+        throw new Costly("a page's form XObjects multiply its work: it ran " + pageWork + " operators' worth for the "
+            + pageSpelled + " its content spells out (at most " + AMPLIFICATION + " times that, past " + FREE_WORK + ")");
+      }
+    }
+
+    @Override
+    public void showForm(PDFormXObject form) throws IOException {
+      draw(form, () -> super.showForm(form));
+    }
+
+    @Override
+    public void showTransparencyGroup(PDTransparencyGroup group) throws IOException {
+      draw(group, () -> super.showTransparencyGroup(group));
+    }
+
+    private interface Drawing {
+      void run() throws IOException;
+    }
+
+    /**
+     * Draws a form unless it is already being drawn, counting the draw as work (spelled out if the
+     * content that draws it is), and its content as spelled out at its first draw on the page only.
+     */
+    private void draw(PDFormXObject form, Drawing draw) throws IOException {
+      COSBase self = form.getCOSObject();
+      if (drawing.contains(self)) {
+        return; // a form that draws itself: drawn once, as viewers do
+      }
+      work(FORM_WORK);
+      boolean outer = spelling;
+      drawing.add(self);
+      spelling = drawn.add(self);
+      try {
+        draw.run();
+      } finally {
+        spelling = outer;
+        drawing.remove(self);
+      }
+    }
+
+    private void deadline() {
+      try {
+        out.checkDeadline();
+      } catch (ExtractedDocument.TooCostly e) {
+        throw new Costly(e.getMessage());
+      }
     }
 
     @Override
@@ -225,6 +356,7 @@ final class PdfReader implements DocumentReader {
 
     @Override
     protected void endPage(PDPage page) throws IOException {
+      deadline();
       int number = getCurrentPageNo();
       try {
         for (Heading h : outline.getOrDefault(number - 1, List.of())) {

@@ -55,6 +55,13 @@ public final class QuarantineReason {
    * directory), not the format its name says, or damaged inside.
    */
   public static final String CORRUPT_DOCUMENT = "corrupt_document";
+  /**
+   * A PDF or Office file whose extraction costs more than a document may: it ran past {@code
+   * ingest.max-document-millis}, or (a PDF) a page's form XObjects multiplied its work far beyond what
+   * its content spells out (nested forms that each draw the next several times turn a few kilobytes into
+   * billions of operations). Nothing of the content is written.
+   */
+  public static final String TOO_COSTLY = "too_costly";
 
   /** A precomputed vector that is not an array of numbers. */
   public static final String VECTOR_MALFORMED = "vector_malformed";

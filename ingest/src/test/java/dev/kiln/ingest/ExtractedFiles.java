@@ -15,6 +15,7 @@ import dev.kiln.model.Document;
 import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -34,6 +35,33 @@ final class ExtractedFiles {
         new ReadOptions(maxRecordBytes, maxSpoolBytes, null, null));
     assertEquals(1, records.size(), "a document file is one record");
     return records.get(0);
+  }
+
+  /**
+   * One file read as {@link #record(Path, long, long)} reads it, with what that cost this thread: its CPU
+   * time (not wall time, which other processes on the machine stretch) and the bytes it allocated on the
+   * heap. Allocated bytes bound the heap a read can have held at any moment from above, so a small
+   * figure shows the reader never built a tree of the file.
+   */
+  static Cost cost(Path file, long maxRecordBytes) throws IOException {
+    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    long cpu = threads.getCurrentThreadCpuTime();
+    long allocated = threads.getCurrentThreadAllocatedBytes();
+    RawRecord r = record(file, maxRecordBytes, 1L << 30);
+    return new Cost(r, (threads.getCurrentThreadCpuTime() - cpu) / 1_000_000,
+        threads.getCurrentThreadAllocatedBytes() - allocated);
+  }
+
+  record Cost(RawRecord record, long cpuMillis, long allocatedBytes) {
+    long allocatedMb() {
+      return allocatedBytes >> 20;
+    }
+
+    @Override
+    public String toString() {
+      return cpuMillis + " ms CPU, " + allocatedMb() + " MB allocated: " + record.problem() + " "
+          + record.payload().substring(0, Math.min(300, record.payload().length()));
+    }
   }
 
   static RawRecord record(Path file) throws IOException {

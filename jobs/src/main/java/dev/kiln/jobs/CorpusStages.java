@@ -5,6 +5,7 @@ import dev.kiln.config.ConfigException;
 import dev.kiln.embed.ModelSpec;
 import dev.kiln.ingest.CorpusFileEnumerator;
 import dev.kiln.ingest.CorpusFileFormat;
+import dev.kiln.ingest.ReadOptions;
 import dev.kiln.ingest.RecordParser;
 import dev.kiln.ingest.SuppliedVectors;
 import dev.kiln.model.RawRecord;
@@ -73,8 +74,7 @@ final class CorpusStages {
 
   /** How corpus files are cut into splits and read. */
   static CorpusFileFormat format(BuildConfig config) {
-    return new CorpusFileFormat(config.inputFormat(), config.ingest.maxRecordBytes,
-        config.ingest.maxSpoolBytes, config.ingest.vectorField, config.ingest.textField);
+    return new CorpusFileFormat(config.inputFormat(), ReadOptions.of(config.ingest));
   }
 
   private static CorpusFileEnumerator unreadFiles(CorpusFileFormat format, long splitBytes, String listing) {

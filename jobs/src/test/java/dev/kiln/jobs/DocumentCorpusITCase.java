@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.ingest.DocumentFixtures;
+import dev.kiln.ingest.HostileDocuments;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchMode;
 import dev.kiln.search.Searcher;
@@ -32,7 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
  * PDF, DOCX and PPTX files (one gzipped) next to Markdown, built on a real mini-cluster and searched:
  * the right document and page or slide come back, document properties are filterable metadata, and the
  * hostile files — password-protected PDF and DOCX, a scanned PDF without text, a truncated PDF and a
- * truncated PPTX — are quarantined under their own reasons while the build goes on.
+ * truncated PPTX, a zip bomb DOCX (50 MB of XML declared as 100 bytes) and a PDF of nested form
+ * XObjects — are quarantined under their own reasons while the build goes on.
  */
 class DocumentCorpusITCase {
   @TempDir static Path work;
@@ -72,6 +74,8 @@ class DocumentCorpusITCase {
     DocumentFixtures.imageOnlyPdf(bad.resolve("scan.pdf"), 3);
     DocumentFixtures.truncated(pdf, bad.resolve("cut.pdf"), 0.6);
     DocumentFixtures.truncated(deck, bad.resolve("cut.pptx"), 0.6);
+    HostileDocuments.forgedSizeDocx(bad.resolve("bomb.docx"), 50L << 20, 100);
+    HostileDocuments.nestedFormsPdf(bad.resolve("forms.pdf"), 12, 4);
 
     root = work.resolve("snapshots");
     BuildConfig config = new BuildConfig();
@@ -88,9 +92,9 @@ class DocumentCorpusITCase {
   void badDocumentsAreQuarantinedUnderTheirOwnReasonsAndCounted() throws Exception {
     Manifest m = new SnapshotStore(root).open(report.snapshotId());
     Map<String, Long> reasons = m.quarantine().byReason();
-    assertEquals(Map.of("encrypted", 2L, "no_text_layer", 1L, "corrupt_document", 2L), reasons);
+    assertEquals(Map.of("encrypted", 2L, "no_text_layer", 1L, "corrupt_document", 3L, "too_costly", 1L), reasons);
     assertEquals(4L, m.counters().get("documents"), "PDF, DOCX, gzipped PPTX and Markdown");
-    assertEquals(9L, m.counters().get("records.read"));
+    assertEquals(11L, m.counters().get("records.read"));
 
     Map<String, String> byFile = new TreeMap<>();
     ObjectMapper json = new ObjectMapper();
@@ -104,7 +108,8 @@ class DocumentCorpusITCase {
       }
     }
     assertEquals(Map.of("secret.pdf", "encrypted", "secret.docx", "encrypted", "scan.pdf", "no_text_layer",
-        "cut.pdf", "corrupt_document", "cut.pptx", "corrupt_document"), byFile);
+        "cut.pdf", "corrupt_document", "cut.pptx", "corrupt_document", "bomb.docx", "corrupt_document",
+        "forms.pdf", "too_costly"), byFile);
   }
 
   @Test
@@ -146,7 +151,7 @@ class DocumentCorpusITCase {
   void nothingOfAQuarantinedDocumentIsSearchable() throws Exception {
     try (Searcher searcher = Searcher.open(root)) {
       List<String> ids = new ArrayList<>();
-      for (String q : List.of("confidential recipe", "crawl shino", "scanned words")) {
+      for (String q : List.of("confidential recipe", "crawl shino", "scanned words", "row 1234")) {
         searcher.bm25(q, 10).forEach(h -> ids.add(h.docId()));
       }
       assertTrue(ids.stream().noneMatch(id -> id.startsWith("bad/")), ids.toString());

@@ -62,8 +62,13 @@ public final class CorpusFileFormat implements BulkFormat<RawRecord, FileSourceS
    */
   public CorpusFileFormat(InputFormat format, long maxRecordBytes, long maxSpoolBytes, String vectorField,
       String textField) {
+    this(format, new ReadOptions(maxRecordBytes, maxSpoolBytes, vectorField, textField));
+  }
+
+  /** @param options every reader setting, as a build's {@code ingest} section gives them ({@link ReadOptions#of}) */
+  public CorpusFileFormat(InputFormat format, ReadOptions options) {
     this.format = format;
-    this.options = new ReadOptions(maxRecordBytes, maxSpoolBytes, vectorField, textField);
+    this.options = options;
   }
 
   /** The format a file is read as, or {@code null} to skip it. */
