@@ -1,22 +1,22 @@
 package dev.kiln.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.config.ConfigException;
 import dev.kiln.eval.Aggregation;
 import dev.kiln.eval.EvalReport;
 import dev.kiln.eval.Evaluator;
 import dev.kiln.eval.Qrels;
 import dev.kiln.eval.Queries;
-import dev.kiln.search.SearchMode;
 import dev.kiln.search.RetrievalPath;
+import dev.kiln.search.SearchMode;
+import dev.kiln.search.SearchOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.kiln.search.SearchOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

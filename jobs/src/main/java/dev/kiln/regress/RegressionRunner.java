@@ -1,12 +1,12 @@
 package dev.kiln.regress;
 
+import dev.kiln.cli.Drift;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.config.ConfigException;
 import dev.kiln.eval.EvalReport;
 import dev.kiln.eval.Evaluator;
 import dev.kiln.eval.Qrels;
 import dev.kiln.eval.Queries;
-import dev.kiln.cli.Drift;
 import dev.kiln.jobs.BuildJob;
 import dev.kiln.jobs.SnapshotBuilder;
 import dev.kiln.search.SearchMode;

@@ -1,16 +1,15 @@
 package dev.kiln.eval;
 
+import dev.kiln.search.RetrievalPath;
+import dev.kiln.search.SearchMode;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Locale;
-
-import dev.kiln.search.SearchMode;
-import dev.kiln.search.RetrievalPath;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,13 +1,12 @@
 package dev.kiln.search;
 
-import dev.kiln.search.rewrite.DenseFeedback;
-import dev.kiln.search.rewrite.LexicalFeedback;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.config.ConfigException;
+import dev.kiln.search.rewrite.DenseFeedback;
+import dev.kiln.search.rewrite.LexicalFeedback;
 import org.junit.jupiter.api.Test;
 
 class SearchModeTest {
