@@ -1,6 +1,7 @@
 package dev.kiln.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.jobs.BuildJob;
 import dev.kiln.jobs.SnapshotBuilder;
@@ -83,7 +84,7 @@ public final class E2eBuildBenchmark {
             if (line.isBlank()) {
               continue;
             }
-            var node = (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(line);
+            var node = (ObjectNode) json.readTree(line);
             if (copy > 0) {
               node.put("_id", node.get("_id").asText() + "~" + copy);
             }

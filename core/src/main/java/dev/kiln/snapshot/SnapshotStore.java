@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
@@ -213,11 +215,11 @@ public final class SnapshotStore {
     try {
       if (r.problems().isEmpty()) {
         // Re-read: a manifest replaced while we hashed must not inherit this record.
-        if (!java.util.Arrays.equals(bytes, manifestBytes(id))) {
+        if (!Arrays.equals(bytes, manifestBytes(id))) {
           return List.of("manifest.json changed while it was verified");
         }
         storage.write(SnapshotLayout.verifiedKey(id), JSON.writeValueAsBytes(new VerifiedRecord(
-            VerifiedRecord.FORMAT_VERSION, Checksums.sha256(bytes), java.time.Instant.now().toString(), by, r.files(), r.bytes())));
+            VerifiedRecord.FORMAT_VERSION, Checksums.sha256(bytes), Instant.now().toString(), by, r.files(), r.bytes())));
       } else {
         storage.delete(SnapshotLayout.verifiedKey(id));
       }

@@ -4,6 +4,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
+import java.time.Instant;
 import java.util.Date;
 import java.util.zip.ZipException;
 import java.util.zip.ZipFile;
@@ -95,7 +96,7 @@ final class OfficeFiles {
     out.property(DocumentReader.DOC_MODIFIED, instant(core.getModified()));
   }
 
-  private static java.time.Instant instant(Date d) {
+  private static Instant instant(Date d) {
     return d == null ? null : d.toInstant();
   }
 

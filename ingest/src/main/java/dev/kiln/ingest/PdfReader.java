@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Calendar;
 import java.util.HashMap;
@@ -108,7 +109,7 @@ final class PdfReader implements DocumentReader {
     out.property(DocumentReader.PAGES, doc.getNumberOfPages());
   }
 
-  private static java.time.Instant instant(Calendar c) {
+  private static Instant instant(Calendar c) {
     return c == null ? null : c.toInstant();
   }
 

@@ -21,6 +21,7 @@ import dev.kiln.operators.StageReports;
 import dev.kiln.operators.types.KilnTypeInfo;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.api.common.functions.MapFunction;
@@ -47,7 +48,7 @@ final class ChangelogStages {
       DataStream<StageReport> reports) {}
 
   static Streams read(StreamExecutionEnvironment env, ChangelogPlan plan, BuildConfig config, String snapshotId) {
-    java.util.Properties client = new java.util.Properties();
+    Properties client = new Properties();
     client.putAll(config.changelog.properties);
     KafkaSource<RawRecord> source = KafkaSource.<RawRecord>builder()
         .setProperties(client)

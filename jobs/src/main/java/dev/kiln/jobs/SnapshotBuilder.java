@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.ExceptionUtils;
 import org.slf4j.Logger;
@@ -131,7 +132,7 @@ public final class SnapshotBuilder {
   private static Throwable decided(Exception e) {
     for (Class<? extends Throwable> type : List.of(SnapshotException.class, ConfigException.class,
         BadInputCheck.TooMuchBadInputException.class)) {
-      java.util.Optional<? extends Throwable> t = ExceptionUtils.findThrowable(e, type);
+      Optional<? extends Throwable> t = ExceptionUtils.findThrowable(e, type);
       if (t.isPresent()) {
         return t.get();
       }

@@ -7,6 +7,7 @@ import dev.kiln.embed.EmbedDevice;
 import dev.kiln.embed.ModelRegistry;
 import dev.kiln.embed.ModelSpec;
 import dev.kiln.embed.TextEmbedder;
+import dev.kiln.internal.PausePoint;
 import dev.kiln.model.Chunk;
 import dev.kiln.model.ContentKey;
 import dev.kiln.model.EmbeddedChunk;
@@ -198,7 +199,7 @@ public final class EmbedFunction extends AbstractRichFunction {
   public void add(Chunk c, Collector<EmbeddedChunk> out) {
     // Crash tests kill the process here: the embed stage is running, whether it reuses or embeds, and
     // (a kill on the first chunk) has written nothing yet.
-    dev.kiln.internal.PausePoint.reached("embed");
+    PausePoint.reached("embed");
     if (pending == null) {
       pending = new ArrayList<>();
       pendingKeys = new ArrayList<>();

@@ -1,6 +1,7 @@
 package dev.kiln.eval;
 
 import dev.kiln.search.RetrievalPath;
+import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchMode;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -97,7 +98,7 @@ public final class Evaluator {
           continue;
         }
         Map<String, Integer> grades = qrels.judgments(queryId);
-        List<dev.kiln.search.SearchHit> hits = searcher.search(text, mode, depth).results();
+        List<SearchHit> hits = searcher.search(text, mode, depth).results();
         abstained += hits.isEmpty() ? 1 : 0;
         List<DocumentRanking.ScoredDoc> ranked = DocumentRanking.aggregate(hits, depth, aggregation);
         List<String> docs = ranked.stream().map(DocumentRanking.ScoredDoc::docId).toList();

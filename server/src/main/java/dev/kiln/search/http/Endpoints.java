@@ -1,5 +1,6 @@
 package dev.kiln.search.http;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -66,7 +67,7 @@ final class Endpoints {
   private JsonNode readJson(byte[] body) {
     try {
       return json.readTree(body == null ? new byte[0] : body);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       throw new BadRequest("body is not valid JSON: " + e.getOriginalMessage());
     } catch (IOException e) {
       throw new BadRequest("body could not be read: " + e.getMessage());

@@ -8,7 +8,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Objects;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -85,7 +87,7 @@ public final class ReloadingSearcher implements Closeable {
         return t;
       });
       // checkQuietly catches everything, so the schedule never ends with a failure to look at.
-      java.util.concurrent.Future<?> unused =
+      Future<?> unused =
           poller.scheduleWithFixedDelay(this::checkQuietly, pollMillis, pollMillis, TimeUnit.MILLISECONDS);
     } else {
       poller = null;
@@ -185,7 +187,7 @@ public final class ReloadingSearcher implements Closeable {
   private Path prepare(String id) {
     try {
       return source.prepare(id);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new SnapshotException("cannot fetch snapshot " + id + " from " + source + ": " + e.getMessage(), e);
     }
   }
@@ -210,7 +212,7 @@ public final class ReloadingSearcher implements Closeable {
   private synchronized void failed(String id, Throwable e, boolean backOff) {
     failedReloads.incrementAndGet();
     Instant now = Instant.now();
-    if (consecutive == 0 || !java.util.Objects.equals(id, failingId)) {
+    if (consecutive == 0 || !Objects.equals(id, failingId)) {
       failingSince = now;
       consecutive = 0;
     }

@@ -1,6 +1,7 @@
 package dev.kiln.search.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** One HTTP answer: status, content type, body and any extra headers ({@code Retry-After}, …). */
@@ -21,7 +22,7 @@ record Reply(int status, String contentType, String body, Map<String, String> he
   }
 
   Reply withHeader(String name, String value) {
-    Map<String, String> more = new java.util.LinkedHashMap<>(headers);
+    Map<String, String> more = new LinkedHashMap<>(headers);
     more.put(name, value);
     return new Reply(status, contentType, body, more);
   }
