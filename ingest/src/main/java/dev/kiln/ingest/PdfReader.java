@@ -103,10 +103,10 @@ final class PdfReader implements DocumentReader {
   private static void properties(PDDocument doc, ExtractedDocument out) {
     PDDocumentInformation info = doc.getDocumentInformation();
     out.title(info.getTitle());
-    out.property(DocumentReader.AUTHOR, info.getAuthor());
-    out.property(DocumentReader.CREATED, instant(info.getCreationDate()));
-    out.property(DocumentReader.DOC_MODIFIED, instant(info.getModificationDate()));
-    out.property(DocumentReader.PAGES, doc.getNumberOfPages());
+    out.property(AUTHOR, info.getAuthor());
+    out.property(CREATED, instant(info.getCreationDate()));
+    out.property(DOC_MODIFIED, instant(info.getModificationDate()));
+    out.property(PAGES, doc.getNumberOfPages());
   }
 
   private static Instant instant(Calendar c) {
