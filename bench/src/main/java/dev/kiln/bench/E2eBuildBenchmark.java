@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.jobs.BuildJob;
 import dev.kiln.jobs.SnapshotBuilder;
+import dev.kiln.snapshot.LocalFiles;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.PrintStream;
@@ -60,7 +61,7 @@ public final class E2eBuildBenchmark {
         }
       }
     } finally {
-      BenchFiles.deleteRecursively(work);
+      LocalFiles.deleteTree(work);
     }
     Files.createDirectories(out);
     Map<String, Object> doc = new LinkedHashMap<>();

@@ -1,6 +1,7 @@
 package dev.kiln.snapshot.io;
 
 import dev.kiln.snapshot.Checksums;
+import dev.kiln.snapshot.LocalFiles;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SafePaths;
 import dev.kiln.snapshot.SnapshotException;
@@ -17,7 +18,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -167,11 +167,7 @@ public final class SnapshotMirror {
     }
     List<String> removed = new ArrayList<>();
     for (Path p : drop) {
-      try (Stream<Path> walk = Files.walk(p)) {
-        for (Path f : walk.sorted(Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(f);
-        }
-      }
+      LocalFiles.deleteTree(p);
       removed.add(p.getFileName().toString());
     }
     if (!removed.isEmpty()) {
