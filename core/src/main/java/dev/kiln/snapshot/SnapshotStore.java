@@ -166,16 +166,9 @@ public final class SnapshotStore {
   }
 
   /**
-   * Size and SHA-256 of each listed file in directory {@code dir} of snapshot {@code id}; problems
-   * are added as {@code dir/file: what is wrong}.
-   */
-  public void verifyFiles(String id, String dir, List<Manifest.FileEntry> files, List<String> problems) {
-    new SnapshotVerifier(storage).files(id, dir, files, true, problems, new long[2]);
-  }
-
-  /**
-   * As {@link #verifyFiles}, checking only that each listed file is there with its size: for files
-   * whose bytes are hashed later by whoever reads them (stored vectors offered for reuse).
+   * Checks that each listed file in directory {@code dir} of snapshot {@code id} is there with its size,
+   * without hashing it: for files whose bytes are hashed later by whoever reads them (stored vectors
+   * offered for reuse). Problems are added as {@code dir/file: what is wrong}.
    */
   public void checkFileSizes(String id, String dir, List<Manifest.FileEntry> files, List<String> problems) {
     new SnapshotVerifier(storage).files(id, dir, files, false, problems, new long[2]);

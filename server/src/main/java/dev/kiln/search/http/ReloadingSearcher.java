@@ -116,10 +116,6 @@ public final class ReloadingSearcher implements Closeable {
     return reloads.get();
   }
 
-  public long failedReloads() {
-    return failedReloads.get();
-  }
-
   /** Where reloading stands: served snapshot, failures, last error, next attempt. */
   public synchronized ReloadStatus reloadStatus() {
     return new ReloadStatus(currentId(), reloads.get(), failedReloads.get(), consecutive, checks.get(), attempts.get(),

@@ -245,31 +245,4 @@ public final class SnapshotMirror {
     Files.write(tmp, bytes);
     Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
-
-  /**
-   * Downloads an unpublished snapshot's files (no manifest yet: shards, parents, stored vectors) for
-   * verification; not its staging marker.
-   */
-  public void downloadShards(String id) throws IOException {
-    String prefix = SnapshotLayout.snapshotKey(id);
-    for (String name : storage().list(prefix)) {
-      if (!name.equals(SnapshotLayout.STAGING)) {
-        downloadEntry(prefix, name, SafePaths.resolve(local.snapshotDir(id), "listed entry", name));
-      }
-    }
-  }
-
-  /** An entry is a "directory" when something is listed under it (object stores have no empty ones). */
-  private void downloadEntry(String prefix, String name, Path target) throws IOException {
-    List<String> children = storage().list(prefix + name + "/");
-    if (children.isEmpty()) {
-      download(prefix + name, target);
-      return;
-    }
-    for (String child : children) {
-      // Listed names come from the bucket: each is checked to stay under the local snapshot directory.
-      downloadEntry(prefix + name + "/", child, SafePaths.resolve(target, "listed entry", child));
-    }
-  }
-
 }
