@@ -1,5 +1,6 @@
 package dev.kiln.bench;
 
+import dev.kiln.snapshot.LocalFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -42,7 +43,7 @@ public class AnnBuildBenchmark {
     try {
       AnnIndexes.buildKilnShard(dir.resolve("shard"), data.vectors);
     } finally {
-      BenchFiles.deleteRecursively(dir);
+      LocalFiles.deleteTree(dir);
     }
   }
 

@@ -2,6 +2,7 @@ package dev.kiln.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.jelmerk.hnswlib.core.hnsw.HnswIndex;
+import dev.kiln.snapshot.LocalFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -54,7 +55,7 @@ public final class AnnRecall {
         }
       }
     } finally {
-      BenchFiles.deleteRecursively(dir);
+      LocalFiles.deleteTree(dir);
     }
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("snapshot", data.snapshotId);

@@ -1,6 +1,7 @@
 package dev.kiln.bench;
 
 import com.github.jelmerk.hnswlib.core.hnsw.HnswIndex;
+import dev.kiln.snapshot.LocalFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -62,7 +63,7 @@ public class AnnSearchBenchmark {
   @TearDown(Level.Trial)
   public void tearDown() throws Exception {
     reader.close();
-    BenchFiles.deleteRecursively(dir);
+    LocalFiles.deleteTree(dir);
   }
 
   private float[] nextQuery() {

@@ -1,9 +1,11 @@
 package dev.kiln.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.jobs.BuildJob;
 import dev.kiln.jobs.SnapshotBuilder;
+import dev.kiln.snapshot.LocalFiles;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.PrintStream;
@@ -59,7 +61,7 @@ public final class E2eBuildBenchmark {
         }
       }
     } finally {
-      BenchFiles.deleteRecursively(work);
+      LocalFiles.deleteTree(work);
     }
     Files.createDirectories(out);
     Map<String, Object> doc = new LinkedHashMap<>();
@@ -83,7 +85,7 @@ public final class E2eBuildBenchmark {
             if (line.isBlank()) {
               continue;
             }
-            var node = (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(line);
+            var node = (ObjectNode) json.readTree(line);
             if (copy > 0) {
               node.put("_id", node.get("_id").asText() + "~" + copy);
             }

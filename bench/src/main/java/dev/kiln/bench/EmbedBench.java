@@ -21,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -158,7 +159,7 @@ public final class EmbedBench {
   }
 
   private static Map<String, String> options(String[] args) {
-    Map<String, String> m = new java.util.HashMap<>();
+    Map<String, String> m = new HashMap<>();
     for (int i = 0; i < args.length; i++) {
       if (!args[i].startsWith("--") || i + 1 >= args.length) {
         throw new IllegalArgumentException("expected --name value pairs, got " + args[i]);

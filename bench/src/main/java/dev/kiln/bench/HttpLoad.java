@@ -3,6 +3,7 @@ package dev.kiln.bench;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -19,6 +20,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -133,7 +135,7 @@ public final class HttpLoad {
     AtomicLong issued = new AtomicLong();
     AtomicLong failures = new AtomicLong();
     AtomicInteger next = new AtomicInteger();
-    Map<Integer, AtomicLong> statuses = new java.util.concurrent.ConcurrentHashMap<>();
+    Map<Integer, AtomicLong> statuses = new ConcurrentHashMap<>();
     List<long[]> perThread = new ArrayList<>();
     List<int[]> counts = new ArrayList<>();
     List<Thread> threads = new ArrayList<>();
@@ -156,7 +158,7 @@ public final class HttpLoad {
             HttpResponse<Void> r = http.send(b.build(), HttpResponse.BodyHandlers.discarding());
             lat[n[0]++] = System.nanoTime() - t0;
             statuses.computeIfAbsent(r.statusCode(), s -> new AtomicLong()).incrementAndGet();
-          } catch (java.io.IOException e) {
+          } catch (IOException e) {
             failures.incrementAndGet();
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -214,7 +216,7 @@ public final class HttpLoad {
     return (int) v;
   }
 
-  static List<String> readQueries(Path file) throws java.io.IOException {
+  static List<String> readQueries(Path file) throws IOException {
     ObjectMapper json = new ObjectMapper();
     List<String> out = new ArrayList<>();
     for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {

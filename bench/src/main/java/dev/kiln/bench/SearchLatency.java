@@ -6,6 +6,7 @@ import dev.kiln.search.SearchMode;
 import dev.kiln.search.SearchOptions;
 import dev.kiln.search.Searcher;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -56,7 +57,7 @@ public final class SearchLatency {
         }
       }
       if (dump != null) {
-        java.nio.file.Files.writeString(Path.of(dump), lines);
+        Files.writeString(Path.of(dump), lines);
       }
       long[] nanos = new long[texts.size() * rounds];
       int i = 0;

@@ -5,6 +5,7 @@ import dev.kiln.index.ShardIndexWriter;
 import dev.kiln.index.ShardSchema;
 import dev.kiln.model.Chunk;
 import dev.kiln.model.EmbeddedChunk;
+import dev.kiln.snapshot.LocalFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -63,7 +64,7 @@ public class ShardBuildBenchmark {
             data.vectors.get(i)));
       }
     } finally {
-      BenchFiles.deleteRecursively(dir);
+      LocalFiles.deleteTree(dir);
     }
   }
 
@@ -87,7 +88,7 @@ public class ShardBuildBenchmark {
         w.commit();
       }
     } finally {
-      BenchFiles.deleteRecursively(dir);
+      LocalFiles.deleteTree(dir);
     }
   }
 }

@@ -4,13 +4,14 @@ import dev.kiln.config.IndexConfig;
 import dev.kiln.index.RelocatedChunks;
 import dev.kiln.index.ShardSchema;
 import dev.kiln.model.RecordPosition;
-import java.nio.file.Files;
+import dev.kiln.snapshot.LocalFiles;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.SortedDocValues;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.store.FSDirectory;
@@ -39,9 +40,9 @@ public final class PruneCheckTiming {
       for (LeafReaderContext leaf : r.leaves()) {
         var live = leaf.reader().getLiveDocs();
         var terms = leaf.reader().terms(ShardSchema.DOC_ID).iterator();
-        org.apache.lucene.index.PostingsEnum p = null;
+        PostingsEnum p = null;
         for (var term = terms.next(); term != null; term = terms.next()) {
-          p = terms.postings(p, org.apache.lucene.index.PostingsEnum.NONE);
+          p = terms.postings(p, PostingsEnum.NONE);
           for (int d = p.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = p.nextDoc()) {
             if (live == null || live.get(d)) {
               SortedDocValues src = leaf.reader().getSortedDocValues(ShardSchema.SOURCE);
@@ -81,9 +82,7 @@ public final class PruneCheckTiming {
         }
         System.out.printf("round %d %s: commit %.2f s%n", round, check ? "check" : "plain",
             (System.nanoTime() - t2) / 1e9);
-        try (var walk = Files.walk(dir)) {
-          walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        LocalFiles.deleteTree(dir, (p, e) -> {}); // a leftover file costs disk, not the timing
       }
     }
   }

@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpServer;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -45,7 +46,7 @@ class HttpLoadTest {
     HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     server.createContext("/search", ex -> {
       int n = served.incrementAndGet();
-      byte[] body = "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      byte[] body = "{}".getBytes(StandardCharsets.UTF_8);
       ex.sendResponseHeaders(n % 10 == 0 ? 503 : 200, body.length);
       ex.getResponseBody().write(body);
       ex.close();

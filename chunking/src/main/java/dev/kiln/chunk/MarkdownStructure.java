@@ -2,6 +2,7 @@ package dev.kiln.chunk;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.commonmark.ext.gfm.tables.TableBlock;
 import org.commonmark.ext.gfm.tables.TablesExtension;
 import org.commonmark.node.AbstractVisitor;
 import org.commonmark.node.Code;
@@ -13,7 +14,6 @@ import org.commonmark.node.SourceSpan;
 import org.commonmark.node.Text;
 import org.commonmark.parser.IncludeSourceSpans;
 import org.commonmark.parser.Parser;
-import org.commonmark.ext.gfm.tables.TableBlock;
 
 /**
  * Markdown to blocks with CommonMark (GitHub tables included). Blocks are the top-level nodes of the

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -93,7 +94,7 @@ public final class ChunkerThroughput {
           "MB/s", "ratio");
       double base = 0;
       for (int i = 0; i < strategies.size(); i++) {
-        java.util.Arrays.sort(nanos[i]);
+        Arrays.sort(nanos[i]);
         double s = nanos[i][nanos[i].length / 2] / 1e9;
         double rate = chunks[i] / s;
         base = i == 0 ? rate : base;

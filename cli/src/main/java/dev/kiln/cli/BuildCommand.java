@@ -4,6 +4,7 @@ import dev.kiln.config.BuildConfig;
 import dev.kiln.config.ConfigOverrides;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -33,7 +34,7 @@ public final class BuildCommand implements Callable<Integer> {
   @Option(names = "--fs", paramLabel = "KEY=VALUE",
       description = "a file system setting over the config's 'filesystem:' section (s3.endpoint, "
           + "s3.path.style.access, flink.hadoop.*); repeatable. " + FileSystemOptions.CREDENTIALS)
-  java.util.Map<String, String> fs;
+  Map<String, String> fs;
 
   @Option(names = "--shards", paramLabel = "N")
   Integer shards;

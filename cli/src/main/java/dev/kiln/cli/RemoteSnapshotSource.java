@@ -1,9 +1,11 @@
 package dev.kiln.cli;
 
 import dev.kiln.search.http.SnapshotSource;
+import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.io.RemoteRoots;
 import dev.kiln.snapshot.io.SnapshotMirror;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
@@ -33,7 +35,7 @@ final class RemoteSnapshotSource implements SnapshotSource {
   public String currentId() {
     String id = mirror.remoteCurrent();
     if (id == null) {
-      throw new dev.kiln.snapshot.SnapshotException("no published snapshot under " + root + " (no CURRENT)");
+      throw new SnapshotException("no published snapshot under " + root + " (no CURRENT)");
     }
     return id;
   }
@@ -52,7 +54,7 @@ final class RemoteSnapshotSource implements SnapshotSource {
     try {
       mirror.retainOnly(keep(null));
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException("cannot tidy the local copy of " + root, e);
+      throw new UncheckedIOException("cannot tidy the local copy of " + root, e);
     }
   }
 

@@ -1,15 +1,15 @@
 package dev.kiln.cli;
 
 import dev.kiln.config.ConfigException;
-import dev.kiln.search.SearchOptions;
-import dev.kiln.search.http.ApiKeys;
 import dev.kiln.search.FederatedSearcher;
 import dev.kiln.search.RelevanceGate;
+import dev.kiln.search.SearchOptions;
 import dev.kiln.search.fusion.FusionMethod;
+import dev.kiln.search.http.ApiKeys;
 import dev.kiln.search.http.ReloadSettings;
 import dev.kiln.search.http.ReloadingSearcher;
-import dev.kiln.search.http.ServedRoots;
 import dev.kiln.search.http.SearchServer;
+import dev.kiln.search.http.ServedRoots;
 import dev.kiln.search.http.ServerConfig;
 import dev.kiln.search.http.SourceUris;
 import dev.kiln.snapshot.io.RemoteRoots;

@@ -1,12 +1,13 @@
 package dev.kiln.cli;
 
+import dev.kiln.config.BuildConfig;
 import dev.kiln.config.ConfigException;
 import dev.kiln.search.http.SnapshotSource;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.io.RemoteRoots;
-import dev.kiln.snapshot.io.S3Settings;
 import dev.kiln.snapshot.io.RemoteStorages;
+import dev.kiln.snapshot.io.S3Settings;
 import dev.kiln.snapshot.io.SnapshotMirror;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -116,7 +117,7 @@ final class SnapshotRoots {
   /** The settings for the log, with every secret-looking value hidden. */
   static Map<String, String> masked(Map<String, String> settings) {
     Map<String, String> out = new TreeMap<>();
-    settings.forEach((k, v) -> out.put(k, dev.kiln.config.BuildConfig.isSecret(k) ? "****" : v));
+    settings.forEach((k, v) -> out.put(k, BuildConfig.isSecret(k) ? "****" : v));
     return out;
 
   }

@@ -8,6 +8,7 @@ import dev.kiln.config.ConfigException;
 import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 import picocli.CommandLine;
 
 /** {@code --set} on the reading commands: only the config's {@code filesystem.*} keys mean anything to them. */
@@ -26,7 +27,7 @@ class ReadingCommandsSetOptionTest {
     assertEquals(Map.of("s3.endpoint", "http://a", "s3.path.style.access", "true"), serve.fs.settings());
   }
 
-  private static String message(org.junit.jupiter.api.function.Executable run) {
+  private static String message(Executable run) {
     return assertThrows(ConfigException.class, run).getMessage();
   }
 }

@@ -2,9 +2,11 @@ package dev.kiln.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.kiln.index.KnnSearch;
 import dev.kiln.search.SearchMode;
 import dev.kiln.search.SearchOptions;
 import dev.kiln.search.fusion.FusionMethod;
+import dev.kiln.search.rewrite.FeedbackScope;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,18 +31,18 @@ class RetrievalOptionsTest {
     assertEquals("hybrid-blend+prf", EvalCommand.variant(SearchMode.HYBRID, o));
     assertEquals("hybrid-blend", EvalCommand.variant(SearchMode.HYBRID, SearchOptions.defaults()));
     assertEquals("hybrid-rrf", EvalCommand.variant(SearchMode.HYBRID, SearchOptions.defaults().withFusion(FusionMethod.RRF)));
-    assertEquals(dev.kiln.index.KnnSearch.AUTO_EF, o.ef());
+    assertEquals(KnnSearch.AUTO_EF, o.ef());
     assertEquals(SearchOptions.defaultQueryEmbedders(), o.queryEmbedders());
 
     EvalCommand wide = new EvalCommand();
     new CommandLine(wide).parseArgs("--queries", "q", "--qrels", "r", "--ef", "250", "--query-embedders", "3");
     assertEquals(250, wide.retrieval.toOptions().ef());
     assertEquals(3, wide.retrieval.toOptions().queryEmbedders());
-    assertEquals(dev.kiln.search.rewrite.FeedbackScope.CANDIDATES, o.feedbackScope());
+    assertEquals(FeedbackScope.CANDIDATES, o.feedbackScope());
 
     EvalCommand index = new EvalCommand();
     new CommandLine(index).parseArgs("--queries", "q", "--qrels", "r", "--prf-scope", "index");
-    assertEquals(dev.kiln.search.rewrite.FeedbackScope.INDEX, index.retrieval.toOptions().feedbackScope());
+    assertEquals(FeedbackScope.INDEX, index.retrieval.toOptions().feedbackScope());
   }
 
   @Test

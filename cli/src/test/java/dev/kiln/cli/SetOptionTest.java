@@ -20,6 +20,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
@@ -221,7 +222,7 @@ class SetOptionTest {
   }
 
 
-  private static String message(org.junit.jupiter.api.function.Executable run) {
+  private static String message(Executable run) {
     return assertThrows(ConfigException.class, run).getMessage();
   }
 

@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,7 +55,7 @@ class SettingFlagsTest {
 
   @Test
   void aRerankModelProblemNamesTheFlag(@TempDir Path empty) {
-    SettingException e = org.junit.jupiter.api.Assertions.assertThrows(SettingException.class,
+    SettingException e = Assertions.assertThrows(SettingException.class,
         () -> CrossEncoderReranker.open(empty));
     assertEquals("--rerank-model " + empty + " has no model.yaml (a cross-encoder directory holds the model file,"
         + " tokenizer.json and model.yaml)", SettingFlags.message(e));

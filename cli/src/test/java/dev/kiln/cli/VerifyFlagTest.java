@@ -12,6 +12,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -61,7 +62,7 @@ class VerifyFlagTest {
   @Test
   void anUnknownVerifyModeIsAUsageErrorNamingTheFlag() {
     for (String command : List.of("search", "eval", "serve")) {
-      List<String> args = new java.util.ArrayList<>(List.of(command, "--snapshots", root.toString(), "--verify",
+      List<String> args = new ArrayList<>(List.of(command, "--snapshots", root.toString(), "--verify",
           "some"));
       if (command.equals("eval")) {
         args.addAll(List.of("--queries", "q.jsonl", "--qrels", "q.tsv"));

@@ -13,7 +13,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -72,7 +74,7 @@ public class BuildConfig implements Serializable {
    * Flink keys: {@code s3.endpoint}, {@code s3.path.style.access}, {@code s3.access-key},
    * {@code s3.secret-key}. Unset S3 keys fall back to the AWS environment variables.
    */
-  public java.util.Map<String, String> filesystem = new java.util.LinkedHashMap<>();
+  public Map<String, String> filesystem = new LinkedHashMap<>();
   public IngestConfig ingest = new IngestConfig();
   public ChunkerConfig chunker = new ChunkerConfig();
   public EmbedConfig embed = new EmbedConfig();
@@ -177,7 +179,7 @@ public class BuildConfig implements Serializable {
    * {@code key} count as whole words only, so {@code sasl.mechanism} stays readable.
    */
   public static boolean isSecret(String key) {
-    String k = key.toLowerCase(java.util.Locale.ROOT);
+    String k = key.toLowerCase(Locale.ROOT);
     for (String word : SECRET_WORDS) {
       if (k.contains(word)) {
         return true;

@@ -1,6 +1,11 @@
 package dev.kiln.config;
 
+import dev.kiln.snapshot.SnapshotLayout;
 import java.io.Serializable;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * A changelog build ({@code changelog:} in the YAML): the next snapshot is a base snapshot plus the
@@ -27,7 +32,7 @@ public class ChangelogConfig implements Serializable {
    * {@code ssl.truststore.location}; secret-looking values are masked in the effective-config log.
    * Kiln sets bootstrap servers, group and client ids and offset handling itself.
    */
-  public java.util.Map<String, String> properties = new java.util.LinkedHashMap<>();
+  public Map<String, String> properties = new LinkedHashMap<>();
   /**
    * The envelope of the topic's records ({@code --changelog-format}): {@code kiln} (Kiln's own
    * {@code {"op": "upsert"|"delete", ...}}), {@code debezium} (change events {@code {"before", "after",
@@ -54,7 +59,7 @@ public class ChangelogConfig implements Serializable {
   public static final String FORMAT_AUTO = "auto";
 
   /** Properties Kiln owns: setting them under {@code changelog.properties} would break the bounded read. */
-  static final java.util.Set<String> RESERVED = java.util.Set.of("bootstrap.servers", "group.id",
+  static final Set<String> RESERVED = Set.of("bootstrap.servers", "group.id",
       "enable.auto.commit", "auto.offset.reset", "key.deserializer", "value.deserializer");
 
   public boolean enabled() {
@@ -62,7 +67,7 @@ public class ChangelogConfig implements Serializable {
   }
 
   void validate() {
-    if (!java.util.List.of(FORMAT_KILN, FORMAT_DEBEZIUM, FORMAT_AUTO).contains(format)) {
+    if (!List.of(FORMAT_KILN, FORMAT_DEBEZIUM, FORMAT_AUTO).contains(format)) {
       throw new ConfigException("--changelog-format / changelog.format must be kiln, debezium or auto, was '"
           + format + "'");
     }
@@ -88,7 +93,7 @@ public class ChangelogConfig implements Serializable {
       }
     }
     if (baseSnapshot == null || !(baseSnapshot.equals("current")
-        || dev.kiln.snapshot.SnapshotLayout.isSnapshotId(baseSnapshot))) {
+        || SnapshotLayout.isSnapshotId(baseSnapshot))) {
       throw new ConfigException("--base-snapshot / changelog.base-snapshot must be 'current' or a snapshot id such as"
           + " 20261202T131755Z-3fa9c1, was '" + baseSnapshot + "'");
     }

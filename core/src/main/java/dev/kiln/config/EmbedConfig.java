@@ -1,5 +1,6 @@
 package dev.kiln.config;
 
+import dev.kiln.snapshot.SnapshotLayout;
 import java.io.Serializable;
 
 /** The embedding stage. */
@@ -76,7 +77,7 @@ public class EmbedConfig implements Serializable {
     if (dedupCache < 0) {
       throw new ConfigException("embed.dedup-cache must be >= 0, was " + dedupCache);
     }
-    if (reuseFrom != null && !reuseFrom.isEmpty() && !dev.kiln.snapshot.SnapshotLayout.isSnapshotId(reuseFrom)) {
+    if (reuseFrom != null && !reuseFrom.isEmpty() && !SnapshotLayout.isSnapshotId(reuseFrom)) {
       throw new ConfigException("--reuse-from / embed.reuse-from must be a snapshot id such as "
           + "20261202T131755Z-3fa9c1, was '" + reuseFrom + "'");
     }

@@ -1,6 +1,10 @@
 package dev.kiln.config;
 
 import java.io.Serializable;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /** Per-shard Lucene segment settings. The searcher reads these back from the manifest. */
 public class IndexConfig implements Serializable {
@@ -34,14 +38,14 @@ public class IndexConfig implements Serializable {
    * {@code date}. Values that do not parse as the type stay exact-match filterable only (counted).
    * Every metadata key is exact-match filterable whether listed here or not.
    */
-  public java.util.Map<String, String> rangeFields = new java.util.LinkedHashMap<>();
+  public Map<String, String> rangeFields = new LinkedHashMap<>();
 
   /** What a metadata key may look like in a filter (and so in {@code index.range-fields}). */
   public static final String METADATA_KEY = "[A-Za-z0-9_.\\-]+";
 
   /** The range fields with their types, in key order, as the manifest records them. */
-  public java.util.SortedMap<String, RangeType> rangeTypes() {
-    java.util.SortedMap<String, RangeType> out = new java.util.TreeMap<>();
+  public SortedMap<String, RangeType> rangeTypes() {
+    SortedMap<String, RangeType> out = new TreeMap<>();
     rangeFields.forEach((k, v) -> out.put(k, RangeType.parse(k, v)));
     return out;
   }

@@ -1,6 +1,9 @@
 package dev.kiln.internal;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -29,7 +32,7 @@ public final class PausePoint {
         Files.writeString(Path.of(marker), name);
       }
       if ("stdin".equals(System.getProperty(RESUME_PROPERTY))) {
-        new java.io.BufferedReader(new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8))
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))
             .readLine();
         return;
       }

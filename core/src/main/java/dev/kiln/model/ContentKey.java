@@ -1,5 +1,8 @@
 package dev.kiln.model;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.snapshot.Checksums;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -77,14 +80,14 @@ public final class ContentKey {
       update(md, json);
       update(md, tokenizer);
       return HexFormat.of().formatHex(md.digest()).substring(0, 16);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       throw new IllegalArgumentException("cannot fingerprint chunker settings " + chunkerSettings, e);
     }
   }
 
-  private static final com.fasterxml.jackson.databind.ObjectMapper SETTINGS_JSON =
-      new com.fasterxml.jackson.databind.ObjectMapper()
-          .configure(com.fasterxml.jackson.databind.MapperFeature.SORT_PROPERTIES_ALPHABETICALLY, true);
+  private static final ObjectMapper SETTINGS_JSON =
+      new ObjectMapper()
+          .configure(MapperFeature.SORT_PROPERTIES_ALPHABETICALLY, true);
 
   private static void update(MessageDigest md, String s) {
     byte[] b = (s == null ? "" : s).getBytes(StandardCharsets.UTF_8);

@@ -1,6 +1,7 @@
 package dev.kiln.model;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.Serializable;
 
 /**
  * One undecoded record as a source read it: a JSON line, a whole Markdown or text file, or a Parquet
@@ -29,7 +30,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  */
 public record RawRecord(
     String sourceUri, long offset, InputFormat format, String payload, String problem, long bytes,
-    long modified, String key, float[] vector, ObjectNode row) implements java.io.Serializable {
+    long modified, String key, float[] vector, ObjectNode row) implements Serializable {
 
   public RawRecord(String sourceUri, long offset, InputFormat format, String payload, String problem, long bytes,
       long modified, String key, float[] vector) {

@@ -1,6 +1,8 @@
 package dev.kiln.model;
 
 import dev.kiln.snapshot.Manifest;
+import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -21,10 +23,10 @@ import java.util.List;
  */
 public record ShardResult(int shard, String directory, long chunks, long documents, int writerSubtask,
     List<Manifest.FileEntry> files, double recall, int segmentsBefore, int segmentsAfter)
-    implements java.io.Serializable {
+    implements Serializable {
 
   public ShardResult {
-    files = new java.util.ArrayList<>(files); // a plain list: Flink ships it with Kryo
+    files = new ArrayList<>(files); // a plain list: Flink ships it with Kryo
   }
 
   /** A result whose files are not described (yet). */

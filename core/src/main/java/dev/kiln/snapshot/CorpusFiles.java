@@ -21,6 +21,7 @@ import java.util.HexFormat;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
@@ -285,6 +286,6 @@ public final class CorpusFiles {
   /** The uris of the rows in state {@link #KEPT}, sorted. */
   public Set<String> keptUris() {
     return byUri.values().stream().filter(Entry::kept).map(Entry::uri)
-        .collect(Collectors.toCollection(java.util.TreeSet::new));
+        .collect(Collectors.toCollection(TreeSet::new));
   }
 }

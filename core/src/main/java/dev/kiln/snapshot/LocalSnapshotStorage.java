@@ -11,13 +11,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -217,17 +215,7 @@ public final class LocalSnapshotStorage implements SnapshotStorage {
 
   @Override
   public void deleteTree(String prefix) throws IOException {
-    Path dir = path(prefix);
-    if (!Files.exists(dir)) {
-      return;
-    }
-    List<Path> all = new ArrayList<>();
-    try (Stream<Path> walk = Files.walk(dir)) {
-      walk.sorted(Comparator.reverseOrder()).forEach(all::add);
-    }
-    for (Path p : all) {
-      Files.deleteIfExists(p);
-    }
+    LocalFiles.deleteTree(path(prefix));
   }
 
   @Override

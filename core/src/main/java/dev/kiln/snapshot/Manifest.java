@@ -5,8 +5,11 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.kiln.config.RangeType;
 import dev.kiln.config.VectorEncoding;
+import java.io.Serializable;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * {@code snapshots/<id>/manifest.json}: everything a reader needs to trust and interpret a snapshot.
@@ -73,7 +76,7 @@ public record Manifest(
    */
   public Manifest withRangeFields(Map<String, String> fields) {
     return new Manifest(formatVersion, id, created, parent, model, chunker, index, counters, shards, quarantine,
-        embeddings, docstore, changelog, fields == null || fields.isEmpty() ? null : new java.util.TreeMap<>(fields),
+        embeddings, docstore, changelog, fields == null || fields.isEmpty() ? null : new TreeMap<>(fields),
         corpusFiles);
   }
 
@@ -88,8 +91,8 @@ public record Manifest(
    * built without any (or before the key existed). A type this reader does not know is left out, so
    * a range filter on that key is refused rather than misread.
    */
-  public java.util.SortedMap<String, RangeType> rangeTypes() {
-    java.util.SortedMap<String, RangeType> out = new java.util.TreeMap<>();
+  public SortedMap<String, RangeType> rangeTypes() {
+    SortedMap<String, RangeType> out = new TreeMap<>();
     if (rangeFields != null) {
       rangeFields.forEach((k, v) -> {
         for (RangeType t : RangeType.values()) {
@@ -321,7 +324,7 @@ public record Manifest(
   public record FileEntry(
       @JsonProperty("name") String name,
       @JsonProperty("size") long size,
-      @JsonProperty("sha256") String sha256) implements java.io.Serializable {
+      @JsonProperty("sha256") String sha256) implements Serializable {
     private static final long serialVersionUID = 1L;
   }
 

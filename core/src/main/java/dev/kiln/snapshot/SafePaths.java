@@ -2,6 +2,7 @@ package dev.kiln.snapshot;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.regex.Pattern;
 
@@ -67,7 +68,7 @@ public final class SafePaths {
     }
     try {
       Path existing = p;
-      while (existing != null && !Files.exists(existing, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
         existing = existing.getParent();
       }
       if (existing != null && Files.exists(b)) {

@@ -126,10 +126,6 @@ public final class SnapshotLayout {
     return snapshotKey(id) + HELD;
   }
 
-  public static String corpusFilesKey(String id) {
-    return snapshotKey(id) + CORPUS_FILES;
-  }
-
   public static String shardKey(String id, int shard) {
     return snapshotKey(id) + shardDirName(shard) + "/";
   }

@@ -1,7 +1,9 @@
 package dev.kiln.snapshot;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.NoSuchFileException;
 import java.util.List;
 import java.util.Optional;
 
@@ -39,7 +41,7 @@ public interface SnapshotStorage {
         throw new IOException(key + " is larger than " + maxBytes + " bytes: refused");
       }
       return Optional.of(bytes);
-    } catch (java.nio.file.NoSuchFileException | java.io.FileNotFoundException e) {
+    } catch (NoSuchFileException | FileNotFoundException e) {
       return Optional.empty();
     }
   }

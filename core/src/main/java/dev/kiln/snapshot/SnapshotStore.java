@@ -6,7 +6,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -170,16 +172,9 @@ public final class SnapshotStore {
   }
 
   /**
-   * Size and SHA-256 of each listed file in directory {@code dir} of snapshot {@code id}; problems
-   * are added as {@code dir/file: what is wrong}.
-   */
-  public void verifyFiles(String id, String dir, List<Manifest.FileEntry> files, List<String> problems) {
-    new SnapshotVerifier(storage).files(id, dir, files, true, problems, new long[2]);
-  }
-
-  /**
-   * As {@link #verifyFiles}, checking only that each listed file is there with its size: for files
-   * whose bytes are hashed later by whoever reads them (stored vectors offered for reuse).
+   * Checks that each listed file in directory {@code dir} of snapshot {@code id} is there with its size,
+   * without hashing it: for files whose bytes are hashed later by whoever reads them (stored vectors
+   * offered for reuse). Problems are added as {@code dir/file: what is wrong}.
    */
   public void checkFileSizes(String id, String dir, List<Manifest.FileEntry> files, List<String> problems) {
     new SnapshotVerifier(storage).files(id, dir, files, false, problems, new long[2]);
@@ -220,11 +215,11 @@ public final class SnapshotStore {
     try {
       if (r.problems().isEmpty()) {
         // Re-read: a manifest replaced while we hashed must not inherit this record.
-        if (!java.util.Arrays.equals(bytes, manifestBytes(id))) {
+        if (!Arrays.equals(bytes, manifestBytes(id))) {
           return List.of("manifest.json changed while it was verified");
         }
         storage.write(SnapshotLayout.verifiedKey(id), JSON.writeValueAsBytes(new VerifiedRecord(
-            VerifiedRecord.FORMAT_VERSION, Checksums.sha256(bytes), java.time.Instant.now().toString(), by, r.files(),
+            VerifiedRecord.FORMAT_VERSION, Checksums.sha256(bytes), Instant.now().toString(), by, r.files(),
             r.bytes(), r.identities().isEmpty() ? null : r.identities(), null)));
       } else {
         storage.delete(SnapshotLayout.verifiedKey(id));
@@ -320,10 +315,10 @@ public final class SnapshotStore {
     }
     identities.putAll(seen);
     VerifiedRecord now = new VerifiedRecord(VerifiedRecord.FORMAT_VERSION, was.manifestSha256(), was.verified(),
-        was.by(), was.files(), was.bytes(), identities, java.time.Instant.now().toString());
+        was.by(), was.files(), was.bytes(), identities, Instant.now().toString());
     String key = SnapshotLayout.verifiedKey(id);
     try {
-      if (!java.util.Arrays.equals(wasBytes, verifiedRecordBytes(id).orElse(null))) {
+      if (!Arrays.equals(wasBytes, verifiedRecordBytes(id).orElse(null))) {
         return false;
       }
       storage.write(key, JSON.writeValueAsBytes(now));

@@ -4,11 +4,13 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -76,7 +78,7 @@ public record StagingMarker(
   /** Whether this marker was written by the same build as {@code other} (same owner and nonce). */
   public boolean sameBuild(StagingMarker other) {
     return other != null && nonce != null && nonce.equals(other.nonce) && pid == other.pid
-        && java.util.Objects.equals(host, other.host);
+        && Objects.equals(host, other.host);
   }
 
   public boolean abandoned(long nowMillis, long staleAfterMillis) {
@@ -120,7 +122,7 @@ public record StagingMarker(
   static String hostName() {
     try {
       return InetAddress.getLocalHost().getHostName();
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       return "localhost";
     }
   }
@@ -141,7 +143,7 @@ public record StagingMarker(
     String ns = null;
     try {
       ns = Files.readSymbolicLink(Path.of("/proc/self/ns/pid")).toString();
-    } catch (java.io.IOException | UnsupportedOperationException | SecurityException e) {
+    } catch (IOException | UnsupportedOperationException | SecurityException e) {
       // not Linux, or /proc is hidden: the machine id alone must do
     }
     if (machine == null) {
@@ -156,7 +158,7 @@ public record StagingMarker(
         String s = Files.readString(p).trim();
         return s.isEmpty() ? null : s;
       }
-    } catch (java.io.IOException | SecurityException e) {
+    } catch (IOException | SecurityException e) {
       // unreadable: unknown
     }
     return null;

@@ -1,5 +1,7 @@
 package dev.kiln.snapshot;
 
+import java.util.Locale;
+
 /**
  * How much of a snapshot a reader hashes when it opens it ({@code --verify} of {@code kiln search},
  * {@code eval} and {@code serve}). Sizes and the file set are always checked.
@@ -16,7 +18,7 @@ public enum Verification {
 
   /** {@code record} or {@code full}, as the command line spells them. */
   public String key() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+    return name().toLowerCase(Locale.ROOT);
   }
 
   /** The mode a command line names; throws {@link IllegalArgumentException} listing the valid ones. */

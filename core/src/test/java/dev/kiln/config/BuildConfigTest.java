@@ -1,7 +1,7 @@
 package dev.kiln.config;
 
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -154,7 +154,7 @@ class BuildConfigTest {
   void rangeFieldsAreTypedAndCheckedByName() throws Exception {
     BuildConfig c = BuildConfig.load(yaml("index:\n  range-fields: {version: long, price: DOUBLE, modified: date}\n"));
     c.validate();
-    assertEquals(java.util.List.of("modified", "price", "version"), java.util.List.copyOf(c.index.rangeTypes().keySet()));
+    assertEquals(List.of("modified", "price", "version"), List.copyOf(c.index.rangeTypes().keySet()));
     assertEquals(RangeType.DOUBLE, c.index.rangeTypes().get("price"));
     c.index.rangeFields.put("size", "int");
     ConfigException e = assertThrows(ConfigException.class, c::validate);

@@ -5,10 +5,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /** What makes two documents "the same" for an incremental build, and what does not. */
@@ -81,7 +91,7 @@ class DocumentFingerprintTest {
    */
   @Test
   void fingerprintsAreStableAcrossVersions() {
-    Map<String, String> meta = new java.util.HashMap<>(Map.of("tenant", "a", "lang", "en", "source_uri", "file:/x",
+    Map<String, String> meta = new HashMap<>(Map.of("tenant", "a", "lang", "en", "source_uri", "file:/x",
         "modified", "2026", "zeta", "\u00fcn\u00ef", "alpha", ""));
     Document d = new Document("d1", "Title", "Body text with \u00fcn\u00efc\u00f6d\u00e9 and \u4e2d\u6587.", meta,
         "file:/corpus/a.jsonl", ContentType.MARKDOWN, new float[] {0.6f, 0.8f, -0.0f, 1e-30f});
@@ -111,7 +121,7 @@ class DocumentFingerprintTest {
    */
   @Test
   void matchesItsPlainDefinitionOnRandomDocuments() throws Exception {
-    java.util.Random random = new java.util.Random(7);
+    Random random = new Random(7);
     String alphabet = "ab z\u00e9\u4e2d\ud83d\ude00=,\n";
     for (int round = 0; round < 2_000; round++) {
       Map<String, String> metadata = new LinkedHashMap<>();
@@ -139,12 +149,12 @@ class DocumentFingerprintTest {
       assertArrayEquals(plainDefinition(doc, settings), DocumentFingerprint.of(doc, settings), "document " + round);
       // a reader that has the text's UTF-8 bytes gets the same fingerprint from them
       assertArrayEquals(DocumentFingerprint.of(doc, settings), DocumentFingerprint.ofUtf8Text(settings, doc.id(),
-          doc.title(), doc.text().getBytes(java.nio.charset.StandardCharsets.UTF_8), doc.metadata(),
+          doc.title(), doc.text().getBytes(StandardCharsets.UTF_8), doc.metadata(),
           doc.contentType(), doc.vector()), "document " + round + " from its text's bytes");
     }
   }
 
-  private static String randomText(java.util.Random random, String alphabet, int maxLength) {
+  private static String randomText(Random random, String alphabet, int maxLength) {
     int n = random.nextInt(maxLength + 1);
     StringBuilder b = new StringBuilder(n);
     for (int i = 0; i < n; i++) {
@@ -154,23 +164,23 @@ class DocumentFingerprintTest {
   }
 
   private static byte[] plainDefinition(Document doc, String settings) throws Exception {
-    java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
-    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-    java.io.DataOutputStream out = new java.io.DataOutputStream(bytes);
-    java.util.function.Consumer<String> string = s -> {
-      byte[] b = (s == null ? "" : s).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    MessageDigest md = MessageDigest.getInstance("SHA-256");
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    DataOutputStream out = new DataOutputStream(bytes);
+    Consumer<String> string = s -> {
+      byte[] b = (s == null ? "" : s).getBytes(StandardCharsets.UTF_8);
       try {
         out.writeInt(b.length);
         out.write(b);
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
       }
     };
     string.accept(settings);
     string.accept(doc.id());
     string.accept(doc.title());
     string.accept(doc.text());
-    java.util.TreeMap<String, String> metadata = new java.util.TreeMap<>(doc.metadata());
+    TreeMap<String, String> metadata = new TreeMap<>(doc.metadata());
     metadata.remove(DocumentFingerprint.SOURCE_URI);
     metadata.remove(DocumentFingerprint.MODIFIED);
     out.writeInt(metadata.size());

@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -199,7 +200,7 @@ class CorpusFilesTest {
     assertEquals(Set.of("file:/data/corpus/empty.txt", "file:/data/corpus/notes\tQ3 100%.md"), golden.keptUris());
     // Given in reverse order: the writer sorts.
     List<CorpusFiles.Entry> reversed = new ArrayList<>(golden.byUri().values());
-    java.util.Collections.reverse(reversed);
+    Collections.reverse(reversed);
     assertEquals(new String(bytes, StandardCharsets.UTF_8),
         new String(write(golden.settings(), reversed), StandardCharsets.UTF_8), "the v1 writer changed");
   }

@@ -116,7 +116,7 @@ class ManifestFormatV1Test {
         + "ab".repeat(32) + "\"}", tree.get("corpus_files").toString());
     assertEquals(with, SnapshotStore.json().treeToValue(tree, Manifest.class));
     assertEquals(entry, with.withChangelog(null).corpusFiles());
-    assertEquals(entry, with.withRangeFields(java.util.Map.of("version", "long")).corpusFiles());
+    assertEquals(entry, with.withRangeFields(Map.of("version", "long")).corpusFiles());
     assertNull(with.withCorpusFiles(null).corpusFiles());
   }
 

@@ -5,12 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -203,7 +206,7 @@ class SnapshotHardeningTest {
   /** Writes {@code corpus-files.tsv} into snapshot {@code id} and returns its manifest section. */
   private Manifest.CorpusFilesEntry corpusFiles(String id) throws Exception {
     Path file = new SnapshotLayout(root).snapshotDir(id).resolve(SnapshotLayout.CORPUS_FILES);
-    try (java.io.OutputStream out = Files.newOutputStream(file)) {
+    try (OutputStream out = Files.newOutputStream(file)) {
       return CorpusFiles.write(out, "settings", List.of(new CorpusFiles.Entry("file:/c/a.jsonl", 12, 1, false),
           new CorpusFiles.Entry("file:/c/b.jsonl", 30, 2, true)));
     }
@@ -254,7 +257,7 @@ class SnapshotHardeningTest {
     assertEquals(4, store.verifiedRecord(id).orElseThrow().files(), "two shard files, one part, the listing");
     assertEquals(m.corpusFiles().size() + "shard 0 data".length() * 2 + "vectors".length(),
         store.verifiedRecord(id).orElseThrow().bytes());
-    try (java.io.InputStream in = Files.newInputStream(store.layout().snapshotDir(id).resolve("corpus-files.tsv"))) {
+    try (InputStream in = Files.newInputStream(store.layout().snapshotDir(id).resolve("corpus-files.tsv"))) {
       CorpusFiles listed = CorpusFiles.read(in);
       assertEquals(m.corpusFiles().files(), listed.size());
       assertEquals(m.corpusFiles().kept(), listed.keptCount());
@@ -274,7 +277,7 @@ class SnapshotHardeningTest {
     assertTrue(new SnapshotVerifier(store.storage()).check(m, SnapshotVerifier.Scope.SERVING, true).problems().isEmpty());
     assertFalse(store.openForServing(id).manifest().corpusFiles() == null);
 
-    Files.write(file, java.util.Arrays.copyOf(bytes, bytes.length - 1));
+    Files.write(file, Arrays.copyOf(bytes, bytes.length - 1));
     assertEquals(List.of("corpus-files.tsv: size " + (bytes.length - 1) + ", manifest says " + bytes.length),
         new SnapshotVerifier(store.storage()).check(m, SnapshotVerifier.Scope.ALL, false).problems());
     Files.delete(file);

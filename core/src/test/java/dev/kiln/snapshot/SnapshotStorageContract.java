@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
@@ -16,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
@@ -185,7 +187,7 @@ public abstract class SnapshotStorageContract {
   void aCappedReadRefusesALargerObjectAndReadsTheRest() throws Exception {
     SnapshotStorage s = storage();
     s.write("CURRENT", new byte[2048]);
-    java.io.IOException e = assertThrows(java.io.IOException.class, () -> s.read("CURRENT", 1024));
+    IOException e = assertThrows(IOException.class, () -> s.read("CURRENT", 1024));
     assertTrue(e.getMessage().contains("larger than 1024"), e.getMessage());
     s.write("small", "abc".getBytes(StandardCharsets.UTF_8));
     assertArrayEquals("abc".getBytes(StandardCharsets.UTF_8), s.read("small", 3).orElseThrow());
@@ -207,10 +209,10 @@ public abstract class SnapshotStorageContract {
         // Hold the lock a while (bounded): b must not get in meanwhile.
         try {
           f.get(500, TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.TimeoutException expected) {
+        } catch (TimeoutException expected) {
           // b is waiting, as it should
         } catch (Exception other) {
-          throw new java.io.IOException(other);
+          throw new IOException(other);
         }
         aLeft[0] = System.nanoTime();
         return f;

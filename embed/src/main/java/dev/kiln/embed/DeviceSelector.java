@@ -2,6 +2,8 @@ package dev.kiln.embed;
 
 import ai.djl.engine.Engine;
 import ai.djl.util.cuda.CudaUtils;
+import ai.onnxruntime.OrtEnvironment;
+import ai.onnxruntime.OrtProvider;
 import dev.kiln.config.ConfigException;
 import java.util.List;
 import java.util.Locale;
@@ -134,8 +136,8 @@ public final class DeviceSelector {
   public static int visibleGpus(ModelEngine engine) {
     try {
       if (engine == ModelEngine.ONNX) {
-        boolean cuda = ai.onnxruntime.OrtEnvironment.getAvailableProviders()
-            .contains(ai.onnxruntime.OrtProvider.CUDA);
+        boolean cuda = OrtEnvironment.getAvailableProviders()
+            .contains(OrtProvider.CUDA);
         return cuda ? CudaUtils.getGpuCount() : 0;
       }
       DjlEnvironment.ensureOffline();

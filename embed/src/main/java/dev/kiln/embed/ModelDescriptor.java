@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -127,8 +129,8 @@ public final class ModelDescriptor {
       d = YAML.treeToValue(kebab, ModelDescriptor.class);
     } catch (UnrecognizedPropertyException e) {
       throw new ConfigException("unknown key '" + e.getPropertyName() + "' in " + yaml + "; known keys: "
-          + new java.util.TreeSet<>(union()));
-    } catch (com.fasterxml.jackson.databind.exc.MismatchedInputException e) {
+          + new TreeSet<>(union()));
+    } catch (MismatchedInputException e) {
       // A value of the wrong type ("chunk-size: many"): name the key, as the other errors do.
       String key = e.getPath().isEmpty() ? "?" : e.getPath().get(e.getPath().size() - 1).getFieldName();
       throw new ConfigException(yaml + ": '" + key + "': " + e.getOriginalMessage(), e);
@@ -160,7 +162,7 @@ public final class ModelDescriptor {
   public void requireOnly(Set<String> allowed, String kind, Path yaml) {
     keyOutside(allowed).ifPresent(key -> {
       throw new ConfigException(yaml + ": '" + key + "' does not apply to " + kind + "; its keys are "
-          + new java.util.TreeSet<>(allowed));
+          + new TreeSet<>(allowed));
     });
   }
 

@@ -39,7 +39,6 @@ public final class TextEmbedder implements AutoCloseable {
   private final List<String> inputNames;
   private final int batchSize;
   private final AtomicLong truncated = new AtomicLong();
-  private final AtomicLong embedded = new AtomicLong();
 
   private TextEmbedder(ModelSpec spec, ModelTokenizer tokenizer, ZooModel<NDList, NDList> model,
       int batchSize) {
@@ -141,10 +140,6 @@ public final class TextEmbedder implements AutoCloseable {
     return truncated.get();
   }
 
-  public long embeddedCount() {
-    return embedded.get();
-  }
-
   public float[] embedQuery(String query) {
     return embed(List.of(spec.queryPrefix() + query))[0];
   }
@@ -188,7 +183,6 @@ public final class TextEmbedder implements AutoCloseable {
         out[idx[j]] = vectors[j];
       }
     }
-    embedded.addAndGet(n);
     return out;
   }
 

@@ -9,6 +9,7 @@ import dev.kiln.config.ConfigException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -110,7 +111,7 @@ class ModelDirectoryTest {
     assertEquals(480, bge.chunkSize());
     assertEquals(64, bge.chunkOverlap());
     assertTrue(bge.chunkSize() <= bge.maxTokens(), "a recommended chunk fits the model's input");
-    for (String other : java.util.List.of("all-minilm-l6-v2-q", "all-minilm-l6-v2", "e5-small-v2-q", "bge-small-zh-v15-q")) {
+    for (String other : List.of("all-minilm-l6-v2-q", "all-minilm-l6-v2", "e5-small-v2-q", "bge-small-zh-v15-q")) {
       assertNull(ModelRegistry.resolve(other).chunkSize(), other + " keeps the generic default");
     }
   }

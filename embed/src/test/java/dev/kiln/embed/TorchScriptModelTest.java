@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -64,7 +65,7 @@ class TorchScriptModelTest {
     String fp32 = ModelFiles.fingerprint(ModelRegistry.resolve("all-minilm-l6-v2"));
     String q = ModelFiles.fingerprint(ModelRegistry.resolve("all-minilm-l6-v2-q"));
     assertTrue(ts.startsWith("sha256:"));
-    assertEquals(3, java.util.Set.of(ts, fp32, q).size());
+    assertEquals(3, Set.of(ts, fp32, q).size());
     assertEquals(q, ModelFiles.fingerprint(ModelRegistry.resolve("all-minilm-l6-v2-q")));
   }
 }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 
@@ -33,7 +34,7 @@ final class BaseSegments {
         // The fingerprint file describes the base's documents, not the continued shard's: the
         // finished shard gets its own (DocFingerprintFile#write).
         if (name.equals("write.lock") || name.startsWith(DocFingerprintFile.NAME)
-            || !Files.isRegularFile(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            || !Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)) {
           continue;
         }
         committed |= name.startsWith("segments_");

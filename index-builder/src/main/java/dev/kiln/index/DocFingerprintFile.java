@@ -12,6 +12,9 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import org.apache.lucene.codecs.CodecUtil;
+import org.apache.lucene.index.CorruptIndexException;
+import org.apache.lucene.index.IndexFormatTooNewException;
+import org.apache.lucene.index.IndexFormatTooOldException;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.IOContext;
@@ -133,8 +136,8 @@ public final class DocFingerprintFile {
       CodecUtil.checkHeader(in, CODEC, VERSION, VERSION);
       CodecUtil.retrieveChecksum(in); // the footer's structure and the file's length against it
       length = in.length();
-    } catch (org.apache.lucene.index.CorruptIndexException | org.apache.lucene.index.IndexFormatTooOldException
-        | org.apache.lucene.index.IndexFormatTooNewException e) {
+    } catch (CorruptIndexException | IndexFormatTooOldException
+        | IndexFormatTooNewException e) {
       throw new IOException("document fingerprints " + shardDir.resolve(NAME) + ": " + e.getMessage(), e);
     }
     long data = length - dataStart - CodecUtil.footerLength();

@@ -2,8 +2,12 @@ package dev.kiln.index;
 
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.List;
+import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.KnnVectorValues.DocIndexIterator;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.Query;
@@ -93,13 +97,13 @@ public final class KnnSearch {
    * against.
    */
   public static float[] floatVector(IndexReader reader, String field, int doc) throws IOException {
-    java.util.List<LeafReaderContext> leaves = reader.leaves();
-    LeafReaderContext leaf = leaves.get(org.apache.lucene.index.ReaderUtil.subIndex(doc, leaves));
-    org.apache.lucene.index.FloatVectorValues values = leaf.reader().getFloatVectorValues(field);
+    List<LeafReaderContext> leaves = reader.leaves();
+    LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
+    FloatVectorValues values = leaf.reader().getFloatVectorValues(field);
     if (values == null) {
       return null;
     }
-    org.apache.lucene.index.KnnVectorValues.DocIndexIterator it = values.iterator();
+    DocIndexIterator it = values.iterator();
     int local = doc - leaf.docBase;
     return it.advance(local) == local ? values.vectorValue(it.index()).clone() : null;
   }

@@ -9,6 +9,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.function.IntConsumer;
 import org.apache.lucene.codecs.DocValuesProducer;
 import org.apache.lucene.codecs.FieldsProducer;
 import org.apache.lucene.codecs.StoredFieldsReader;
@@ -136,7 +137,7 @@ public final class RelocatedChunks extends OnlyDocs {
         && offset != null && offset.getDocValuesType() == DocValuesType.NUMERIC;
   }
 
-  private void forEach(java.util.function.IntConsumer action) {
+  private void forEach(IntConsumer action) {
     for (int d = chunks.nextSetBit(0); d != DocIdSetIterator.NO_MORE_DOCS;
         d = d + 1 < chunks.length() ? chunks.nextSetBit(d + 1) : DocIdSetIterator.NO_MORE_DOCS) {
       action.accept(d);

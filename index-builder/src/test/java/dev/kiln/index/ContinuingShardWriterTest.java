@@ -11,6 +11,7 @@ import dev.kiln.model.Document;
 import dev.kiln.model.DocumentFingerprint;
 import dev.kiln.model.EmbeddedChunk;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -128,7 +129,7 @@ class ContinuingShardWriterTest {
   }
 
   private static byte[] bytes(long hi, long lo) {
-    return java.nio.ByteBuffer.allocate(16).putLong(hi).putLong(lo).array();
+    return ByteBuffer.allocate(16).putLong(hi).putLong(lo).array();
   }
 
   private static Map<String, String> hashes(Path dir) throws Exception {

@@ -19,6 +19,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import org.apache.lucene.codecs.CodecUtil;
 import org.apache.lucene.document.BinaryDocValuesField;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
@@ -130,7 +131,7 @@ class DocFingerprintFileTest {
     }
     // Strictly ascending in unsigned byte order between the header and the footer.
     byte[] bytes = Files.readAllBytes(dir.resolve(DocFingerprintFile.NAME));
-    int start = org.apache.lucene.codecs.CodecUtil.headerLength(DocFingerprintFile.CODEC);
+    int start = CodecUtil.headerLength(DocFingerprintFile.CODEC);
     for (int at = start + 16; at < bytes.length - 16; at += 16) {
       assertTrue(Arrays.compareUnsigned(bytes, at - 16, at, bytes, at, at + 16) < 0, "order at byte " + at);
     }
@@ -227,7 +228,7 @@ class DocFingerprintFileTest {
     IOException e = assertThrows(IOException.class, () -> DocFingerprintFile.open(dir));
     assertTrue(e.getMessage().contains(DocFingerprintFile.NAME), e.getMessage());
 
-    int footer = org.apache.lucene.codecs.CodecUtil.footerLength();
+    int footer = CodecUtil.footerLength();
     byte[] misaligned = new byte[good.length + 3];
     System.arraycopy(good, 0, misaligned, 0, good.length - footer);
     System.arraycopy(good, good.length - footer, misaligned, good.length - footer + 3, footer);

@@ -8,6 +8,7 @@ import dev.kiln.config.RangeType;
 import dev.kiln.model.Chunk;
 import dev.kiln.model.EmbeddedChunk;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.lucene.document.DoublePoint;
 import org.apache.lucene.document.LongPoint;
@@ -60,7 +61,7 @@ class RangeValuesTest {
   @Test
   void theShardWriterIndexesParsedValuesAsPointsAndCountsTheRest() throws Exception {
     IndexConfig config = new IndexConfig();
-    config.rangeFields = new java.util.LinkedHashMap<>(Map.of("version", "long", "score", "double",
+    config.rangeFields = new LinkedHashMap<>(Map.of("version", "long", "score", "double",
         "modified", "date"));
     Path shard = tmp.resolve("shard");
     long rejected;

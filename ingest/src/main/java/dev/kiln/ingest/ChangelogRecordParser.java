@@ -1,5 +1,6 @@
 package dev.kiln.ingest;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.config.ChangelogConfig;
@@ -126,7 +127,7 @@ public final class ChangelogRecordParser implements Serializable {
     }
     try {
       return JSON.readTree(t).isObject();
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    } catch (JsonProcessingException e) {
       return false;
     }
   }

@@ -1,6 +1,7 @@
 package dev.kiln.ingest;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.model.ChangeOp;
@@ -8,6 +9,7 @@ import dev.kiln.model.Document;
 import dev.kiln.model.RawRecord;
 import java.io.Serializable;
 import java.util.Iterator;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -29,7 +31,7 @@ final class DebeziumEnvelope implements Serializable {
   private static final long serialVersionUID = 1L;
   // A key is JSON only if all of it is: "{\"id\": 1} junk" is a plain string key.
   private static final ObjectMapper JSON = new ObjectMapper()
-      .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+      .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
   private static final Set<String> OPS = Set.of("c", "u", "r", "d");
 
   private final RecordParser rows;
@@ -69,7 +71,7 @@ final class DebeziumEnvelope implements Serializable {
       event = node.get("payload");
       if (!event.isObject()) {
         throw new MalformedRecordException(QuarantineReason.NOT_AN_OBJECT,
-            "Debezium \"payload\" is " + event.getNodeType().name().toLowerCase(java.util.Locale.ROOT)
+            "Debezium \"payload\" is " + event.getNodeType().name().toLowerCase(Locale.ROOT)
                 + ", not a change event");
       }
     }

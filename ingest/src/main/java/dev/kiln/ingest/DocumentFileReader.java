@@ -2,6 +2,7 @@ package dev.kiln.ingest;
 
 import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
+import java.io.File;
 import java.io.IOException;
 import java.util.List;
 
@@ -74,7 +75,7 @@ final class DocumentFileReader implements BatchReader {
   }
 
   /** The document's payload; the parse alone is where a library's exhausted heap or stack is caught. */
-  private String extract(java.io.File local) throws MalformedRecordException, IOException {
+  private String extract(File local) throws MalformedRecordException, IOException {
     try {
       ExtractedDocument doc = new ExtractedDocument(maxTextChars, maxMillis);
       reader.read(local, doc);

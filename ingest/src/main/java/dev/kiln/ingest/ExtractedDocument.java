@@ -197,10 +197,6 @@ final class ExtractedDocument {
     return hasText;
   }
 
-  long textChars() {
-    return textChars;
-  }
-
   private void count(String text, boolean body) throws TooLarge {
     textChars += text.length();
     if (textChars > budget) {

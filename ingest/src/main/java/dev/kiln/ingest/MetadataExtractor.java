@@ -2,6 +2,7 @@ package dev.kiln.ingest;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kiln.config.IngestConfig;
+import dev.kiln.model.DocumentFingerprint;
 import dev.kiln.model.RawRecord;
 import java.io.Serializable;
 import java.time.Instant;
@@ -21,8 +22,8 @@ import java.util.regex.Pattern;
 final class MetadataExtractor implements Serializable {
   private static final long serialVersionUID = 1L;
 
-  static final String SOURCE_URI = dev.kiln.model.DocumentFingerprint.SOURCE_URI;
-  static final String MODIFIED = dev.kiln.model.DocumentFingerprint.MODIFIED;
+  static final String SOURCE_URI = DocumentFingerprint.SOURCE_URI;
+  static final String MODIFIED = DocumentFingerprint.MODIFIED;
 
   private final IngestConfig config;
   private transient List<Pattern> patterns;

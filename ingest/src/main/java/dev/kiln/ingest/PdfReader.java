@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Calendar;
 import java.util.Collections;
@@ -132,13 +133,13 @@ final class PdfReader implements DocumentReader {
   private static void properties(PDDocument doc, ExtractedDocument out) {
     PDDocumentInformation info = doc.getDocumentInformation();
     out.title(info.getTitle());
-    out.property(DocumentReader.AUTHOR, info.getAuthor());
-    out.property(DocumentReader.CREATED, instant(info.getCreationDate()));
-    out.property(DocumentReader.DOC_MODIFIED, instant(info.getModificationDate()));
-    out.property(DocumentReader.PAGES, doc.getNumberOfPages());
+    out.property(AUTHOR, info.getAuthor());
+    out.property(CREATED, instant(info.getCreationDate()));
+    out.property(DOC_MODIFIED, instant(info.getModificationDate()));
+    out.property(PAGES, doc.getNumberOfPages());
   }
 
-  private static java.time.Instant instant(Calendar c) {
+  private static Instant instant(Calendar c) {
     return c == null ? null : c.toInstant();
   }
 

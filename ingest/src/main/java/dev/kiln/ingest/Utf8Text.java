@@ -1,6 +1,7 @@
 package dev.kiln.ingest;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.type.WritableTypeId;
 import com.fasterxml.jackson.databind.JsonSerializable;
 import com.fasterxml.jackson.databind.SerializerProvider;
@@ -135,7 +136,7 @@ public final class Utf8Text implements JsonSerializable {
   @Override
   public void serializeWithType(JsonGenerator gen, SerializerProvider serializers, TypeSerializer typeSer)
       throws IOException {
-    WritableTypeId id = typeSer.writeTypePrefix(gen, typeSer.typeId(this, com.fasterxml.jackson.core.JsonToken.VALUE_STRING));
+    WritableTypeId id = typeSer.writeTypePrefix(gen, typeSer.typeId(this, JsonToken.VALUE_STRING));
     serialize(gen, serializers);
     typeSer.writeTypeSuffix(gen, id);
   }

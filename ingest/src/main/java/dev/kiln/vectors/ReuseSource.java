@@ -1,6 +1,7 @@
 package dev.kiln.vectors;
 
 import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -20,9 +21,9 @@ public record ReuseSource(String snapshotId, List<ReusePart> files, List<ReusePa
   public static final ReuseSource NONE = new ReuseSource(null, List.of(), List.of(), List.of());
 
   public ReuseSource {
-    files = new java.util.ArrayList<>(files);
-    resumed = new java.util.ArrayList<>(resumed);
-    resumedFrom = new java.util.ArrayList<>(resumedFrom);
+    files = new ArrayList<>(files);
+    resumed = new ArrayList<>(resumed);
+    resumedFrom = new ArrayList<>(resumedFrom);
   }
 
   public ReuseSource(String snapshotId, List<ReusePart> files) {

@@ -5,6 +5,7 @@ import dev.kiln.snapshot.Checksums;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,7 +63,7 @@ public final class ReusedVectors {
       String actual;
       try {
         actual = Checksums.sha256(local);
-      } catch (java.nio.file.NoSuchFileException e) {
+      } catch (NoSuchFileException e) {
         LOG.warn("embed subtask {}: not reusing {}: it is gone", subtask, part.location());
         return false;
       }

@@ -9,6 +9,7 @@ import dev.kiln.config.IngestConfig;
 import dev.kiln.model.ChangeOp;
 import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -174,7 +175,7 @@ class DebeziumEnvelopeTest {
     IngestConfig ingest = new IngestConfig();
     ingest.titleField = "headline";
     ingest.textField = "body";
-    ingest.metadataFields = new java.util.LinkedHashMap<>(Map.of("lang", "language_code"));
+    ingest.metadataFields = new LinkedHashMap<>(Map.of("lang", "language_code"));
     ChangelogConfig c = new ChangelogConfig();
     c.format = "debezium";
     ChangeOp change = new ChangelogRecordParser("db.docs", ingest, c).parse(record("7",

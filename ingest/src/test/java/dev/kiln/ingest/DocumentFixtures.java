@@ -46,6 +46,7 @@ import org.apache.poi.xwpf.usermodel.XWPFParagraph;
 import org.apache.poi.xwpf.usermodel.XWPFStyle;
 import org.apache.poi.xwpf.usermodel.XWPFStyles;
 import org.apache.poi.xwpf.usermodel.XWPFTable;
+import org.apache.poi.xwpf.usermodel.XWPFTableRow;
 import org.openxmlformats.schemas.wordprocessingml.x2006.main.CTString;
 import org.openxmlformats.schemas.wordprocessingml.x2006.main.CTStyle;
 import org.openxmlformats.schemas.wordprocessingml.x2006.main.STStyleType;
@@ -211,7 +212,7 @@ public final class DocumentFixtures {
     return file;
   }
 
-  private static void fill(org.apache.poi.xwpf.usermodel.XWPFTableRow row, String[] cells) {
+  private static void fill(XWPFTableRow row, String[] cells) {
     for (int i = 0; i < cells.length; i++) {
       (i < row.getTableCells().size() ? row.getCell(i) : row.addNewTableCell()).setText(cells[i]);
     }

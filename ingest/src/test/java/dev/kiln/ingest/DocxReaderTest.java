@@ -11,6 +11,7 @@ import dev.kiln.model.Document;
 import dev.kiln.model.RawRecord;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -86,7 +87,7 @@ class DocxReaderTest {
   @Test
   void textBeyondTheRecordLimitIsTooLarge() throws Exception {
     String[] paragraphs = new String[200];
-    java.util.Arrays.fill(paragraphs, "A paragraph about wedging clay to remove air bubbles before throwing.");
+    Arrays.fill(paragraphs, "A paragraph about wedging clay to remove air bubbles before throwing.");
     Path big = DocumentFixtures.docx(dir.resolve("big.docx"), "Big", "", paragraphs);
     RawRecord r = ExtractedFiles.record(big, 5_000, 1L << 30);
     assertEquals(QuarantineReason.TOO_LARGE, r.problem());
@@ -97,7 +98,7 @@ class DocxReaderTest {
   @Test
   void aPackageWithFarMoreXmlThanTheRecordLimitIsTooLargeUnparsed() throws Exception {
     String[] blocks = new String[5001];
-    java.util.Arrays.fill(blocks, "");
+    Arrays.fill(blocks, "");
     blocks[0] = "Little text, much markup.";
     Path bloated = DocumentFixtures.docx(dir.resolve("bloated.docx"), "Bloated", "", blocks);
     RawRecord r = ExtractedFiles.record(bloated, 10_000, 1L << 30);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import com.sun.management.ThreadMXBean;
 import dev.kiln.chunk.DocumentChunker;
 import dev.kiln.config.ChunkerConfig;
 import dev.kiln.config.IngestConfig;
@@ -44,7 +45,7 @@ final class ExtractedFiles {
    * figure shows the reader never built a tree of the file.
    */
   static Cost cost(Path file, long maxRecordBytes) throws IOException {
-    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    ThreadMXBean threads = (ThreadMXBean) ManagementFactory.getThreadMXBean();
     long cpu = threads.getCurrentThreadCpuTime();
     long allocated = threads.getCurrentThreadAllocatedBytes();
     RawRecord r = record(file, maxRecordBytes, 1L << 30);

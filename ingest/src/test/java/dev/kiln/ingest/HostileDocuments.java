@@ -1,5 +1,6 @@
 package dev.kiln.ingest;
 
+import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -10,9 +11,11 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Enumeration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Random;
 import java.util.zip.Deflater;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
@@ -70,7 +73,7 @@ public final class HostileDocuments {
       out.write(BODY_START);
       // Empty paragraphs with revision ids (w:rsidR), as Word writes them: markup that does not compress
       // a hundredfold, so no inflate-ratio check takes it for a zip bomb.
-      java.util.Random random = new java.util.Random(markupBytes);
+      Random random = new Random(markupBytes);
       for (long n = 0; n < markupBytes; ) {
         String empty = String.format("<w:p w:rsidR=\"%08X\" w:rsidRDefault=\"%08X\"><w:pPr><w:spacing w:after=\"0\"/>"
             + "</w:pPr></w:p>", random.nextInt(), random.nextInt());
@@ -111,7 +114,7 @@ public final class HostileDocuments {
     Map<String, Object> parts = read(DocumentFixtures.docx(file, "Nested", "", "placeholder"));
     parts.put("word/document.xml", (PartWriter) out -> {
       out.write(BODY_START);
-      java.util.Random random = new java.util.Random(depth);
+      Random random = new Random(depth);
       for (int i = 0; i < depth; i++) {
         // A caption of its own per level, so the part does not compress a thousandfold.
         out.write("<w:tbl><w:tblPr><w:tblCaption w:val=\"" + Long.toHexString(random.nextLong())
@@ -275,7 +278,7 @@ public final class HostileDocuments {
           case String s -> zip.write(s.getBytes(StandardCharsets.UTF_8));
           case PartWriter w -> {
             // Flushed, never closed: closing would close the ZIP stream under it.
-            Writer out = new java.io.BufferedWriter(new OutputStreamWriter(zip, StandardCharsets.UTF_8), 1 << 16);
+            Writer out = new BufferedWriter(new OutputStreamWriter(zip, StandardCharsets.UTF_8), 1 << 16);
             w.write(out);
             out.flush();
           }
@@ -302,8 +305,8 @@ public final class HostileDocuments {
     byte[] wanted = name.getBytes(StandardCharsets.UTF_8);
     for (int i = 0, n = b.getShort(end + 10) & 0xffff; i < n; i++) {
       int nameLength = b.getShort(at + 28) & 0xffff;
-      byte[] entryName = java.util.Arrays.copyOfRange(zip, at + 46, at + 46 + nameLength);
-      if (java.util.Arrays.equals(entryName, wanted)) {
+      byte[] entryName = Arrays.copyOfRange(zip, at + 46, at + 46 + nameLength);
+      if (Arrays.equals(entryName, wanted)) {
         b.putInt(at + 24, declared);
         Files.write(file, zip);
         return;

@@ -9,21 +9,31 @@ import dev.kiln.config.IngestConfig;
 import dev.kiln.model.Document;
 import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
+import java.io.OutputStream;
 import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
+import java.util.stream.Collectors;
+import java.util.zip.GZIPOutputStream;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaBuilder;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.avro.AvroParquetWriter;
+import org.apache.parquet.column.ParquetProperties.WriterVersion;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.io.LocalInputFile;
 import org.apache.parquet.io.LocalOutputFile;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -71,7 +81,7 @@ class ParquetRowReaderTest {
 
   /** Rows with a float list and a double list, in parquet-avro's two-level or three-level list layout. */
   static Path writeVectors(Path file, boolean threeLevel) throws Exception {
-    org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration(false);
+    Configuration conf = new Configuration(false);
     conf.setBoolean("parquet.avro.write-old-list-structure", !threeLevel);
     try (ParquetWriter<GenericRecord> w = AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(file))
         .withSchema(VECTORS).withConf(conf).build()) {
@@ -96,7 +106,7 @@ class ParquetRowReaderTest {
           new ReadOptions(1 << 20, 1 << 20, "embedding", null), sub);
       assertEquals(3, read.size());
       RawRecord v1 = read.stream().filter(r -> r.payload().contains("\"v1\"")).findFirst().orElseThrow();
-      assertTrue(java.util.Arrays.equals(new float[] {0.6f, 0.8f, 1e-3f}, v1.vector()), threeLevel + " layout");
+      assertTrue(Arrays.equals(new float[] {0.6f, 0.8f, 1e-3f}, v1.vector()), threeLevel + " layout");
       assertTrue(!v1.payload().contains("embedding"), "the decoded column is not also in the JSON: " + v1.payload());
       assertTrue(v1.payload().contains("doubles"), "other list columns stay in the JSON: " + v1.payload());
       RawRecord v2 = read.stream().filter(r -> r.payload().contains("\"v2\"")).findFirst().orElseThrow();
@@ -120,8 +130,8 @@ class ParquetRowReaderTest {
     if (i % 17 == 0) {
       return null;
     }
-    java.util.Random rnd = new java.util.Random(i);
-    List<Float> list = new java.util.ArrayList<>();
+    Random rnd = new Random(i);
+    List<Float> list = new ArrayList<>();
     for (int j = 0; j < (i % 13 == 0 ? 0 : 1 + i % 40); j++) {
       list.add(nullElements && i % 11 == 0 && j == 1 ? null : repetitive ? (j % 3) * 0.25f : rnd.nextFloat());
     }
@@ -136,11 +146,11 @@ class ParquetRowReaderTest {
     int rows = 600;
     for (boolean threeLevel : new boolean[] {false, true}) {
       for (boolean repetitive : new boolean[] {false, true}) {
-        for (org.apache.parquet.column.ParquetProperties.WriterVersion version
-            : org.apache.parquet.column.ParquetProperties.WriterVersion.values()) {
+        for (WriterVersion version
+            : WriterVersion.values()) {
           String name = (threeLevel ? "three" : "two") + (repetitive ? "-dict-" : "-plain-") + version;
           Path sub = Files.createDirectories(dir.resolve(name));
-          org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration(false);
+          Configuration conf = new Configuration(false);
           conf.setBoolean("parquet.avro.write-old-list-structure", !threeLevel);
           Schema schema = threeLevel ? NULLABLE_VECTORS : VECTORS;
           try (ParquetWriter<GenericRecord> w = AvroParquetWriter.<GenericRecord>builder(
@@ -168,15 +178,15 @@ class ParquetRowReaderTest {
             } else if (expected.contains(null)) {
               assertNull(r.vector(), name + " row " + i);
               String json = expected.stream().map(f -> f == null ? "null" : String.valueOf(f))
-                  .collect(java.util.stream.Collectors.joining(",", "[", "]"));
+                  .collect(Collectors.joining(",", "[", "]"));
               assertTrue(r.payload().contains("\"embedding\":" + json), name + ": " + r.payload() + " vs " + json);
             } else {
               float[] want = new float[expected.size()];
               for (int j = 0; j < want.length; j++) {
                 want[j] = expected.get(j);
               }
-              assertTrue(java.util.Arrays.equals(want, r.vector()),
-                  name + " row " + i + ": " + java.util.Arrays.toString(r.vector()) + " vs " + expected);
+              assertTrue(Arrays.equals(want, r.vector()),
+                  name + " row " + i + ": " + Arrays.toString(r.vector()) + " vs " + expected);
             }
           }
         }
@@ -240,7 +250,7 @@ class ParquetRowReaderTest {
   @Test
   void aListWithANullElementStaysInTheJsonForTheParserAndItsNeighboursAreDecoded() throws Exception {
     // Three-level layout with optional elements: row n0 holds a null in the middle, rows n1 and n2 none.
-    org.apache.hadoop.conf.Configuration conf = new org.apache.hadoop.conf.Configuration(false);
+    Configuration conf = new Configuration(false);
     conf.setBoolean("parquet.avro.write-old-list-structure", false);
     Path sub = Files.createDirectories(dir.resolve("nulls"));
     try (ParquetWriter<GenericRecord> w = AvroParquetWriter.<GenericRecord>builder(new LocalOutputFile(
@@ -249,7 +259,7 @@ class ParquetRowReaderTest {
         GenericRecord r = new GenericData.Record(NULLABLE_ITEMS);
         r.put("_id", "n" + i);
         r.put("text", "row " + i);
-        r.put("embedding", i == 0 ? java.util.Arrays.asList(0.6f, null, 0.8f) : List.of(0.6f, 0.8f * i));
+        r.put("embedding", i == 0 ? Arrays.asList(0.6f, null, 0.8f) : List.of(0.6f, 0.8f * i));
         w.write(r);
       }
     }
@@ -259,14 +269,14 @@ class ParquetRowReaderTest {
     assertNull(withNull.vector());
     assertTrue(withNull.payload().contains("\"embedding\":[0.6,null,0.8]"), withNull.payload());
     RawRecord clean = read.stream().filter(r -> r.payload().contains("\"n2\"")).findFirst().orElseThrow();
-    assertTrue(java.util.Arrays.equals(new float[] {0.6f, 1.6f}, clean.vector()), "row after the null row");
+    assertTrue(Arrays.equals(new float[] {0.6f, 1.6f}, clean.vector()), "row after the null row");
     assertTrue(!clean.payload().contains("embedding"), clean.payload());
     // The parser names the null element.
     IngestConfig c = new IngestConfig();
     c.vectorField = "embedding";
     RecordParser parser = new RecordParser(List.of(LocalSourceFile.uri(dir)),
         c, new SuppliedVectors(3, false, 1e-3));
-    org.junit.jupiter.api.Assertions.assertThrows(MalformedRecordException.class, () -> parser.parse(withNull));
+    Assertions.assertThrows(MalformedRecordException.class, () -> parser.parse(withNull));
   }
 
   @Test
@@ -277,13 +287,13 @@ class ParquetRowReaderTest {
     RecordParser parser = new RecordParser(List.of(root), c, new SuppliedVectors(2, true, 1e-3));
     RawRecord ok = RawRecord.of(root + "/a.parquet", 4, InputFormat.PARQUET, "{\"_id\": \"a\", \"text\": \"t\"}")
         .withVector(new float[] {0.6f, 0.8f});
-    assertTrue(java.util.Arrays.equals(new float[] {0.6f, 0.8f}, parser.parse(ok).vector()));
+    assertTrue(Arrays.equals(new float[] {0.6f, 0.8f}, parser.parse(ok).vector()));
     Map<float[], String> bad = Map.of(new float[] {0.6f, 0.8f, 0f}, QuarantineReason.VECTOR_DIMENSION,
         new float[] {Float.NaN, 0.8f}, QuarantineReason.VECTOR_NOT_FINITE,
         new float[] {0f, 0f}, QuarantineReason.VECTOR_ZERO,
         new float[] {0.6f, 0.9f}, QuarantineReason.VECTOR_NOT_UNIT);
     for (Map.Entry<float[], String> e : bad.entrySet()) {
-      MalformedRecordException ex = org.junit.jupiter.api.Assertions.assertThrows(MalformedRecordException.class,
+      MalformedRecordException ex = Assertions.assertThrows(MalformedRecordException.class,
           () -> parser.parse(ok.withVector(e.getKey())));
       assertEquals(e.getValue(), ex.reason());
     }
@@ -325,7 +335,7 @@ class ParquetRowReaderTest {
     Path plain = write(Files.createDirectory(dir.resolve("plain")).resolve("docs.parquet"), 12);
     Path corpus = Files.createDirectory(dir.resolve("corpus"));
     Path gz = corpus.resolve("docs.parquet.gz");
-    try (java.io.OutputStream out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(gz))) {
+    try (OutputStream out = new GZIPOutputStream(Files.newOutputStream(gz))) {
       Files.copy(plain, out);
     }
     assertTrue(Files.size(gz) < Files.size(plain), "the row groups start past the compressed size");
@@ -348,7 +358,7 @@ class ParquetRowReaderTest {
 
     // A damaged stream is truncated_compressed, as for the other formats.
     byte[] whole = Files.readAllBytes(gz);
-    Files.write(gz, java.util.Arrays.copyOf(whole, whole.length / 2));
+    Files.write(gz, Arrays.copyOf(whole, whole.length / 2));
     List<RawRecord> cut = LocalCorpus.read(InputFormat.AUTO, 1 << 20, corpus);
     assertEquals(1, cut.size(), cut.toString());
     assertEquals(QuarantineReason.TRUNCATED_COMPRESSED, cut.get(0).problem());
@@ -358,7 +368,7 @@ class ParquetRowReaderTest {
   void aCorruptByteInsideAPageIsCaughtByItsChecksumNotIndexedAsText() throws Exception {
     Path file = write(dir.resolve("flipped.parquet"), 12);
     byte[] bytes = Files.readAllBytes(file);
-    byte[] needle = "Body of parquet row 5".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] needle = "Body of parquet row 5".getBytes(StandardCharsets.UTF_8);
     int at = indexOf(bytes, needle);
     assertTrue(at > 0, "row 5's text is stored plainly in the file");
     bytes[at] = 'X';   // one byte of a value: no header or length changes, only the page checksum notices

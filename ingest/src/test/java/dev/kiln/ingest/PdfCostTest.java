@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kiln.config.IngestConfig;
 import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
 import java.nio.file.Files;
@@ -72,7 +73,7 @@ class PdfCostTest {
     assertEquals(QuarantineReason.TOO_COSTLY, late.get(0).problem(), late.get(0).payload());
     assertTrue(late.get(0).payload().contains("ingest.max-document-millis (1 ms)"), late.get(0).payload());
     List<RawRecord> inTime = LocalCorpus.readFile(pdf, InputFormat.AUTO,
-        new ReadOptions(1 << 20, 1L << 30, null, null, new dev.kiln.config.IngestConfig().maxDocumentMillis));
+        new ReadOptions(1 << 20, 1L << 30, null, null, new IngestConfig().maxDocumentMillis));
     assertNull(inTime.get(0).problem(), "the default deadline is ample");
   }
 }

@@ -8,11 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kiln.model.Chunk;
 import dev.kiln.model.Document;
 import dev.kiln.model.InputFormat;
+import java.io.ByteArrayInputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.zip.GZIPOutputStream;
+import org.apache.poi.poifs.filesystem.POIFSFileSystem;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -64,9 +66,9 @@ class PptxReaderTest {
         ExtractedFiles.problem(DocumentFixtures.truncated(plain, dir.resolve("cut.pptx"), 0.7)));
     // A legacy binary file renamed: OLE2 without an encrypted package.
     Path legacy = dir.resolve("legacy.pptx");
-    try (org.apache.poi.poifs.filesystem.POIFSFileSystem fs = new org.apache.poi.poifs.filesystem.POIFSFileSystem();
+    try (POIFSFileSystem fs = new POIFSFileSystem();
         OutputStream out = Files.newOutputStream(legacy)) {
-      fs.createDocument(new java.io.ByteArrayInputStream(new byte[64]), "PowerPoint Document");
+      fs.createDocument(new ByteArrayInputStream(new byte[64]), "PowerPoint Document");
       fs.writeFilesystem(out);
     }
     String problem = ExtractedFiles.problem(legacy);

@@ -12,6 +12,7 @@ import dev.kiln.config.IngestConfig;
 import dev.kiln.model.DocumentFingerprint;
 import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -86,7 +87,7 @@ class RowFingerprintTest {
         new SuppliedVectors(2, true, 1e-3));
   }
 
-  private static List<RawRecord> read(Path sub, String textField) throws java.io.IOException {
+  private static List<RawRecord> read(Path sub, String textField) throws IOException {
     return LocalCorpus.read(InputFormat.AUTO, new ReadOptions(1 << 20, 1 << 20, "embedding", textField), sub);
   }
 

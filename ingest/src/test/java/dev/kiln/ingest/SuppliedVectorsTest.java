@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kiln.config.BuildConfig;
+import dev.kiln.config.ConfigException;
 import dev.kiln.config.IngestConfig;
 import dev.kiln.model.Document;
 import dev.kiln.model.InputFormat;
@@ -95,18 +97,18 @@ class SuppliedVectorsTest {
   @Test
   void aToleranceOutsideZeroToOneIsRefusedNamingTheOption() {
     for (double bad : new double[] {0, -0.1, 1, Double.NaN}) {
-      dev.kiln.config.BuildConfig c = new dev.kiln.config.BuildConfig();
+      BuildConfig c = new BuildConfig();
       c.corpus = List.of("docs");
       c.snapshots = "snap";
       c.ingest.vectorUnitTolerance = bad;
-      dev.kiln.config.ConfigException e = assertThrows(dev.kiln.config.ConfigException.class, c::validate);
+      ConfigException e = assertThrows(ConfigException.class, c::validate);
       assertTrue(e.getMessage().contains("ingest.vector-unit-tolerance"), e.getMessage());
     }
-    dev.kiln.config.BuildConfig c = new dev.kiln.config.BuildConfig();
+    BuildConfig c = new BuildConfig();
     c.corpus = List.of("docs");
     c.snapshots = "snap";
     c.ingest.vectorField = " ";
-    assertTrue(assertThrows(dev.kiln.config.ConfigException.class, c::validate).getMessage().contains("vector-field"));
+    assertTrue(assertThrows(ConfigException.class, c::validate).getMessage().contains("vector-field"));
   }
 
   @Test

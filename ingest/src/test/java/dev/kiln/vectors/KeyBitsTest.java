@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
 class KeyBitsTest {
@@ -22,7 +24,7 @@ class KeyBitsTest {
   @Test
   void aKeyGivesTheSameBitsAsTextAndAsUtf8BytesAtAnyOffset() throws Exception {
     String hex = "ffee0123456789abcdef0123456789ab" + "0".repeat(32);
-    List<String> keys = List.of(hex, hex.toUpperCase(java.util.Locale.ROOT), hex.substring(1) + "g",
+    List<String> keys = List.of(hex, hex.toUpperCase(Locale.ROOT), hex.substring(1) + "g",
         "doc-000042", "", "caf\u00e9/\ud83d\ude00", "z".repeat(64), "9".repeat(32) + "\u00e9".repeat(32), "a".repeat(32) + "\ud83d\ude00".repeat(16),
         "a".repeat(32) + "\ud83d\ude00".repeat(17));
     for (String key : keys) {
@@ -42,8 +44,8 @@ class KeyBitsTest {
     String a = "0".repeat(60) + "0001";
     String b = "0".repeat(60) + "0002";
     assertArrayEquals(KeyBits.of(a), KeyBits.of(b), "as content keys they share their bits");
-    assertFalse(java.util.Arrays.equals(KeyBits.ofId(a), KeyBits.ofId(b)), "as ids they do not");
-    byte[] utf8 = ("xx" + a).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    assertFalse(Arrays.equals(KeyBits.ofId(a), KeyBits.ofId(b)), "as ids they do not");
+    byte[] utf8 = ("xx" + a).getBytes(StandardCharsets.UTF_8);
     assertArrayEquals(KeyBits.ofId(a), KeyBits.ofId(utf8, 2, a.length()), "bytes and string agree");
   }
 }

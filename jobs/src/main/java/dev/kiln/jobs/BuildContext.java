@@ -7,6 +7,7 @@ import dev.kiln.model.ContentKey;
 import dev.kiln.operators.fs.SnapshotsTarget;
 import dev.kiln.snapshot.SnapshotLayout;
 import java.util.List;
+import org.apache.flink.core.fs.Path;
 
 /**
  * One build's settings, resolved once in the client before anything is planned, logged or
@@ -87,6 +88,6 @@ public final class BuildContext {
     if (base == null || base.isBlank()) {
       base = target.uri(SnapshotLayout.QUARANTINE);
     }
-    return new org.apache.flink.core.fs.Path(base, snapshotId).toString();
+    return new Path(base, snapshotId).toString();
   }
 }

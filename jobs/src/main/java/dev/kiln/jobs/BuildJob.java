@@ -1,5 +1,6 @@
 package dev.kiln.jobs;
 
+import dev.kiln.cli.Kiln;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.model.Chunk;
 import dev.kiln.model.EmbeddedChunk;
@@ -69,7 +70,7 @@ public final class BuildJob {
 
   /** Entry point for {@code flink run}: the cluster provides the execution environment. */
   public static void main(String[] args) throws Exception {
-    int code = dev.kiln.cli.Kiln.execute(prepend("build", "--cluster", args));
+    int code = Kiln.execute(prepend("build", "--cluster", args));
     if (code != 0) {
       throw new IllegalStateException("kiln build failed with exit code " + code);
     }

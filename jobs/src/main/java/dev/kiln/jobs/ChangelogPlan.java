@@ -3,13 +3,14 @@ package dev.kiln.jobs;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.config.ChangelogConfig;
 import dev.kiln.config.ConfigException;
+import dev.kiln.operators.fs.BaseFiles;
+import dev.kiln.operators.fs.SnapshotsTarget;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
-import dev.kiln.operators.fs.BaseFiles;
-import dev.kiln.operators.fs.SnapshotsTarget;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -21,6 +22,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
@@ -168,7 +170,7 @@ public record ChangelogPlan(String topic, String bootstrap, String base, Manifes
     Admin created;
     try {
       created = Admin.create(props);
-    } catch (org.apache.kafka.common.KafkaException e) {
+    } catch (KafkaException e) {
       throw new ConfigException("changelog.properties: the Kafka client rejects them: "
           + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()), e);
     }
@@ -189,8 +191,8 @@ public record ChangelogPlan(String topic, String bootstrap, String base, Manifes
       } catch (TimeoutException e) {
         throw unreachable(c);
       }
-      Map<TopicPartition, OffsetSpec> first = new TreeMap<>(java.util.Comparator.comparingInt(TopicPartition::partition));
-      Map<TopicPartition, OffsetSpec> last = new TreeMap<>(java.util.Comparator.comparingInt(TopicPartition::partition));
+      Map<TopicPartition, OffsetSpec> first = new TreeMap<>(Comparator.comparingInt(TopicPartition::partition));
+      Map<TopicPartition, OffsetSpec> last = new TreeMap<>(Comparator.comparingInt(TopicPartition::partition));
       topic.partitions().forEach(p -> {
         first.put(new TopicPartition(c.topic, p.partition()), OffsetSpec.earliest());
         last.put(new TopicPartition(c.topic, p.partition()), OffsetSpec.latest());

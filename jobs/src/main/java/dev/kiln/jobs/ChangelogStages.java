@@ -1,11 +1,9 @@
 package dev.kiln.jobs;
 
-import dev.kiln.operators.types.KilnTypeInfo;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.ingest.ChangelogDeserializer;
 import dev.kiln.ingest.ChangelogRecordParser;
 import dev.kiln.model.ChangeOp;
-import dev.kiln.operators.SourcedDocument;
 import dev.kiln.model.EmbeddedChunk;
 import dev.kiln.model.ParentChange;
 import dev.kiln.model.ParentChunk;
@@ -15,12 +13,15 @@ import dev.kiln.operators.ChangelogParseFunction;
 import dev.kiln.operators.ChangelogResolveFunction;
 import dev.kiln.operators.JobCounters;
 import dev.kiln.operators.ParseFunction;
+import dev.kiln.operators.QuarantinedRecord;
 import dev.kiln.operators.ReportingStages;
+import dev.kiln.operators.SourcedDocument;
 import dev.kiln.operators.StageReport;
 import dev.kiln.operators.StageReports;
-import dev.kiln.operators.QuarantinedRecord;
+import dev.kiln.operators.types.KilnTypeInfo;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.FlatMapFunction;
 import org.apache.flink.api.common.functions.MapFunction;
@@ -47,7 +48,7 @@ final class ChangelogStages {
       DataStream<StageReport> reports) {}
 
   static Streams read(StreamExecutionEnvironment env, ChangelogPlan plan, BuildConfig config, String snapshotId) {
-    java.util.Properties client = new java.util.Properties();
+    Properties client = new Properties();
     client.putAll(config.changelog.properties);
     KafkaSource<RawRecord> source = KafkaSource.<RawRecord>builder()
         .setProperties(client)

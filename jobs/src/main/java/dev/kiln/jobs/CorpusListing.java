@@ -17,6 +17,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -27,6 +28,7 @@ import java.util.Set;
 import org.apache.flink.connector.file.src.FileSourceSplit;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
 
 /**
  * The corpus files a build sees, listed once in the client with their sizes and modification times
@@ -180,7 +182,7 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
     if (q.location() == null) {
       throw new IOException("CURRENT quarantined " + q.total() + " records and names no quarantine output");
     }
-    org.apache.flink.core.fs.Path dir = new org.apache.flink.core.fs.Path(q.location());
+    Path dir = new Path(q.location());
     FileSystem fs = dir.getFileSystem();
     FileStatus[] parts = fs.listStatus(dir);
     if (parts == null) {
@@ -224,7 +226,7 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
     long now = System.currentTimeMillis();
     try {
       for (FileSourceSplit split : enumerator.enumerateSplits(
-          CorpusStages.paths(config).toArray(new org.apache.flink.core.fs.Path[0]), 1)) {
+          CorpusStages.paths(config).toArray(new Path[0]), 1)) {
         if (CorpusFileEnumerator.isUnreadable(split)) {
           continue;
         }
@@ -266,7 +268,7 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
       Manifest.CorpusFilesEntry entry = CorpusFiles.write(bytes, settings, entries);
       return new Encoded(bytes.toByteArray(), entry);
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+      throw new UncheckedIOException(e);
     }
   }
 

@@ -19,6 +19,7 @@ import dev.kiln.operators.SourcedDocument;
 import dev.kiln.operators.StageReport;
 import dev.kiln.operators.StageReports;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -81,7 +82,7 @@ final class CorpusStages {
     try {
       return new CorpusFileEnumerator(format, splitBytes, listing);
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException("cannot read the corpus listing " + listing, e);
+      throw new UncheckedIOException("cannot read the corpus listing " + listing, e);
     }
   }
 

@@ -1,11 +1,10 @@
 package dev.kiln.jobs;
 
-import org.apache.flink.api.common.BatchShuffleMode;
-import org.apache.flink.configuration.ExecutionOptions;
-
 import dev.kiln.config.BuildConfig;
 import java.time.Duration;
+import org.apache.flink.api.common.BatchShuffleMode;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 
 /** Job-level Flink settings derived from the build's config. */

@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The part of a build's manifest the client knows before the job starts — model, chunker and index
@@ -69,7 +70,7 @@ final class ManifestDraft {
 
   /** Range-indexed metadata keys and their type labels, normalised; empty: none, and the key is not written. */
   private static Map<String, String> rangeFieldsKey(BuildConfig config) {
-    Map<String, String> out = new java.util.TreeMap<>();
+    Map<String, String> out = new TreeMap<>();
     config.index.rangeTypes().forEach((key, type) -> out.put(key, type.label()));
     return out;
   }

@@ -4,6 +4,8 @@ import dev.kiln.config.BuildConfig;
 import dev.kiln.config.ConfigException;
 import dev.kiln.config.Counters;
 import dev.kiln.operators.JobCounters;
+import dev.kiln.operators.fs.FlinkFileSystems;
+import dev.kiln.operators.fs.SnapshotsTarget;
 import dev.kiln.publish.ShardSizeAdvice;
 import dev.kiln.publish.SnapshotPublisher;
 import dev.kiln.publish.StagingHeartbeat;
@@ -12,12 +14,11 @@ import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
-import dev.kiln.operators.fs.FlinkFileSystems;
-import dev.kiln.operators.fs.SnapshotsTarget;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.ExceptionUtils;
 import org.slf4j.Logger;
@@ -131,7 +132,7 @@ public final class SnapshotBuilder {
   private static Throwable decided(Exception e) {
     for (Class<? extends Throwable> type : List.of(SnapshotException.class, ConfigException.class,
         BadInputCheck.TooMuchBadInputException.class)) {
-      java.util.Optional<? extends Throwable> t = ExceptionUtils.findThrowable(e, type);
+      Optional<? extends Throwable> t = ExceptionUtils.findThrowable(e, type);
       if (t.isPresent()) {
         return t.get();
       }

@@ -1,13 +1,14 @@
 package dev.kiln.regress;
 
+import dev.kiln.cli.Drift;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.config.ConfigException;
 import dev.kiln.eval.EvalReport;
 import dev.kiln.eval.Evaluator;
 import dev.kiln.eval.Qrels;
 import dev.kiln.eval.Queries;
-import dev.kiln.cli.Drift;
 import dev.kiln.jobs.BuildJob;
+import dev.kiln.jobs.ModelChunking;
 import dev.kiln.jobs.SnapshotBuilder;
 import dev.kiln.search.SearchMode;
 import dev.kiln.search.Searcher;
@@ -69,7 +70,7 @@ public final class RegressionRunner {
     BuildConfig config = spec.buildConfig(copy(defaults));
     config.corpus = List.of(corpus.toString());
     // Auto chunk sizes resolved first, so that the snapshot's fingerprint names the size it is cut at.
-    dev.kiln.jobs.ModelChunking.resolve(config.validate());
+    ModelChunking.resolve(config.validate());
     Path snapshots = workDir.resolve(spec.dataset() + "-" + fingerprint(config, corpus));
     config.snapshots = snapshots.toString();
     config.publish = true;

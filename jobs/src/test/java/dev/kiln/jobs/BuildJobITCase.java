@@ -18,6 +18,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -72,7 +73,7 @@ class BuildJobITCase {
     assertEquals(9L, m.counters().get("documents"));
     assertEquals(2L, m.counters().get("quarantined"));
     assertEquals(2L, m.quarantine().total());
-    assertEquals(java.util.Map.of("malformed_json", 1L, "missing_id", 1L), m.quarantine().byReason());
+    assertEquals(Map.of("malformed_json", 1L, "missing_id", 1L), m.quarantine().byReason());
     assertEquals(m.counters().get("chunks"), m.totalChunks());
     assertTrue(m.totalChunks() > 9, "the 48-token window must split some documents: " + m.totalChunks());
     for (Manifest.ShardEntry s : m.shards()) {
@@ -102,7 +103,7 @@ class BuildJobITCase {
       }
     }
     assertEquals(9, shardsOf.size(), shardsOf.toString());
-    assertTrue(perShard[0] > 0 && perShard[1] > 0, "both shards hold chunks: " + java.util.Arrays.toString(perShard));
+    assertTrue(perShard[0] > 0 && perShard[1] > 0, "both shards hold chunks: " + Arrays.toString(perShard));
     assertTrue(chunksOf.values().stream().anyMatch(c -> c.size() > 1), "some document has several chunks");
     shardsOf.forEach((doc, shards) -> assertEquals(Set.of(ShardRouter.shardOf(doc, 2)), shards, doc));
     chunksOf.forEach((doc, chunks) -> {

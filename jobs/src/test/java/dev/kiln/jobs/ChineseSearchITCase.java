@@ -8,7 +8,9 @@ import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchMode;
 import dev.kiln.search.Searcher;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -48,8 +50,8 @@ class ChineseSearchITCase {
       assertEquals("zh-rail", top(s, "京沪高铁的速度", SearchMode.BM25));
       assertEquals("zh-moon", top(s, "月壤样品", SearchMode.BM25));
       assertEquals("en-volcano", top(s, "viscous magma eruptions", SearchMode.BM25));
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
@@ -60,8 +62,8 @@ class ChineseSearchITCase {
       List<String> docs =
           s.search("北京", SearchMode.BM25, 10).results().stream().map(SearchHit::docId).distinct().toList();
       assertEquals(List.of("zh-rail"), docs);
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
@@ -70,8 +72,8 @@ class ChineseSearchITCase {
     try (Searcher s = Searcher.open(root)) {
       assertEquals("zh-panda", top(s, "熊猫平时吃什么东西", SearchMode.DENSE));
       assertEquals("zh-moon", top(s, "探月任务把土壤带回来", SearchMode.DENSE));
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
@@ -80,8 +82,8 @@ class ChineseSearchITCase {
     try (Searcher s = Searcher.open(root)) {
       assertEquals("zh-dumpling", top(s, "除夕夜吃饺子", SearchMode.HYBRID));
       assertEquals("zh-tea", top(s, "杭州的绿茶怎么制作", SearchMode.HYBRID));
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 

@@ -11,7 +11,10 @@ import dev.kiln.cli.Kiln;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchMode;
+import dev.kiln.search.SearchRequest;
 import dev.kiln.search.Searcher;
+import dev.kiln.search.context.AssembledContext;
+import dev.kiln.search.context.ContextBlock;
 import dev.kiln.search.parents.ParentExpander;
 import dev.kiln.search.parents.ParentHit;
 import dev.kiln.search.parents.ParentStore;
@@ -19,7 +22,9 @@ import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -108,8 +113,8 @@ class ChunkingBuildITCase {
       assertEquals("Orchard Care > Grafting", graft.metadata().get("breadcrumb"));
       // Scripts, navigation and footers are not part of the indexed page.
       assertEquals(List.of(), searcher.bm25("zzyzx", 10));
-    } catch (java.io.IOException e) {
-      throw new java.io.UncheckedIOException(e);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 
@@ -118,16 +123,16 @@ class ChunkingBuildITCase {
     try (Searcher searcher = Searcher.open(root)) {
       List<SearchHit> children =
           searcher.search("lighthouse lamp keeper wick lens fog", SearchMode.BM25, 10).results();
-      dev.kiln.search.context.AssembledContext ctx = searcher.context(
-          dev.kiln.search.SearchRequest.of("lighthouse lamp keeper wick lens fog", SearchMode.BM25, 10), 4000);
+      AssembledContext ctx = searcher.context(
+          SearchRequest.of("lighthouse lamp keeper wick lens fog", SearchMode.BM25, 10), 4000);
       assertFalse(ctx.blocks().isEmpty());
       Set<String> texts = new HashSet<>();
-      for (dev.kiln.search.context.ContextBlock b : ctx.blocks()) {
+      for (ContextBlock b : ctx.blocks()) {
         assertTrue(texts.add(b.text()), "a parent is packed once: " + b.chunkId());
       }
       // Every packed passage is a parent: it contains the text of at least one retrieved child (a
       // short section's only child can be the whole parent), and some parent is larger than a child.
-      for (dev.kiln.search.context.ContextBlock b : ctx.blocks()) {
+      for (ContextBlock b : ctx.blocks()) {
         assertTrue(children.stream().anyMatch(c -> b.text().contains(c.text())),
             "block " + b.chunkId() + " is not a parent of a retrieved child");
       }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.testing.CliOnly;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -19,7 +20,7 @@ class CliClasspathITCase {
     List<String> entries = CliOnly.classpath();
     assertTrue(entries.size() > 10, entries.toString());
     for (String e : entries) {
-      String name = java.nio.file.Path.of(e).getFileName().toString();
+      String name = Path.of(e).getFileName().toString();
       assertTrue(!name.startsWith("flink-") && !e.contains("/org/apache/flink/"), "Flink on the CLI classpath: " + e);
       assertTrue(!name.startsWith("kiln-jobs") && !name.startsWith("kiln-operators"), "the build job on it: " + e);
     }

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -50,7 +51,7 @@ class DeduplicatedEmbeddingITCase {
     for (int i = 0; i < 12; i++) {
       lines.add(line("doc-" + i, "Distinct " + i, "A distinct document number " + i + " about topic " + (i * 7)));
     }
-    lines.add(line("runbook", "Runbook", String.join("\\n\\n", java.util.Collections.nCopies(40, PARAGRAPH))));
+    lines.add(line("runbook", "Runbook", String.join("\\n\\n", Collections.nCopies(40, PARAGRAPH))));
     root = work.resolve("snapshots");
     manifest = build(lines, root);
   }

@@ -9,6 +9,7 @@ import dev.kiln.config.BuildConfig;
 import dev.kiln.operators.JobCounters;
 import dev.kiln.operators.fs.LocalTarget;
 import dev.kiln.search.SearchHit;
+import dev.kiln.search.SearchMode;
 import dev.kiln.search.Searcher;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotStore;
@@ -133,8 +134,8 @@ class EmbeddingReuseITCase {
     try (Searcher a = Searcher.builder().root(root).snapshot(second.id()).build();
         Searcher b = Searcher.builder().root(copy).snapshot(third.id()).build()) {
       for (String q : QUERIES) {
-        assertEquals(scores(a.search(q, dev.kiln.search.SearchMode.DENSE, 100).results()),
-            scores(b.search(q, dev.kiln.search.SearchMode.DENSE, 100).results()), q);
+        assertEquals(scores(a.search(q, SearchMode.DENSE, 100).results()),
+            scores(b.search(q, SearchMode.DENSE, 100).results()), q);
       }
     }
   }
@@ -145,8 +146,8 @@ class EmbeddingReuseITCase {
         Searcher b = Searcher.builder().root(root).snapshot(second.id()).build()) {
       for (String q : QUERIES) {
         // Dense scores are dot products of stored vectors: equal only if the vectors are.
-        assertEquals(others(a.search(q, dev.kiln.search.SearchMode.DENSE, 100).results()),
-            others(b.search(q, dev.kiln.search.SearchMode.DENSE, 100).results()), q);
+        assertEquals(others(a.search(q, SearchMode.DENSE, 100).results()),
+            others(b.search(q, SearchMode.DENSE, 100).results()), q);
         // BM25 scores move with corpus statistics when any document changes; what matches must not.
         assertEquals(others(a.bm25(q, 100)).keySet(), others(b.bm25(q, 100)).keySet(), q);
       }

@@ -12,7 +12,10 @@ import dev.kiln.search.SearchMode;
 import dev.kiln.search.Searcher;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.snapshot.io.HadoopSnapshotStorage;
 import dev.kiln.snapshot.io.SnapshotMirror;
+import dev.kiln.testing.CliOnly;
+import dev.kiln.testing.CliOnly.Result;
 import dev.kiln.testing.CliRun;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -21,7 +24,13 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
@@ -147,7 +156,7 @@ class HdfsITCase {
 
   @Test
   void theSearchCommandAnswersFromAnHdfsRootOnTheCliClasspathWithoutFlink() throws Exception {
-    dev.kiln.testing.CliOnly.Result run = dev.kiln.testing.CliOnly.run(java.util.Map.of(), "search", "--snapshots",
+    Result run = CliOnly.run(Map.of(), "search", "--snapshots",
         base + "/snapshots", "--mode", "bm25", "--k", "3", "--json", "emperor penguins antarctic winter egg");
     assertEquals(0, run.exitCode(), run.err());
     JsonNode json = new ObjectMapper().readTree(run.out());
@@ -159,21 +168,21 @@ class HdfsITCase {
   @Test
   void compareAndSetOnHdfsHasExactlyOneWinnerAmongConcurrentPublishers() throws Exception {
     int publishers = 4;
-    java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(publishers);
-    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(publishers);
+    CyclicBarrier start = new CyclicBarrier(publishers);
+    ExecutorService pool = Executors.newFixedThreadPool(publishers);
     try {
-      java.util.List<java.util.concurrent.Future<Boolean>> won = new java.util.ArrayList<>();
+      List<Future<Boolean>> won = new ArrayList<>();
       for (int i = 0; i < publishers; i++) {
-        byte[] value = ("snapshot-" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] value = ("snapshot-" + i).getBytes(StandardCharsets.UTF_8);
         // One storage per publisher: the lock is the only thing they share, as separate processes would.
-        dev.kiln.snapshot.io.HadoopSnapshotStorage st = new dev.kiln.snapshot.io.HadoopSnapshotStorage(base + "/cas", java.util.Map.of());
+        HadoopSnapshotStorage st = new HadoopSnapshotStorage(base + "/cas", Map.of());
         won.add(pool.submit(() -> {
           start.await();
           return st.compareAndSet("CURRENT", null, value);
         }));
       }
       int winners = 0;
-      for (java.util.concurrent.Future<Boolean> f : won) {
+      for (Future<Boolean> f : won) {
         winners += f.get() ? 1 : 0;
       }
       assertEquals(1, winners, "exactly one first publish may win");

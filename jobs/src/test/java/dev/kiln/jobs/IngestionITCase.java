@@ -12,6 +12,7 @@ import dev.kiln.search.SearchHit;
 import dev.kiln.search.Searcher;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.snapshot.StagingMarker;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -212,7 +213,7 @@ class IngestionITCase {
       if (id.equals(before)) {
         continue;
       }
-      assertEquals(dev.kiln.snapshot.StagingMarker.RESUMABLE, store.stagingMarker(id).orElseThrow().state());
+      assertEquals(StagingMarker.RESUMABLE, store.stagingMarker(id).orElseThrow().state());
       try (Stream<Path> left = Files.list(store.layout().snapshotDir(id))) {
         assertEquals(List.of("STAGING", "embeddings"), left.map(p -> p.getFileName().toString()).sorted().toList());
       }

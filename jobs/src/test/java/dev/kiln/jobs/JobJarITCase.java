@@ -19,6 +19,7 @@ import java.util.jar.JarFile;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
+import org.apache.logging.log4j.LogManager;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -108,7 +109,7 @@ class JobJarITCase {
     Path pdf = DocumentFixtures.pdf(dir.resolve("a.pdf"), "T", "A", List.of("Kiln shelves need kiln wash."));
     Path docx = DocumentFixtures.docx(dir.resolve("b.docx"), "T", "A", "# Glazes", "Celadon is a green glaze.");
     Path pptx = DocumentFixtures.pptx(dir.resolve("c.pptx"), "T", "A", "Raku", "Pots leave the kiln red hot.");
-    URL log4jApi = org.apache.logging.log4j.LogManager.class.getProtectionDomain().getCodeSource().getLocation();
+    URL log4jApi = LogManager.class.getProtectionDomain().getCodeSource().getLocation();
     try (URLClassLoader flinkLib = new URLClassLoader(new URL[] {log4jApi}, ClassLoader.getPlatformClassLoader());
         URLClassLoader job = new URLClassLoader(new URL[] {jar.toUri().toURL()}, flinkLib)) {
       assertTrue(extract(job, "PdfReader", pdf).contains("Kiln shelves need kiln wash."));

@@ -20,7 +20,11 @@ import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.testing.EmbeddedKafka;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -288,8 +292,8 @@ class KafkaChangelogITCase {
       written = files.filter(Files::isRegularFile).map(f -> {
         try {
           return Files.readString(f);
-        } catch (java.io.IOException e) {
-          throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
         }
       }).collect(Collectors.joining());
     }
@@ -386,7 +390,7 @@ class KafkaChangelogITCase {
     assertTrue(e.getMessage().contains("--shards 3"), e.getMessage());
 
     BuildConfig unreachable = changelogConfig();
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       unreachable.changelog.bootstrap = "127.0.0.1:" + s.getLocalPort();
     }
     unreachable.changelog.timeoutSeconds = 2;

@@ -23,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.avro.Schema;
@@ -199,7 +200,7 @@ class PrecomputedVectorsITCase {
     // The counters table names the largest shard (the size the default search depth depends on).
     long largest = m.shards().stream().mapToLong(Manifest.ShardEntry::chunks).max().orElseThrow();
     assertTrue(largest > 0 && largest < m.totalChunks(), "two shards: " + m.shards());
-    assertEquals(String.format(java.util.Locale.ROOT, "%,d", largest),
+    assertEquals(String.format(Locale.ROOT, "%,d", largest),
         jsonl.counters().asMap().get("largest shard (chunks)"), jsonlOutput);
   }
 

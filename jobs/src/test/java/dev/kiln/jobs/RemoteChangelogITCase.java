@@ -21,6 +21,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -241,7 +242,7 @@ class RemoteChangelogITCase {
     Manifest m = changed.get("s3");
     Manifest.ShardEntry shard = m.shards().get(1);
     Manifest.FileEntry file = shard.files().stream()
-        .max(java.util.Comparator.comparingLong(Manifest.FileEntry::size)).orElseThrow();
+        .max(Comparator.comparingLong(Manifest.FileEntry::size)).orElseThrow();
     String key = "snapshots/snapshots/" + base + "/" + shard.directory() + "/" + file.name();
     byte[] good = s3.bytes(key);
     byte[] bad = good.clone();

@@ -25,17 +25,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -172,7 +175,7 @@ class RemoteServeITCase {
     String dir = "snapshots/snapshots/" + id + "/";
     Manifest m = SnapshotStore.json().readValue(server.bytes(dir + "manifest.json"), Manifest.class);
     Manifest.ShardEntry shard = m.shards().get(0);
-    Manifest.FileEntry biggest = shard.files().stream().max(java.util.Comparator.comparingLong(Manifest.FileEntry::size))
+    Manifest.FileEntry biggest = shard.files().stream().max(Comparator.comparingLong(Manifest.FileEntry::size))
         .orElseThrow();
     return dir + shard.directory() + "/" + biggest.name();
   }
@@ -184,7 +187,7 @@ class RemoteServeITCase {
           .resolve("snapshots");
     }
     try (Stream<Path> ids = Files.list(snapshots)) {
-      return ids.map(p -> p.getFileName().toString()).collect(java.util.stream.Collectors.toCollection(TreeSet::new));
+      return ids.map(p -> p.getFileName().toString()).collect(Collectors.toCollection(TreeSet::new));
     }
   }
 
@@ -248,7 +251,7 @@ class RemoteServeITCase {
     private final ConcurrentMap<String, Long> snapshots = new ConcurrentHashMap<>();
     private final AtomicLong total = new AtomicLong();
     private final List<Thread> threads = new ArrayList<>();
-    private final List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Throwable> errors = new CopyOnWriteArrayList<>();
 
     void start(int port, int clients) {
       for (int i = 0; i < clients; i++) {

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import org.jclouds.blobstore.options.ListContainerOptions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -94,7 +95,7 @@ class RemoteUnchangedFilesITCase {
     long deadline = System.currentTimeMillis() + 30_000;
     while (true) {
       long newest = 0;
-      for (var o : server.blobs().list(BUCKET, org.jclouds.blobstore.options.ListContainerOptions.Builder
+      for (var o : server.blobs().list(BUCKET, ListContainerOptions.Builder
           .prefix("corpus/").recursive())) {
         newest = Math.max(newest, server.blobs().blobMetadata(BUCKET, o.getName()).getLastModified().getTime());
       }

@@ -9,15 +9,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.config.BuildConfig;
+import dev.kiln.operators.JobCounters;
+import dev.kiln.operators.fs.FlinkFileSystems;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchMode;
 import dev.kiln.search.Searcher;
+import dev.kiln.snapshot.CorpusFiles;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
+import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
-import dev.kiln.operators.fs.FlinkFileSystems;
 import dev.kiln.snapshot.io.RemoteStorages;
 import dev.kiln.snapshot.io.SnapshotMirror;
+import dev.kiln.testing.CliOnly;
+import dev.kiln.testing.CliOnly.Result;
 import dev.kiln.testing.CliRun;
 import dev.kiln.testing.S3Server;
 import java.io.ByteArrayOutputStream;
@@ -92,16 +97,16 @@ class S3SnapshotsITCase {
     // The objects were put well before the first listing; the markdown file is clean, so it is not read
     // again; a file the first build quarantined records of is.
     Path tsv = new SnapshotStore(Path.of(config.snapshots)).layout().snapshotDir(second.id())
-        .resolve(dev.kiln.snapshot.SnapshotLayout.CORPUS_FILES);
-    dev.kiln.snapshot.CorpusFiles listing;
+        .resolve(SnapshotLayout.CORPUS_FILES);
+    CorpusFiles listing;
     try (var in = Files.newInputStream(tsv)) {
-      listing = dev.kiln.snapshot.CorpusFiles.read(in);
+      listing = CorpusFiles.read(in);
     }
     assertTrue(listing.get("s3://" + BUCKET + "/corpus/md/guide/lighthouse.md").kept(), log);
-    assertTrue(second.counters().get(dev.kiln.operators.JobCounters.RECORDS_UNREAD) >= 1, second.counters().toString());
-    assertEquals(first.counters().get(dev.kiln.operators.JobCounters.RECORDS_READ),
-        second.counters().get(dev.kiln.operators.JobCounters.RECORDS_READ)
-            + second.counters().get(dev.kiln.operators.JobCounters.RECORDS_UNREAD));
+    assertTrue(second.counters().get(JobCounters.RECORDS_UNREAD) >= 1, second.counters().toString());
+    assertEquals(first.counters().get(JobCounters.RECORDS_READ),
+        second.counters().get(JobCounters.RECORDS_READ)
+            + second.counters().get(JobCounters.RECORDS_UNREAD));
     assertEquals(IncrementalBuildITCase.contents(Path.of(config.snapshots), first),
         IncrementalBuildITCase.contents(Path.of(config.snapshots), second));
   }
@@ -191,7 +196,7 @@ class S3SnapshotsITCase {
   @Order(1)
   void searchRunsFromTheBucketOnTheCliClasspathWithoutFlink() throws Exception {
     Path config = searchConfig("cli-only", "kiln-secret");
-    dev.kiln.testing.CliOnly.Result search = dev.kiln.testing.CliOnly.run(Map.of(), "search", "--snapshots",
+    Result search = CliOnly.run(Map.of(), "search", "--snapshots",
         "s3://" + BUCKET + "/snapshots", "--config", config.toString(), "--json", "--k", "3",
         "sourdough starter lactobacilli");
     assertEquals(0, search.exitCode(), search.err());

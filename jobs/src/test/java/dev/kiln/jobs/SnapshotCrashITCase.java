@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.search.Searcher;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
+import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.testing.CliRun;
 import dev.kiln.testing.KilnProcess;
@@ -104,7 +105,7 @@ class SnapshotCrashITCase {
       List<String> left = s.map(p -> p.getFileName().toString()).sorted().toList();
       assertTrue(left.contains("STAGING"), left.toString());
       assertTrue(left.stream().allMatch(n -> n.equals("STAGING") || n.equals("embeddings")
-          || n.equals(dev.kiln.snapshot.SnapshotLayout.CORPUS_FILES)), left.toString());
+          || n.equals(SnapshotLayout.CORPUS_FILES)), left.toString());
     }
   }
 

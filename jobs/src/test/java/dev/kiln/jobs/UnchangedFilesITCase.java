@@ -14,6 +14,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
@@ -112,7 +113,7 @@ class UnchangedFilesITCase {
       assertEquals(Map.of("a.jsonl", false, "b.jsonl", true, "c.jsonl", false, "e.jsonl", true, "z.jsonl", false),
           listing(again, third), out.toString(StandardCharsets.UTF_8));
     } finally {
-      Files.copy(saved, corpus.resolve("a.jsonl"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      Files.copy(saved, corpus.resolve("a.jsonl"), StandardCopyOption.REPLACE_EXISTING);
       stamp("a.jsonl", 0);
     }
   }

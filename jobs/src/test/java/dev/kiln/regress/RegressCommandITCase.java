@@ -9,6 +9,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -80,7 +81,7 @@ class RegressCommandITCase {
   }
 
   private static String[] append(String[] a, String b) {
-    String[] r = java.util.Arrays.copyOf(a, a.length + 1);
+    String[] r = Arrays.copyOf(a, a.length + 1);
     r[a.length] = b;
     return r;
   }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kiln.config.AutoTokens;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.config.ConfigException;
 import java.nio.file.Files;
@@ -25,7 +26,7 @@ class RegressionSpecTest {
     BuildConfig c = spec.buildConfig(new BuildConfig());
     assertEquals(3, c.shards);
     assertEquals(64, c.chunker.size);
-    assertEquals(dev.kiln.config.AutoTokens.AUTO, c.chunker.overlap, "keys not overridden keep the default");
+    assertEquals(AutoTokens.AUTO, c.chunker.overlap, "keys not overridden keep the default");
     assertEquals(0.5, spec.runs().get(0).expected().get("ndcg@10"));
   }
 

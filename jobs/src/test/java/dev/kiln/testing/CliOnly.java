@@ -1,5 +1,6 @@
 package dev.kiln.testing;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -37,7 +38,7 @@ public final class CliOnly {
           .findFirst().orElseThrow(() -> new IllegalStateException("no kiln-cli jar in " + TARGET.toAbsolutePath()))
           .toAbsolutePath().toString());
     }
-    for (String e : Files.readString(file).strip().split(java.io.File.pathSeparator)) {
+    for (String e : Files.readString(file).strip().split(File.pathSeparator)) {
       if (!e.isBlank()) {
         entries.add(e);
       }
@@ -48,7 +49,7 @@ public final class CliOnly {
   /** Runs {@code kiln ARGS} with {@code env} added to this process's environment. */
   public static Result run(Map<String, String> env, String... args) throws Exception {
     List<String> cmd = KilnProcess.javaCommand("dev.kiln.cli.Kiln", List.of(),
-        String.join(java.io.File.pathSeparator, classpath()));
+        String.join(File.pathSeparator, classpath()));
     cmd.addAll(List.of(args));
     Path out = Files.createTempFile("kiln-cli-out", ".txt");
     Path err = Files.createTempFile("kiln-cli-err", ".txt");

@@ -3,6 +3,7 @@ package dev.kiln.testing;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.List;
@@ -79,7 +80,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     try {
       int[] ports = new int[n];
       for (int i = 0; i < n; i++) {
-        sockets[i] = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+        sockets[i] = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
         ports[i] = sockets[i].getLocalPort();
       }
       return ports;

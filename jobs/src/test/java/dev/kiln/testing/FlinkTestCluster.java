@@ -3,6 +3,7 @@ package dev.kiln.testing;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -11,9 +12,11 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.flink.client.ClientUtils;
 import org.apache.flink.client.deployment.executors.RemoteExecutor;
@@ -46,7 +49,7 @@ public final class FlinkTestCluster implements AutoCloseable {
   private final List<String> tmJvm;
   private final List<String> tmDynamic;
   private final Map<String, Process> processes = new LinkedHashMap<>();
-  private final java.util.Set<String> killed = new java.util.HashSet<>();
+  private final Set<String> killed = new HashSet<>();
 
   /**
    * Writes the configuration and starts the JobManager.
@@ -207,7 +210,7 @@ public final class FlinkTestCluster implements AutoCloseable {
   }
 
   private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
     }
   }

@@ -1,5 +1,6 @@
 package dev.kiln.testing;
 
+import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -56,7 +57,7 @@ public final class S3Server implements AutoCloseable {
   }
 
   /** Uploads {@code file} as {@code key}, streamed from the disk. */
-  public void putFile(String key, Path file) throws java.io.IOException {
+  public void putFile(String key, Path file) throws IOException {
     blobs().putBlob(bucket, blobs().blobBuilder(key).payload(file.toFile()).contentLength(Files.size(file)).build());
   }
 

@@ -1,8 +1,8 @@
 package dev.kiln.ingest;
 
-import dev.kiln.operators.types.KilnTypeInfo;
 import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
+import dev.kiln.operators.types.KilnTypeInfo;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;

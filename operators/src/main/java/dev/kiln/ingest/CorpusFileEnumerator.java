@@ -1,7 +1,7 @@
 package dev.kiln.ingest;
 
-import java.io.File;
 import dev.kiln.snapshot.CorpusFiles;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.DirectoryStream;

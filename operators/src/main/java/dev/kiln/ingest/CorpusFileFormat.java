@@ -1,9 +1,9 @@
 package dev.kiln.ingest;
 
-import dev.kiln.operators.types.KilnTypeInfo;
 import dev.kiln.config.IngestConfig;
 import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
+import dev.kiln.operators.types.KilnTypeInfo;
 import java.io.IOException;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;

@@ -8,15 +8,14 @@ import dev.kiln.model.DocumentFingerprint;
 import dev.kiln.model.RawRecord;
 import dev.kiln.operators.fs.RemoteBaseFiles;
 import dev.kiln.route.ShardRouter;
+import dev.kiln.snapshot.LocalFiles;
 import dev.kiln.snapshot.SnapshotLayout;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -132,15 +131,8 @@ public final class BaseDocuments implements Serializable {
         files[s] = DocFingerprintFile.open(dir);
       }
     } finally {
-      try (Stream<Path> left = Files.walk(tmp)) {
-        for (Path p : left.sorted(Comparator.reverseOrder()).toList()) {
-          try {
-            Files.deleteIfExists(p);
-          } catch (IOException e) {
-            LOG.warn("incremental build over {}: cannot remove {} ({})", baseId, p, e.toString());
-          }
-        }
-      }
+      LocalFiles.deleteTree(tmp,
+          (p, e) -> LOG.warn("incremental build over {}: cannot remove {} ({})", baseId, p, e.toString()));
     }
     return files;
   }

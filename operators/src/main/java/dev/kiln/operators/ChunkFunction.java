@@ -5,17 +5,17 @@ import dev.kiln.config.ChunkerConfig;
 import dev.kiln.embed.ModelRegistry;
 import dev.kiln.embed.ModelTokenizer;
 import dev.kiln.model.Chunk;
-import dev.kiln.model.DocumentFingerprint;
 import dev.kiln.model.Document;
+import dev.kiln.model.DocumentFingerprint;
 import dev.kiln.model.EmbeddedChunk;
 import dev.kiln.model.ParentChunk;
 import dev.kiln.model.RecordPosition;
+import dev.kiln.operators.types.KilnTypeInfo;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
-import dev.kiln.operators.types.KilnTypeInfo;
 
 /**
  * Chunk stage: documents to chunks, with the strategy configured for each content type and the

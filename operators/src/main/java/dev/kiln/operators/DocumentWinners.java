@@ -2,6 +2,8 @@ package dev.kiln.operators;
 
 import dev.kiln.model.RecordPosition;
 import dev.kiln.snapshot.Checksums;
+import dev.kiln.vectors.KeyBits;
+import dev.kiln.vectors.KeySet;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -10,8 +12,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import dev.kiln.vectors.KeyBits;
-import dev.kiln.vectors.KeySet;
 
 /**
  * A build's duplicate-id resolution, done where the pieces of documents (chunks, parents) are

@@ -7,6 +7,7 @@ import dev.kiln.embed.EmbedDevice;
 import dev.kiln.embed.ModelRegistry;
 import dev.kiln.embed.ModelSpec;
 import dev.kiln.embed.TextEmbedder;
+import dev.kiln.internal.PausePoint;
 import dev.kiln.model.Chunk;
 import dev.kiln.model.ContentKey;
 import dev.kiln.model.EmbeddedChunk;
@@ -21,11 +22,11 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 import org.apache.flink.api.common.accumulators.LongCounter;
-import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.AbstractRichFunction;
+import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.util.Collector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -198,7 +199,7 @@ public final class EmbedFunction extends AbstractRichFunction {
   public void add(Chunk c, Collector<EmbeddedChunk> out) {
     // Crash tests kill the process here: the embed stage is running, whether it reuses or embeds, and
     // (a kill on the first chunk) has written nothing yet.
-    dev.kiln.internal.PausePoint.reached("embed");
+    PausePoint.reached("embed");
     if (pending == null) {
       pending = new ArrayList<>();
       pendingKeys = new ArrayList<>();

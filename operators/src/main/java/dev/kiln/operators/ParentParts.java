@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import org.apache.flink.api.common.functions.RuntimeContext;
 
 /**
  * The files of a docstore writer's parts, described where they were written, named as the manifest's
@@ -27,7 +28,7 @@ final class ParentParts {
     return files;
   }
 
-  static StageReport report(String stage, org.apache.flink.api.common.functions.RuntimeContext ctx,
+  static StageReport report(String stage, RuntimeContext ctx,
       List<Manifest.FileEntry> files) {
     StageReport counters = StageReports.of(stage, ctx, JobCounters.PARENTS_STAGE);
     return new StageReport(stage, counters.subtask(), counters.counters(), null, null, files);

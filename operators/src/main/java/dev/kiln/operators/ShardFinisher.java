@@ -1,23 +1,23 @@
 package dev.kiln.operators;
 
 import dev.kiln.config.IndexConfig;
+import dev.kiln.index.DocFingerprintFile;
 import dev.kiln.index.ShardIndexWriter;
+import dev.kiln.index.SourcePositions;
+import dev.kiln.ingest.CorpusFileEnumerator;
 import dev.kiln.model.ShardResult;
+import dev.kiln.operators.fs.SnapshotsTarget;
 import dev.kiln.publish.ManifestFiles;
 import dev.kiln.publish.RecallFloor;
 import dev.kiln.publish.RecallProbe;
 import dev.kiln.publish.ShardMerger;
 import dev.kiln.snapshot.Manifest;
-import dev.kiln.index.DocFingerprintFile;
-import dev.kiln.index.SourcePositions;
-import dev.kiln.ingest.CorpusFileEnumerator;
-import dev.kiln.operators.fs.SnapshotsTarget;
 import dev.kiln.snapshot.SnapshotLayout;
-import org.apache.flink.api.common.accumulators.LongCounter;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
+import org.apache.flink.api.common.accumulators.LongCounter;
 
 /**
  * What a shard writer does with a closed shard before reporting it, on the disk where it was written:

@@ -1,8 +1,8 @@
 package dev.kiln.operators;
 
-import dev.kiln.vectors.KeyBits;
 import dev.kiln.ingest.QuarantineReason;
 import dev.kiln.model.RecordPosition;
+import dev.kiln.vectors.KeyBits;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.List;

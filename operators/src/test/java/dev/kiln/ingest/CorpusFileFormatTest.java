@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kiln.config.IngestConfig;
 import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
 import java.io.ByteArrayOutputStream;
@@ -12,6 +13,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 import java.util.zip.GZIPOutputStream;
@@ -99,7 +102,7 @@ class CorpusFileFormatTest {
     Files.writeString(tree.resolve("d.txt"), "z".repeat((1 << 20) + 5));
     Files.writeString(tree.resolve("ignored.bin"), "auto skips unknown extensions");
     List<RawRecord> read = new ArrayList<>(CorpusFiles.read(InputFormat.AUTO, 4096, dir.resolve("tree")));
-    read.sort(java.util.Comparator.comparing(RawRecord::sourceUri));
+    read.sort(Comparator.comparing(RawRecord::sourceUri));
     assertEquals(4, read.size());
     assertEquals("plain text file\nsecond line", read.get(0).payload());
     assertEquals(InputFormat.TEXT, read.get(0).format());
@@ -128,7 +131,7 @@ class CorpusFileFormatTest {
 
   private static List<RawRecord> sorted(List<RawRecord> records) {
     List<RawRecord> out = new ArrayList<>(records);
-    out.sort(java.util.Comparator.comparing(RawRecord::sourceUri).thenComparingLong(RawRecord::offset));
+    out.sort(Comparator.comparing(RawRecord::sourceUri).thenComparingLong(RawRecord::offset));
     return out;
   }
 
@@ -167,9 +170,9 @@ class CorpusFileFormatTest {
           .append(Integer.toHexString(i * 7919)).append("\"}\n");
     }
     byte[] whole = gzip(text.toString().getBytes(StandardCharsets.UTF_8));
-    Files.write(dir.resolve("cut.jsonl.gz"), java.util.Arrays.copyOf(whole, whole.length / 2));
-    Files.write(dir.resolve("stub.jsonl.gz"), java.util.Arrays.copyOf(whole, 5));   // not even a header
-    Files.write(dir.resolve("notes.md.gz"), java.util.Arrays.copyOf(gzip("# N\nsome notes".repeat(50)
+    Files.write(dir.resolve("cut.jsonl.gz"), Arrays.copyOf(whole, whole.length / 2));
+    Files.write(dir.resolve("stub.jsonl.gz"), Arrays.copyOf(whole, 5));   // not even a header
+    Files.write(dir.resolve("notes.md.gz"), Arrays.copyOf(gzip("# N\nsome notes".repeat(50)
         .getBytes(StandardCharsets.UTF_8)), 40));
     List<RawRecord> read = sorted(CorpusFiles.read(InputFormat.AUTO, 4096, dir));
     List<RawRecord> cut = read.stream().filter(r -> r.sourceUri().endsWith("cut.jsonl.gz")).toList();
@@ -211,7 +214,7 @@ class CorpusFileFormatTest {
         "{\"_id\": \"second\", \"text\": \"b\"}", "<h1>bom.md</h1>", "<h1>bom.txt</h1>"), payloads(read));
     assertEquals(3, read.get(1).offset(), "offsets still count the mark's bytes");
     RecordParser parser = new RecordParser(List.of(org.apache.flink.core.fs.Path.fromLocalFile(dir.toFile()).toString()),
-        new dev.kiln.config.IngestConfig());
+        new IngestConfig());
     assertEquals("first", parser.parse(read.get(1)).id());
   }
 }

@@ -17,6 +17,7 @@ import dev.kiln.model.EmbeddedChunk;
 import dev.kiln.model.RecordPosition;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -113,7 +114,7 @@ class ContinuedShardRelocationTest {
           assertTrue(sources.advanceExact(d) && offsets.advanceExact(d) && fps.advanceExact(d), "chunk " + d);
           var doc = stored.document(d);
           out.put(doc.get(ShardSchema.CHUNK_ID), List.of(sources.lookupOrd(sources.ordValue()).utf8ToString() + "@"
-              + offsets.longValue(), doc.get(ShardSchema.TEXT), java.util.HexFormat.of().formatHex(
+              + offsets.longValue(), doc.get(ShardSchema.TEXT), HexFormat.of().formatHex(
                   fps.binaryValue().bytes, fps.binaryValue().offset, fps.binaryValue().offset + fps.binaryValue().length)));
         }
       }

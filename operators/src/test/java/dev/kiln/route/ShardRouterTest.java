@@ -3,6 +3,9 @@ package dev.kiln.route;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
 class ShardRouterTest {
@@ -22,16 +25,16 @@ class ShardRouterTest {
 
   /** FNV-1a 64 and the finaliser written out again from their published definitions, independently of ShardRouter. */
   private static long reference(String id) {
-    java.math.BigInteger mod = java.math.BigInteger.ONE.shiftLeft(64);
-    java.math.BigInteger h = new java.math.BigInteger("cbf29ce484222325", 16);
-    java.math.BigInteger prime = new java.math.BigInteger("100000001b3", 16);
-    for (byte b : id.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
-      h = h.xor(java.math.BigInteger.valueOf(b & 0xff)).multiply(prime).mod(mod);
+    BigInteger mod = BigInteger.ONE.shiftLeft(64);
+    BigInteger h = new BigInteger("cbf29ce484222325", 16);
+    BigInteger prime = new BigInteger("100000001b3", 16);
+    for (byte b : id.getBytes(StandardCharsets.UTF_8)) {
+      h = h.xor(BigInteger.valueOf(b & 0xff)).multiply(prime).mod(mod);
     }
     for (String m : new String[] {"ff51afd7ed558ccd", "c4ceb9fe1a85ec53", null}) {
       h = h.xor(h.shiftRight(33));
       if (m != null) {
-        h = h.multiply(new java.math.BigInteger(m, 16)).mod(mod);
+        h = h.multiply(new BigInteger(m, 16)).mod(mod);
       }
     }
     return h.longValue();
@@ -45,7 +48,7 @@ class ShardRouterTest {
       String id = "id-" + i;
       long h = reference(id);
       assertEquals(h, ShardRouter.hash64(id), id);
-      int expected = new java.math.BigInteger(Long.toUnsignedString(h)).mod(java.math.BigInteger.valueOf(8)).intValue();
+      int expected = new BigInteger(Long.toUnsignedString(h)).mod(BigInteger.valueOf(8)).intValue();
       assertEquals(expected, ShardRouter.shardOf(id, 8), id);
       for (int writers = 1; writers <= 8; writers++) {
         int writer = new ShardPartitioner().partition(expected, writers);
@@ -62,7 +65,7 @@ class ShardRouterTest {
       counts[ShardRouter.shardOf("doc-" + i, shards)]++;
     }
     for (int c : counts) {
-      assertTrue(Math.abs(c - 10_000) < 500, "uneven shard sizes " + java.util.Arrays.toString(counts));
+      assertTrue(Math.abs(c - 10_000) < 500, "uneven shard sizes " + Arrays.toString(counts));
     }
   }
 

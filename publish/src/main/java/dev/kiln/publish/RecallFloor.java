@@ -6,10 +6,12 @@ import dev.kiln.index.KnnSearch;
 import dev.kiln.snapshot.HeldRecord;
 import dev.kiln.snapshot.SnapshotLayout;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -36,16 +38,16 @@ public final class RecallFloor {
   }
 
   /** The probe on one shard as the gate runs it (seeded by the shard number, so reruns agree). */
-  public static double probe(java.nio.file.Path shardDir, int shard, IndexConfig index) throws IOException {
-    return probe(shardDir, shard, index, java.util.Set.of());
+  public static double probe(Path shardDir, int shard, IndexConfig index) throws IOException {
+    return probe(shardDir, shard, index, Set.of());
   }
 
   /**
    * The probe on the segments of one shard not named in {@code unchanged} (an incremental build's base
    * segments, {@link RecallProbe#recall(java.nio.file.Path, int, int, int, boolean, long, java.util.Set)}).
    */
-  public static double probe(java.nio.file.Path shardDir, int shard, IndexConfig index,
-      java.util.Set<String> unchanged) throws IOException {
+  public static double probe(Path shardDir, int shard, IndexConfig index,
+      Set<String> unchanged) throws IOException {
     return RecallProbe.recall(shardDir, index.recallProbeSamples, index.recallProbeK, KnnSearch.AUTO_EF,
         VectorEncoding.parse(index.vectorEncoding).quantized(), 17L * shard + 1, unchanged);
   }

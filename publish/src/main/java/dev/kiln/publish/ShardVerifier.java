@@ -1,6 +1,7 @@
 package dev.kiln.publish;
 
 import dev.kiln.model.ShardResult;
+import dev.kiln.snapshot.HeldRecord;
 import dev.kiln.snapshot.SnapshotException;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,7 +48,7 @@ public final class ShardVerifier {
     }
     long total = byShard.values().stream().mapToLong(ShardResult::chunks).sum();
     if (expectedChunks >= 0 && total != expectedChunks) {
-      throw new GateFailedException(dev.kiln.snapshot.HeldRecord.VERIFIER, "snapshot " + snapshotId
+      throw new GateFailedException(HeldRecord.VERIFIER, "snapshot " + snapshotId
           + " will not be published: shards hold " + total + " chunks but the job embedded " + expectedChunks,
           new ArrayList<>(byShard.values()));
     }

@@ -10,6 +10,7 @@ import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.StagingMarker;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -89,7 +90,7 @@ public final class SnapshotPublisher {
   public void writeHeldManifest(Manifest manifest, String gate, String reason) {
     try {
       storage.write(SnapshotLayout.heldKey(manifest.id()), SnapshotStore.json().writeValueAsBytes(
-          new HeldRecord(gate, reason, java.time.Instant.now().toString())));
+          new HeldRecord(gate, reason, Instant.now().toString())));
     } catch (IOException e) {
       throw new SnapshotException("cannot write the HELD record of " + manifest.id() + ": " + e.getMessage(), e);
     }

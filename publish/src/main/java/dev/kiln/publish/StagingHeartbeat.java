@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -47,7 +48,7 @@ public final class StagingHeartbeat implements AutoCloseable {
   public static StagingHeartbeat start(SnapshotStorage storage, String id, StagingMarker marker, Duration interval) {
     StagingHeartbeat h = new StagingHeartbeat(storage, id, marker, interval);
     // beat catches everything, so the schedule never ends with a failure to look at.
-    java.util.concurrent.Future<?> unused =
+    Future<?> unused =
         h.timer.scheduleWithFixedDelay(h::beat, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     return h;
   }

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kiln.config.IndexConfig;
 import dev.kiln.index.ShardIndexWriter;
 import dev.kiln.index.ShardSchema;
+import dev.kiln.snapshot.Checksums;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
@@ -69,14 +70,14 @@ class RecallFloorTest {
     SnapshotLayout layout = new SnapshotLayout(root);
     SnapshotPublisher publisher = new SnapshotPublisher(layout);
     String base = SnapshotLayout.newSnapshotId();
-    java.nio.file.Path baseShard = layout.shardDir(base, 0);
+    Path baseShard = layout.shardDir(base, 0);
     Files.createDirectories(baseShard);
     Files.writeString(baseShard.resolve("_0.cfs"), "data");
     publisher.writeManifest(new Manifest(Manifest.FORMAT_VERSION, base, "2026-12-02T00:00:00Z", null,
         new Manifest.ModelInfo("m", 16, "mean", true, 16), new Manifest.ChunkerInfo("window", 10, 2, "m"),
         new Manifest.IndexInfo("english", 0.9f, 0.4f, "dot_product", 16, 100), Map.of(),
         List.of(new Manifest.ShardEntry(0, "shard-00000", 1, 1, List.of(new Manifest.FileEntry("_0.cfs", 4,
-            dev.kiln.snapshot.Checksums.sha256(baseShard.resolve("_0.cfs"))))))));
+            Checksums.sha256(baseShard.resolve("_0.cfs"))))))));
     publisher.publish(base, null, false);
 
     IndexConfig poor = new IndexConfig();

@@ -9,14 +9,28 @@ import dev.kiln.index.ShardIndexWriter;
 import dev.kiln.index.ShardSchema;
 import dev.kiln.snapshot.SnapshotLayout;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import org.apache.lucene.analysis.standard.StandardAnalyzer;
 import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field.Store;
 import org.apache.lucene.document.KnnFloatVectorField;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.KnnVectorValues.DocIndexIterator;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.NoMergePolicy;
+import org.apache.lucene.index.Term;
 import org.apache.lucene.index.VectorSimilarityFunction;
+import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.store.FSDirectory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -86,7 +100,7 @@ class RecallProbeTest {
     Path dir = tmp.resolve("scoped");
     IndexConfig config = new IndexConfig();
     shard(dir, config, 2000, 256, 1, 0.3, 1);
-    java.util.Set<String> base = RecallProbe.segmentNames(dir);
+    Set<String> base = RecallProbe.segmentNames(dir);
     Random random = new Random(7);
     try (FSDirectory d = FSDirectory.open(dir); IndexWriter w = new IndexWriter(d,
         new IndexWriterConfig(new StandardAnalyzer()).setCodec(ShardIndexWriter.codec(config)))) {
@@ -97,7 +111,7 @@ class RecallProbeTest {
     double whole = RecallProbe.recall(dir, 50, 10, 10, false, 1);
     assertTrue(whole < 0.95, "the base segment's narrow walk misses: " + whole);
     assertEquals(1.0, RecallProbe.recall(dir, 50, 10, 10, false, 1, base), 1e-12, "only the new segment");
-    assertEquals(whole, RecallProbe.recall(dir, 50, 10, 10, false, 1, java.util.Set.of()), 1e-12);
+    assertEquals(whole, RecallProbe.recall(dir, 50, 10, 10, false, 1, Set.of()), 1e-12);
     assertEquals(1.0, RecallProbe.recall(dir, 50, 10, 10, false, 1, RecallProbe.segmentNames(dir)), 1e-12,
         "nothing new: nothing to probe");
   }
@@ -114,20 +128,20 @@ class RecallProbeTest {
     // No merges: a merge would drop the deleted twins from the files instead of marking them deleted.
     try (FSDirectory d = FSDirectory.open(dir); IndexWriter w = new IndexWriter(d,
         new IndexWriterConfig(new StandardAnalyzer()).setCodec(ShardIndexWriter.codec(config))
-            .setMergePolicy(org.apache.lucene.index.NoMergePolicy.INSTANCE))) {
+            .setMergePolicy(NoMergePolicy.INSTANCE))) {
       for (int i = 0; i < 60; i++) {
         float[] v = randomUnit(random, 32);
         Document live = vectorDoc(v);
-        live.add(new org.apache.lucene.document.StringField("state", "live", org.apache.lucene.document.Field.Store.NO));
+        live.add(new StringField("state", "live", Store.NO));
         w.addDocument(live);
         Document twin = vectorDoc(v);
-        twin.add(new org.apache.lucene.document.StringField("state", "gone", org.apache.lucene.document.Field.Store.NO));
+        twin.add(new StringField("state", "gone", Store.NO));
         w.addDocument(twin);
       }
-      w.deleteDocuments(new org.apache.lucene.index.Term("state", "gone"));
+      w.deleteDocuments(new Term("state", "gone"));
     }
-    try (FSDirectory d = FSDirectory.open(dir); org.apache.lucene.index.DirectoryReader r =
-        org.apache.lucene.index.DirectoryReader.open(d)) {
+    try (FSDirectory d = FSDirectory.open(dir); DirectoryReader r =
+        DirectoryReader.open(d)) {
       assertEquals(60, r.numDeletedDocs(), "the twins are in the files, marked deleted");
     }
     double recall = RecallProbe.recall(dir, 30, 10, KnnSearch.DEFAULT_EF, false, 3);
@@ -195,21 +209,21 @@ class RecallProbeTest {
   }
 
   private static double referenceRecall(Path dir, int samples, int k, int ef, long seed) throws Exception {
-    try (FSDirectory d = FSDirectory.open(dir); org.apache.lucene.index.DirectoryReader r =
-        org.apache.lucene.index.DirectoryReader.open(d)) {
-      List<float[]> vectors = new java.util.ArrayList<>();
-      List<Integer> docs = new java.util.ArrayList<>();
-      for (org.apache.lucene.index.LeafReaderContext leaf : r.leaves()) {
-        org.apache.lucene.index.FloatVectorValues values = leaf.reader().getFloatVectorValues(ShardSchema.VECTOR);
-        org.apache.lucene.index.KnnVectorValues.DocIndexIterator it = values.iterator();
-        for (int doc = it.nextDoc(); doc != org.apache.lucene.search.DocIdSetIterator.NO_MORE_DOCS; doc = it.nextDoc()) {
+    try (FSDirectory d = FSDirectory.open(dir); DirectoryReader r =
+        DirectoryReader.open(d)) {
+      List<float[]> vectors = new ArrayList<>();
+      List<Integer> docs = new ArrayList<>();
+      for (LeafReaderContext leaf : r.leaves()) {
+        FloatVectorValues values = leaf.reader().getFloatVectorValues(ShardSchema.VECTOR);
+        DocIndexIterator it = values.iterator();
+        for (int doc = it.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = it.nextDoc()) {
           vectors.add(values.vectorValue(it.index()).clone());
           docs.add(leaf.docBase + doc);
         }
       }
       assertTrue(r.leaves().size() >= 2, "several segments");
       Random random = new Random(seed);
-      org.apache.lucene.search.IndexSearcher searcher = new org.apache.lucene.search.IndexSearcher(r);
+      IndexSearcher searcher = new IndexSearcher(r);
       double sum = 0;
       for (int q = 0; q < samples; q++) {
         float[] query = vectors.get(random.nextInt(vectors.size()));
@@ -218,10 +232,10 @@ class RecallProbeTest {
           exact[i] = VectorSimilarityFunction.DOT_PRODUCT.compare(query, vectors.get(i));
         }
         float[] sorted = exact.clone();
-        java.util.Arrays.sort(sorted);
+        Arrays.sort(sorted);
         float kth = sorted[sorted.length - k];
         int hits = 0;
-        for (org.apache.lucene.search.ScoreDoc sd
+        for (ScoreDoc sd
             : KnnSearch.search(searcher, ShardSchema.VECTOR, query, k, ef, null, false).scoreDocs) {
           if (exact[docs.indexOf(sd.doc)] >= kth - 1e-6f) {
             hits++;

@@ -13,6 +13,7 @@ import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.StagingMarker;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -106,7 +107,7 @@ class SnapshotGuardsTest {
     long stale = Duration.ofHours(1).toMillis();
     // Backdate the marker object itself, as an old write would be.
     Files.setLastModifiedTime(store.layout().snapshotDir(id).resolve("STAGING"),
-        java.nio.file.attribute.FileTime.from(Instant.now().minus(Duration.ofHours(30))));
+        FileTime.from(Instant.now().minus(Duration.ofHours(30))));
     assertEquals(List.of(id), gc.plan(0, stale).orphans(), "no heartbeat: collectable");
 
     try (StagingHeartbeat h = StagingHeartbeat.start(store.storage(), id, old, Duration.ofMillis(50))) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.kiln.snapshot.Checksums;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
@@ -20,14 +21,14 @@ class SnapshotPublisherTest {
 
   /** A manifest of one shard holding one small file (written here). */
   private Manifest manifest(String id) throws Exception {
-    java.nio.file.Path shard = new SnapshotLayout(root).shardDir(id, 0);
+    Path shard = new SnapshotLayout(root).shardDir(id, 0);
     Files.createDirectories(shard);
     Files.writeString(shard.resolve("_0.cfs"), "data");
     return new Manifest(Manifest.FORMAT_VERSION, id, "2026-12-02T00:00:00Z", null,
         new Manifest.ModelInfo("m", 2, "mean", true, 16), new Manifest.ChunkerInfo("window", 10, 2, "m"),
         new Manifest.IndexInfo("english", 0.9f, 0.4f, "dot_product", 16, 100), Map.of(),
         List.of(new Manifest.ShardEntry(0, "shard-00000", 1, 1, List.of(new Manifest.FileEntry("_0.cfs", 4,
-            dev.kiln.snapshot.Checksums.sha256(shard.resolve("_0.cfs")))))));
+            Checksums.sha256(shard.resolve("_0.cfs")))))));
   }
 
   @Test

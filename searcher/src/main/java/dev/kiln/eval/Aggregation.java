@@ -1,5 +1,7 @@
 package dev.kiln.eval;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 import dev.kiln.config.ConfigException;
 import java.util.Locale;
 
@@ -13,12 +15,12 @@ public enum Aggregation {
   /** The sum of the retrieved chunks' scores: rewards documents relevant in several places. */
   SUM;
 
-  @com.fasterxml.jackson.annotation.JsonValue
+  @JsonValue
   public String label() {
     return name().toLowerCase(Locale.ROOT);
   }
 
-  @com.fasterxml.jackson.annotation.JsonCreator
+  @JsonCreator
   public static Aggregation parse(String value) {
     try {
       return valueOf(value.trim().toUpperCase(Locale.ROOT));

@@ -1,16 +1,16 @@
 package dev.kiln.eval;
 
+import dev.kiln.search.RetrievalPath;
+import dev.kiln.search.SearchHit;
+import dev.kiln.search.SearchMode;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Locale;
-
-import dev.kiln.search.SearchMode;
-import dev.kiln.search.RetrievalPath;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -98,7 +98,7 @@ public final class Evaluator {
           continue;
         }
         Map<String, Integer> grades = qrels.judgments(queryId);
-        List<dev.kiln.search.SearchHit> hits = searcher.search(text, mode, depth).results();
+        List<SearchHit> hits = searcher.search(text, mode, depth).results();
         abstained += hits.isEmpty() ? 1 : 0;
         List<DocumentRanking.ScoredDoc> ranked = DocumentRanking.aggregate(hits, depth, aggregation);
         List<String> docs = ranked.stream().map(DocumentRanking.ScoredDoc::docId).toList();

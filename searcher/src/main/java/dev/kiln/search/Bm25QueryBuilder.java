@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.TokenStream;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
@@ -17,6 +18,7 @@ import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.QueryVisitor;
 import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.util.automaton.ByteRunAutomaton;
 
 /**
  * Turns free text into a bag-of-words BM25 query, the way Anserini does for BEIR: the text goes
@@ -115,7 +117,7 @@ final class Bm25QueryBuilder {
 
       @Override
       public void consumeTermsMatching(Query leaf, String field,
-          java.util.function.Supplier<org.apache.lucene.util.automaton.ByteRunAutomaton> automaton) {
+          Supplier<ByteRunAutomaton> automaton) {
         n[0]++;
       }
     });

@@ -4,6 +4,7 @@ import dev.kiln.search.fusion.ReciprocalRankFusion;
 import dev.kiln.search.fusion.ScoredId;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -148,7 +149,7 @@ public final class FederatedSearcher implements RetrievalPath {
   private static List<ScoredId> byScore(List<List<ScoredId>> rankings, int k) {
     List<ScoredId> all = new ArrayList<>();
     rankings.forEach(all::addAll);
-    all.sort(java.util.Comparator.comparingDouble(ScoredId::score).reversed().thenComparing(ScoredId::id));
+    all.sort(Comparator.comparingDouble(ScoredId::score).reversed().thenComparing(ScoredId::id));
     return all.size() > k ? List.copyOf(all.subList(0, k)) : all;
   }
 

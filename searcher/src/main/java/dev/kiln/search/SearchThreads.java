@@ -1,12 +1,12 @@
 package dev.kiln.search;
 
-import org.apache.lucene.index.IndexReader;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.lucene.index.IndexReader;
 
 /**
  * The process-wide pool that searches a snapshot's shards (their segments) in parallel. One pool for

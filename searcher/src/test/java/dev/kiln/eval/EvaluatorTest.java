@@ -13,6 +13,7 @@ import dev.kiln.search.Searcher;
 import dev.kiln.search.SnapshotFixture;
 import java.io.IOException;
 import java.io.StringReader;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -106,13 +107,13 @@ class EvaluatorTest {
   }
 
   @Test
-  void runFileListsEveryQuerysDocumentsInTrecFormat(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+  void runFileListsEveryQuerysDocumentsInTrecFormat(@TempDir Path dir)
       throws IOException {
-    java.nio.file.Path run = dir.resolve("bm25.run");
+    Path run = dir.resolve("bm25.run");
     new Evaluator(searcher).runFile(run, "kiln bm25").evaluate(
         Queries.parse(new StringReader(QUERIES), "queries"), Qrels.parse(new StringReader(QRELS), "qrels"),
         SearchMode.BM25);
-    List<String> lines = java.nio.file.Files.readAllLines(run);
+    List<String> lines = Files.readAllLines(run);
     // q1 → [volcano], q2 → [git], q3 → [volcano, bread] (as asserted in bm25MetricsByHand).
     assertEquals(4, lines.size(), lines.toString());
     String[] first = lines.get(0).split(" ");

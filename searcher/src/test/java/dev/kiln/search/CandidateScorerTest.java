@@ -7,13 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kiln.testing.TestSeeds;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.TextField;
@@ -117,7 +118,7 @@ class CandidateScorerTest {
     Map<Integer, Float> all = everyScore(query);
 
     List<ScoreDoc> expected = new ArrayList<>();
-    java.util.Arrays.stream(docs).distinct().filter(all::containsKey)
+    Arrays.stream(docs).distinct().filter(all::containsKey)
         .forEach(d -> expected.add(new ScoreDoc(d, all.get(d))));
     expected.sort(Comparator.comparingDouble((ScoreDoc sd) -> -sd.score).thenComparingInt(sd -> sd.doc));
     TopDocs top = CandidateScorer.top(searcher, query, docs, k);

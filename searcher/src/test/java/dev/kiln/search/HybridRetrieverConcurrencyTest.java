@@ -11,6 +11,7 @@ import dev.kiln.search.rewrite.LexicalFeedback;
 import dev.kiln.search.rewrite.RewrittenQuery;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -114,7 +115,7 @@ class HybridRetrieverConcurrencyTest {
       SnapshotIndexSearcher sliced = new SnapshotIndexSearcher(
           new MultiReader(readers.toArray(new DirectoryReader[0]), false), pool);
       assertEquals(segments, sliced.getSlices().length);
-      List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
+      List<String> events = Collections.synchronizedList(new ArrayList<>());
       Set<Thread> ranOn = ConcurrentHashMap.newKeySet();
       CountDownLatch secondStarted = new CountDownLatch(1);
       Retriever first = leg(() -> {

@@ -2,13 +2,14 @@ package dev.kiln.search;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class RelevanceGateTest {
   private static List<SearchHit> hits(double... scores) {
-    List<SearchHit> out = new java.util.ArrayList<>();
+    List<SearchHit> out = new ArrayList<>();
     for (int i = 0; i < scores.length; i++) {
       out.add(new SearchHit("d" + i + "#0", "d" + i, scores[i], "t", "", Map.of()));
     }

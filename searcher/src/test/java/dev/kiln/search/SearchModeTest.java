@@ -1,13 +1,14 @@
 package dev.kiln.search;
 
-import dev.kiln.search.rewrite.DenseFeedback;
-import dev.kiln.search.rewrite.LexicalFeedback;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.config.ConfigException;
+import dev.kiln.index.KnnSearch;
+import dev.kiln.search.fusion.FusionMethod;
+import dev.kiln.search.rewrite.DenseFeedback;
+import dev.kiln.search.rewrite.LexicalFeedback;
 import org.junit.jupiter.api.Test;
 
 class SearchModeTest {
@@ -32,7 +33,7 @@ class SearchModeTest {
     assertEquals(60, defaults.rrfK());
     assertEquals(100, defaults.candidateDepth());
     // The min-max blend (α 0.5) is the default fusion: it measured best (docs/QUALITY.md).
-    assertEquals(dev.kiln.search.fusion.FusionMethod.BLEND, defaults.fusion());
+    assertEquals(FusionMethod.BLEND, defaults.fusion());
     assertEquals(0.5, defaults.alpha());
     // Hybrid's dense side takes pseudo-relevance feedback by default (chosen on SciFact train).
     assertEquals(DenseFeedback.DEFAULT, defaults.denseFeedback());
@@ -45,7 +46,7 @@ class SearchModeTest {
     assertTrue(defaults.withDenseFeedback(DenseFeedback.OFF).describe().contains("dense-prf=off"));
     assertTrue(defaults.describe().contains("hybrid-prf=rm3 from the fused top 10 (10 terms, original weight 0.7, none in over 0.2 of the chunks)"),
         defaults.describe());
-    assertEquals(dev.kiln.index.KnnSearch.AUTO_EF, defaults.ef());
+    assertEquals(KnnSearch.AUTO_EF, defaults.ef());
     assertTrue(defaults.describe().contains(" ef=auto "), defaults.describe());
     assertTrue(defaults.queryEmbedders() >= 1 && defaults.queryEmbedders() <= 4, defaults.describe());
     assertTrue(defaults.withEf(250).withQueryEmbedders(3).describe().contains(" ef=250 query-embedders=3 "));

@@ -5,15 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kiln.config.VectorEncoding;
 import dev.kiln.embed.TextEmbedder;
-import dev.kiln.snapshot.Manifest;
-import dev.kiln.snapshot.SnapshotException;
-import dev.kiln.snapshot.SnapshotLayout;
-import dev.kiln.snapshot.SnapshotStore;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.URI;
-import java.util.Set;
+import dev.kiln.index.Analyzers;
+import dev.kiln.index.ShardSchema;
 import dev.kiln.search.context.AssembledContext;
 import dev.kiln.search.filter.MetadataFilter;
 import dev.kiln.search.fusion.FusionMethod;
@@ -22,21 +17,34 @@ import dev.kiln.search.fusion.ScoredId;
 import dev.kiln.search.rewrite.DenseFeedback;
 import dev.kiln.search.rewrite.FeedbackScope;
 import dev.kiln.search.rewrite.LexicalFeedback;
+import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.SnapshotException;
+import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.snapshot.SnapshotStore;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Stream;
+import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.TotalHits;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -222,7 +230,7 @@ class SearcherTest {
         }
       }
       for (int i = 0; i < futures.size(); i++) {
-        org.junit.jupiter.api.Assertions.assertArrayEquals(expected.get(i % queries.size()), futures.get(i).get());
+        Assertions.assertArrayEquals(expected.get(i % queries.size()), futures.get(i).get());
       }
       assertTrue(pool.loaded() >= 1 && pool.loaded() <= 3, "loaded " + pool.loaded());
     } finally {
@@ -236,7 +244,7 @@ class SearcherTest {
   void aQuantisedSnapshotNeedsNoFlagAndReturnsFloat32Scores(@TempDir Path quantised) throws IOException {
     String id = new SnapshotFixture(embedder).vectorEncoding("int4").write(quantised);
     try (Searcher int4 = Searcher.open(quantised)) {
-      assertEquals(dev.kiln.config.VectorEncoding.INT4, int4.manifest().index().encoding());
+      assertEquals(VectorEncoding.INT4, int4.manifest().index().encoding());
       for (String q : List.of("lava and ash", "version control history", "sourdough loaf")) {
         float[] v = searcher.embedQuery(q);
         // Rescored with the float32 vectors kept beside the 4-bit ones: the float32 snapshot's hits.
@@ -313,7 +321,7 @@ class SearcherTest {
     // A pasted document: more distinct words than IndexSearcher's clause limit. The first ones are
     // kept; a metadata filter and hybrid's candidate restriction add clauses of their own.
     StringBuilder text = new StringBuilder("magma lava");
-    for (int i = 0; i < org.apache.lucene.search.IndexSearcher.getMaxClauseCount() + 50; i++) {
+    for (int i = 0; i < IndexSearcher.getMaxClauseCount() + 50; i++) {
       text.append(" zq").append(Integer.toString(i, 36));
     }
     MetadataFilter geology = MetadataFilter.parse(List.of("topic=geology", "lang=en"));
@@ -366,7 +374,7 @@ class SearcherTest {
   /** The query moved towards the best chunk of each of the first pass's top 3 documents. */
   private static float[] movedByDenseFeedback(Searcher s, float[] q, int depth) {
     List<float[]> feedback = new ArrayList<>();
-    Set<String> docs = new java.util.HashSet<>();
+    Set<String> docs = new HashSet<>();
     for (SearchHit h : s.dense(q, depth)) {
       if (feedback.size() < DenseFeedback.DEFAULT_DOCS && docs.add(h.docId())) {
         feedback.add(s.chunkVector(h.chunkId()).orElseThrow());
@@ -417,13 +425,13 @@ class SearcherTest {
     List<SearchHit> dense = searcher.denseWithFeedback(searcher.embedQuery(query), depth, MetadataFilter.none());
     List<SearchHit> plain = searcher.bm25(query, depth);
     MinMaxBlend blend = new MinMaxBlend(SearchOptions.DEFAULT_ALPHA);
-    Map<String, String> textOf = new java.util.HashMap<>();
+    Map<String, String> textOf = new HashMap<>();
     dense.forEach(h -> textOf.put(h.chunkId(), h.text()));
     plain.forEach(h -> textOf.put(h.chunkId(), h.text()));
     List<String> feedback = blend.fuse(List.of(scored(dense), scored(plain)), LexicalFeedback.DEFAULT_DOCS)
         .stream().map(f -> textOf.get(f.id())).toList();
     Bm25QueryBuilder analysis = new Bm25QueryBuilder(
-        dev.kiln.index.Analyzers.forName(searcher.manifest().index().analyzer()), dev.kiln.index.ShardSchema.TEXT);
+        Analyzers.forName(searcher.manifest().index().analyzer()), ShardSchema.TEXT);
     Map<String, Float> terms = LexicalFeedback.DEFAULT.expand(query, feedback, analysis::terms,
         t -> analysis.docRatio(searcher.indexSearcher().getIndexReader(), t)).bm25Terms();
     List<SearchHit> expanded = searcher.bm25(terms, depth, MetadataFilter.none());
@@ -449,7 +457,7 @@ class SearcherTest {
     assertEquals(Set.copyOf(chunkIds(first)), Set.copyOf(chunkIds(rescored)));
     for (int i = 0; i < rescored.size(); i++) {
       float[] v = searcher.chunkVector(rescored.get(i).chunkId()).orElseThrow();
-      assertEquals(org.apache.lucene.index.VectorSimilarityFunction.DOT_PRODUCT.compare(moved, v),
+      assertEquals(VectorSimilarityFunction.DOT_PRODUCT.compare(moved, v),
           rescored.get(i).score(), 1e-6);
       if (i > 0) {
         assertTrue(rescored.get(i - 1).score() >= rescored.get(i).score(), "best first");
@@ -475,13 +483,13 @@ class SearcherTest {
       List<SearchHit> dense = narrow.denseWithFeedback(narrow.embedQuery(query), depth, MetadataFilter.none());
       List<SearchHit> plain = narrow.bm25(query, depth);
       MinMaxBlend blend = new MinMaxBlend(SearchOptions.DEFAULT_ALPHA);
-      Map<String, String> textOf = new java.util.HashMap<>();
+      Map<String, String> textOf = new HashMap<>();
       dense.forEach(h -> textOf.put(h.chunkId(), h.text()));
       plain.forEach(h -> textOf.put(h.chunkId(), h.text()));
       List<String> feedback = blend.fuse(List.of(scored(dense), scored(plain)), LexicalFeedback.DEFAULT_DOCS)
           .stream().map(f -> textOf.get(f.id())).toList();
       Bm25QueryBuilder analysis = new Bm25QueryBuilder(
-          dev.kiln.index.Analyzers.forName(narrow.manifest().index().analyzer()), dev.kiln.index.ShardSchema.TEXT);
+          Analyzers.forName(narrow.manifest().index().analyzer()), ShardSchema.TEXT);
       Map<String, Float> terms = LexicalFeedback.DEFAULT.expand(query, feedback, analysis::terms,
           t -> analysis.docRatio(narrow.indexSearcher().getIndexReader(), t)).bm25Terms();
       List<SearchHit> everywhere = narrow.bm25(terms, 100, MetadataFilter.none());
@@ -507,7 +515,7 @@ class SearcherTest {
   private static Map<String, Integer> docIds() throws IOException {
     IndexSearcher is = searcher.indexSearcher();
     HitReader reader = new HitReader(is);
-    Map<String, Integer> docOf = new java.util.HashMap<>();
+    Map<String, Integer> docOf = new HashMap<>();
     for (int doc = 0; doc < is.getIndexReader().maxDoc(); doc++) {
       docOf.put(reader.chunkId(doc), doc);
     }
@@ -516,7 +524,7 @@ class SearcherTest {
 
   private static Retrieval retrieval() {
     Bm25QueryBuilder analysis = new Bm25QueryBuilder(
-        dev.kiln.index.Analyzers.forName(searcher.manifest().index().analyzer()), dev.kiln.index.ShardSchema.TEXT);
+        Analyzers.forName(searcher.manifest().index().analyzer()), ShardSchema.TEXT);
     return new Retrieval(searcher.indexSearcher(), analysis, searcher.options(), false);
   }
 
@@ -528,10 +536,10 @@ class SearcherTest {
         new ScoreDoc(docOf.get("volcano#1"), 0.9f), new ScoreDoc(docOf.get("whale#0"), 0.1f)});
     TopDocs rescored = retrieval().rescore(given, whale);
     assertEquals(List.of(docOf.get("whale#0"), docOf.get("volcano#1")),
-        java.util.Arrays.stream(rescored.scoreDocs).map(sd -> sd.doc).toList());
+        Arrays.stream(rescored.scoreDocs).map(sd -> sd.doc).toList());
     assertEquals(1f, rescored.scoreDocs[0].score, 1e-5, "a unit vector against itself: (1 + 1) / 2");
     float[] volcano = searcher.chunkVector("volcano#1").orElseThrow();
-    assertEquals(org.apache.lucene.index.VectorSimilarityFunction.DOT_PRODUCT.compare(whale, volcano),
+    assertEquals(VectorSimilarityFunction.DOT_PRODUCT.compare(whale, volcano),
         rescored.scoreDocs[1].score, 1e-6);
     assertEquals(0.9f, given.scoreDocs[0].score, "the first pass's own list is left as it was");
   }
@@ -550,7 +558,7 @@ class SearcherTest {
         new int[] {docOf.get("whale#0"), docOf.get("volcano#1"), docOf.get("git#0")});
     assertEquals(1, within.scoreDocs.length, "the two candidates matching no term are dropped");
     assertEquals(docOf.get("volcano#1"), within.scoreDocs[0].doc);
-    float whole = java.util.Arrays.stream(everywhere.scoreDocs).filter(sd -> sd.doc == docOf.get("volcano#1"))
+    float whole = Arrays.stream(everywhere.scoreDocs).filter(sd -> sd.doc == docOf.get("volcano#1"))
         .findFirst().orElseThrow().score;
     assertEquals(whole, within.scoreDocs[0].score, 1e-5);
     assertEquals(0, retrieval.bm25Within(terms, 10, new int[0]).scoreDocs.length);

@@ -18,10 +18,12 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
@@ -40,7 +42,7 @@ public final class SnapshotFixture {
   private String vectorEncoding = "float32";
   private boolean publish = true;
   private Map<String, String> rangeFields = Map.of();
-  private java.util.function.Function<Chunk, float[]> vectors;
+  private Function<Chunk, float[]> vectors;
 
   /** @param embedder a passage embedder for {@link #MODEL}, owned by the caller */
   public SnapshotFixture(TextEmbedder embedder) {
@@ -75,7 +77,7 @@ public final class SnapshotFixture {
    * names {@link #MODEL}, whose dimension they must have): fast, for tests that hand the searcher
    * their query vectors.
    */
-  public static SnapshotFixture withVectors(java.util.function.Function<Chunk, float[]> vectors) {
+  public static SnapshotFixture withVectors(Function<Chunk, float[]> vectors) {
     SnapshotFixture f = new SnapshotFixture(null);
     f.vectors = vectors;
     return f;
@@ -99,7 +101,7 @@ public final class SnapshotFixture {
     String id = SnapshotLayout.newSnapshotId();
     IndexConfig config = new IndexConfig();
     config.vectorEncoding = vectorEncoding;
-    config.rangeFields = new java.util.LinkedHashMap<>(rangeFields);
+    config.rangeFields = new LinkedHashMap<>(rangeFields);
     ModelSpec spec = embedder != null ? embedder.spec() : ModelRegistry.resolve(MODEL);
     List<Manifest.ShardEntry> entries = new ArrayList<>();
     for (int n = 0; n < shards.size(); n++) {

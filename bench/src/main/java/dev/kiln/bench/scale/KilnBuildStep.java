@@ -3,6 +3,7 @@ package dev.kiln.bench.scale;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.jobs.BuildJob;
 import dev.kiln.jobs.SnapshotBuilder;
+import dev.kiln.snapshot.SnapshotLayout;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -54,7 +55,7 @@ public final class KilnBuildStep {
       if (!args[3].contains("://")) { // a remote root's bytes are the caller's to count
         Path dir = Path.of(args[3]).resolve("snapshots").resolve(r.snapshotId());
         out.put("snapshot_bytes", bytes(dir));
-        out.put("shard_bytes", bytes(dir) - bytes(dir.resolve(dev.kiln.snapshot.SnapshotLayout.EMBEDDINGS)));
+        out.put("shard_bytes", bytes(dir) - bytes(dir.resolve(SnapshotLayout.EMBEDDINGS)));
       }
       out.put("counters", r.counters().asMap());
       out.putAll(memory.report());

@@ -56,11 +56,6 @@ final class ProcessMemory implements AutoCloseable {
     }
   }
 
-  /** Clears the heap peak, e.g. after a warm-up phase that is not part of what is measured. */
-  void resetPeak() {
-    peakHeap = 0;
-  }
-
   long peakHeapBytes() {
     sample();
     return peakHeap;

@@ -2,6 +2,7 @@ package dev.kiln.bench.scale;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kiln.snapshot.LocalFiles;
 import dev.kiln.testing.S3Server;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -38,7 +39,7 @@ public final class RemoteScaleBench {
     String heap = args.length > 3 ? args[3] : "4g";
     ScaleOptions defaults = new ScaleOptions();
     Path run = work.resolve("remote-n" + n);
-    ScaleBench.delete(run);
+    LocalFiles.deleteTree(run);
     Path logs = Files.createDirectories(run.resolve("logs"));
     Path baseDir = work.resolve("base-" + defaults.dataset);
     BaseData base = BaseData.load(datasets.resolve(defaults.dataset).resolve("corpus.jsonl"),
@@ -80,8 +81,8 @@ public final class RemoteScaleBench {
     String json = JSON.writerWithDefaultPrettyPrinter().writeValueAsString(result);
     Files.writeString(run.resolve("result.json"), json);
     System.out.println(json);
-    ScaleBench.delete(run.resolve("blobs"));
-    ScaleBench.delete(run.resolve("snapshots"));
+    LocalFiles.deleteTree(run.resolve("blobs"));
+    LocalFiles.deleteTree(run.resolve("snapshots"));
   }
 
   private static void step(String heap, Map<String, Object> result, String name, Path logs, List<String> args)

@@ -10,6 +10,8 @@ import dev.kiln.vectors.ReusedVectors;
 import dev.kiln.vectors.RollingParts;
 import dev.kiln.vectors.StoredVectorIndex;
 import dev.kiln.vectors.VectorFiles;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -78,8 +80,8 @@ public final class ReuseLoadTiming {
             if (ContentKey.partition(key, subtasks) == subtask) {
               try {
                 b.add(key, v);
-              } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
               }
             }
           });

@@ -4,18 +4,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.publish.SnapshotPublisher;
+import dev.kiln.snapshot.LocalFiles;
+import dev.kiln.snapshot.SnapshotStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import dev.kiln.publish.SnapshotPublisher;
-import dev.kiln.snapshot.SnapshotStore;
-import java.util.stream.Stream;
 
 /**
  * The scale benchmark ({@code scripts/bench-scale.sh --chunks N [--json]}): writes a seeded synthetic
@@ -99,13 +98,13 @@ public final class ScaleBench {
       log("resumed: corpus and kiln build %s of an earlier run", full);
     } else {
       long t0 = System.nanoTime();
-      delete(corpus);
+      LocalFiles.deleteTree(corpus);
       synth.write(o.chunks, corpus, 0, vectors);
       result.put("corpus_write_s", seconds(t0));
       result.put("corpus_bytes", KilnBuildStep.bytes(corpus));
       log("corpus: %d records in %.1f s", o.chunks, seconds(t0));
 
-      delete(snapshots);
+      LocalFiles.deleteTree(snapshots);
       Files.deleteIfExists(builtJson);
       log("kiln build ...");
       kiln = ChildRun.run(o.heap, logs.resolve("kiln-build.log"), KilnBuildStep.class, o.config.toString(),
@@ -117,7 +116,7 @@ public final class ScaleBench {
 
     if (!o.skipRaw) {
       Path raw = run.resolve("raw-lucene");
-      delete(raw);
+      LocalFiles.deleteTree(raw);
       log("raw lucene build ...");
       JsonNode r = ChildRun.run(o.heap, logs.resolve("raw-build.log"), RawLuceneStep.class, corpus.toString(),
           raw.toString(), kiln.get("shards").asText(), kiln.get("parallelism").asText(), kiln.get("hnsw_m").asText(),
@@ -126,7 +125,7 @@ public final class ScaleBench {
       // Kiln's speed relative to the raw writer: >= 0.9 is the target.
       result.put("kiln_speed_vs_raw", r.get("wall_s").asDouble() / kiln.get("wall_s").asDouble());
       log("raw lucene: %.1f s", r.get("wall_s").asDouble());
-      delete(raw);
+      LocalFiles.deleteTree(raw);
     }
 
     Path queries = run.resolve("queries.json");
@@ -139,7 +138,7 @@ public final class ScaleBench {
     if (!o.skipRebuild) {
       // Rewritten in place, as a nightly export overwrites its files: every file changes, 1 % of the records do.
       Path changed = corpus;
-      delete(changed);
+      LocalFiles.deleteTree(changed);
       long n = synth.write(o.chunks, changed, 0.01, null);
       result.put("rebuild_changed_records", n);
       log("rebuild after %d records changed ...", n);
@@ -162,7 +161,7 @@ public final class ScaleBench {
       rebuildOneFile(o, logs, synth, changed, snapshots, kiln, result);
     }
     if (!o.keep) {
-      delete(corpus);
+      LocalFiles.deleteTree(corpus);
       Files.deleteIfExists(vectors);
     }
     result.put("load_average_end", loadAverage());
@@ -292,14 +291,4 @@ public final class ScaleBench {
     System.err.printf(Locale.ROOT, "bench-scale: " + format + "%n", args);
   }
 
-  static void delete(Path p) throws IOException {
-    if (!Files.exists(p)) {
-      return;
-    }
-    try (Stream<Path> s = Files.walk(p)) {
-      for (Path x : s.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(x);
-      }
-    }
-  }
 }

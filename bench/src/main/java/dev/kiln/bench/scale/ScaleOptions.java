@@ -2,6 +2,7 @@ package dev.kiln.bench.scale;
 
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.Set;
 
 /** The scale benchmark's command line. */
 final class ScaleOptions {
@@ -11,7 +12,7 @@ final class ScaleOptions {
                             [--dataset scifact] [--config configs/build.yaml] [--rebuilds 3] [--skip-raw] [--skip-rebuild]
                             [--skip-aot] [--keep] [--resume]""";
 
-  private static final java.util.Set<String> VALUE_OPTIONS = java.util.Set.of("--chunks", "--seed", "--noise",
+  private static final Set<String> VALUE_OPTIONS = Set.of("--chunks", "--seed", "--noise",
       "--queries", "--recall-queries", "--threads", "--qps-queries", "--heap", "--work", "--datasets", "--dataset",
       "--config", "--rebuilds");
 

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -75,8 +78,8 @@ class SyntheticCorpusTest {
     assertEquals(3000, ra.size());
     assertEquals(ra, rows(dir.resolve("b")));
     assertEquals(3000L * 8 * 4, Files.size(dir.resolve("a.f32")));
-    java.nio.FloatBuffer fb = java.nio.ByteBuffer.wrap(Files.readAllBytes(dir.resolve("a.f32")))
-        .order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+    FloatBuffer fb = ByteBuffer.wrap(Files.readAllBytes(dir.resolve("a.f32")))
+        .order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
     for (int r = 0; r < 3000; r++) {
       double n = 0;
       for (int d = 0; d < 8; d++) {

@@ -4,6 +4,7 @@ import dev.kiln.snapshot.SnapshotStorage;
 import dev.kiln.snapshot.SnapshotStorageContract;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
 import org.junit.jupiter.api.AfterAll;
@@ -42,6 +43,6 @@ class HdfsSnapshotStorageContractITCase extends SnapshotStorageContract {
 
   @Override
   protected SnapshotStorage open(String rootName) {
-    return new HadoopSnapshotStorage(base + "/" + rootName, java.util.Map.of());
+    return new HadoopSnapshotStorage(base + "/" + rootName, Map.of());
   }
 }

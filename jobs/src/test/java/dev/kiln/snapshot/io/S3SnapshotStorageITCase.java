@@ -16,9 +16,13 @@ import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.testing.S3Server;
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -44,7 +48,7 @@ class S3SnapshotStorageITCase {
 
   /** Ids that sort in creation order (real ones made within one second need not). */
   private static String nextId() {
-    return String.format(java.util.Locale.ROOT, "20261202T%06dZ-000000", ids.incrementAndGet());
+    return String.format(Locale.ROOT, "20261202T%06dZ-000000", ids.incrementAndGet());
   }
 
   @BeforeAll
@@ -65,7 +69,7 @@ class S3SnapshotStorageITCase {
   }
 
   private static S3SnapshotStorage storage(String root, boolean conditional) {
-    Map<String, String> s = new java.util.HashMap<>(server.settings());
+    Map<String, String> s = new HashMap<>(server.settings());
     s.put(S3Settings.CONDITIONAL_WRITES, Boolean.toString(conditional));
     return S3SnapshotStorage.open(root, S3Settings.of(s, Map.of()));
   }
@@ -149,7 +153,7 @@ class S3SnapshotStorageITCase {
   private static void assertCas(S3SnapshotStorage st, String expected, String update) {
     try {
       assertTrue(st.compareAndSet("CURRENT", expected == null ? null : utf8(expected), utf8(update)));
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new AssertionError(e);
     }
   }
@@ -190,8 +194,8 @@ class S3SnapshotStorageITCase {
       sb.betweenReadAndWrite = () -> {
         try {
           assertTrue(sa.compareAndSet(SnapshotLayout.CURRENT, utf8(base + "\n"), utf8(ida + "\n")));
-        } catch (java.io.IOException e) {
-          throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
         }
       };
       PublishConflictException e = assertThrows(PublishConflictException.class, () -> b.publish(idb, base, false));
@@ -215,7 +219,7 @@ class S3SnapshotStorageITCase {
           assertTrue(st.compareAndSet(SnapshotLayout.CURRENT, null, utf8("x")));
           return server.get(prefix + "/CURRENT.lock");
         } catch (Exception e) {
-          throw new java.io.IOException(e);
+          throw new IOException(e);
         }
       });
       assertTrue(seen != null && seen.contains("@"), "the lock names its holder: " + seen);

@@ -5,11 +5,13 @@ import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SafePaths;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.Serializable;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -134,7 +136,7 @@ public final class RemoteBaseFiles implements BaseFiles {
       try (InputStream in = new DigestInputStream(fs.open(remote), digest);
           OutputStream out = Files.newOutputStream(local)) {
         size = in.transferTo(out);
-      } catch (java.io.FileNotFoundException | java.nio.file.NoSuchFileException e) {
+      } catch (FileNotFoundException | NoSuchFileException e) {
         throw new SnapshotException("base snapshot " + baseId + " under " + root + ": " + directory + "/" + f.name()
             + " is missing", e);
       }

@@ -85,11 +85,4 @@ public final class RemoteFiles {
       out.write(bytes);
     }
   }
-
-  public static void deleteRecursively(Path remote) throws IOException {
-    FileSystem fs = remote.getFileSystem();
-    if (fs.exists(remote)) {
-      fs.delete(remote, true);
-    }
-  }
 }

@@ -1,13 +1,11 @@
 package dev.kiln.operators.fs;
 
 import dev.kiln.model.ShardResult;
+import dev.kiln.snapshot.LocalFiles;
 import dev.kiln.snapshot.SnapshotLayout;
 import java.io.Closeable;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * Where a writer subtask's Lucene and docstore files are written, from {@link
@@ -65,10 +63,8 @@ public final class WriterStaging implements Closeable {
     if (temporary == null) {
       return;
     }
-    try (Stream<Path> walk = Files.walk(temporary)) {
-      for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
+    try {
+      LocalFiles.deleteTree(temporary);
     } catch (IOException | RuntimeException e) {
       // a temporary directory left behind costs disk, not correctness
     }

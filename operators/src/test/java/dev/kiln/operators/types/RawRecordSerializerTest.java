@@ -12,6 +12,8 @@ import dev.kiln.ingest.CorpusFileFormat;
 import dev.kiln.ingest.QuarantineReason;
 import dev.kiln.model.InputFormat;
 import dev.kiln.model.RawRecord;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.util.List;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
@@ -90,10 +92,10 @@ class RawRecordSerializerTest {
         .createSerializer(new SerializerConfigImpl()));
     assertSame(SERIALIZER, KilnTypeInfo.RAW_RECORD.createSerializer(new SerializerConfigImpl()));
     TypeSerializerSnapshot<RawRecord> snapshot = SERIALIZER.snapshotConfiguration();
-    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     TypeSerializerSnapshot.writeVersionedSnapshot(new DataOutputViewStreamWrapper(bytes), snapshot);
     TypeSerializerSnapshot<RawRecord> read = TypeSerializerSnapshot.readVersionedSnapshot(
-        new DataInputViewStreamWrapper(new java.io.ByteArrayInputStream(bytes.toByteArray())),
+        new DataInputViewStreamWrapper(new ByteArrayInputStream(bytes.toByteArray())),
         getClass().getClassLoader());
     assertSame(SERIALIZER, read.restoreSerializer());
   }

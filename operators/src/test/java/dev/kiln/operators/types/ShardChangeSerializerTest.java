@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.types.StringValue;
 import org.junit.jupiter.api.Test;
 
 class ShardChangeSerializerTest {
@@ -66,7 +67,7 @@ class ShardChangeSerializerTest {
   void aNegativeUriLengthIsReportedAsCorruption() throws Exception {
     DataOutputSerializer out = new DataOutputSerializer(16);
     out.writeByte(ShardChange.Kind.KEEP.ordinal());
-    org.apache.flink.types.StringValue.writeString("d", out);
+    StringValue.writeString("d", out);
     out.writeInt(-5);
     IOException e = assertThrows(IOException.class,
         () -> new ShardChangeSerializer().deserialize(new DataInputDeserializer(out.getCopyOfBuffer())));

@@ -1,6 +1,7 @@
 package dev.kiln.search.context;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.Locale;
 
 /**
  * One passage of an assembled context.
@@ -27,6 +28,6 @@ public record ContextBlock(
   /** The line that heads the passage in plain text. */
   public String header() {
     String where = breadcrumb == null || breadcrumb.isBlank() ? source : source + " › " + breadcrumb;
-    return String.format(java.util.Locale.ROOT, "[%d] %s (score %.4f)", rank, where, score);
+    return String.format(Locale.ROOT, "[%d] %s (score %.4f)", rank, where, score);
   }
 }

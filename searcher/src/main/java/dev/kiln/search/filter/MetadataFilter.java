@@ -5,6 +5,7 @@ import dev.kiln.config.RangeType;
 import dev.kiln.index.ShardSchema;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -71,7 +72,7 @@ public final class MetadataFilter {
         copy.computeIfAbsent(checkKey(key), k -> new LinkedHashSet<>()).add(v);
       }
     });
-    Set<String> keys = new java.util.HashSet<>(copy.keySet());
+    Set<String> keys = new HashSet<>(copy.keySet());
     keys.addAll(ranges.keySet());
     if (keys.size() > MAX_KEYS) {
       throw new FilterException("", " names " + keys.size() + " distinct keys; at most " + MAX_KEYS

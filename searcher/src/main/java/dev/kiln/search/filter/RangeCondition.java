@@ -1,5 +1,6 @@
 package dev.kiln.search.filter;
 
+import dev.kiln.config.IndexConfig;
 import dev.kiln.config.RangeType;
 import dev.kiln.index.RangeValues;
 import dev.kiln.index.ShardSchema;
@@ -117,7 +118,7 @@ public final class RangeCondition {
 
   /** {@code low OP key OP high}, the outer parts free of operators. */
   private static final Pattern BOTH_BOUNDS = Pattern.compile("([^<>]+?)\\s*(?:<=|>=|<|>)\\s*("
-      + dev.kiln.config.IndexConfig.METADATA_KEY + ")\\s*(?:<=|>=|<|>)\\s*([^<>]+)");
+      + IndexConfig.METADATA_KEY + ")\\s*(?:<=|>=|<|>)\\s*([^<>]+)");
 
   private static boolean isValue(String text) {
     return RangeValues.parseDecimal(text) != null || RangeValues.parseDate(text) != null;

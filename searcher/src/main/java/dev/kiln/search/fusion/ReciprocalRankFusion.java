@@ -1,6 +1,7 @@
 package dev.kiln.search.fusion;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -30,7 +31,7 @@ public final class ReciprocalRankFusion implements Fusion {
 
   @Override
   public List<ScoredId> fuse(List<List<ScoredId>> rankings, int k) {
-    return fuse(rankings, java.util.Collections.nCopies(rankings.size(), 1.0), k);
+    return fuse(rankings, Collections.nCopies(rankings.size(), 1.0), k);
   }
 
   /** Weighted RRF: a ranking's votes count {@code weight / (rrfK + rank)}. */
@@ -46,7 +47,7 @@ public final class ReciprocalRankFusion implements Fusion {
 
   /** {@link #fuse} for rankings that are plain id lists, best first. */
   public List<ScoredId> fuseIds(List<List<String>> rankings, int k) {
-    return fuseIds(rankings, java.util.Collections.nCopies(rankings.size(), 1.0), k);
+    return fuseIds(rankings, Collections.nCopies(rankings.size(), 1.0), k);
   }
 
   private List<ScoredId> fuseIds(List<List<String>> rankings, List<Double> weights, int k) {

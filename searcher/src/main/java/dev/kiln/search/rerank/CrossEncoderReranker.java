@@ -8,6 +8,7 @@ import ai.djl.inference.Predictor;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.DataType;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.repository.zoo.Criteria;
 import ai.djl.repository.zoo.ModelNotFoundException;
@@ -145,7 +146,7 @@ public final class CrossEncoderReranker implements Reranker {
         input.add(array);
       }
       NDArray out = predictor.predict(input).get(0);
-      float[] flat = out.toType(ai.djl.ndarray.types.DataType.FLOAT32, false).toFloatArray();
+      float[] flat = out.toType(DataType.FLOAT32, false).toFloatArray();
       int columns = flat.length / b;
       float[] scores = new float[b];
       for (int r = 0; r < b; r++) {

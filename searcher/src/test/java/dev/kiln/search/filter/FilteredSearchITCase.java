@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kiln.embed.ModelRegistry;
 import dev.kiln.embed.TextEmbedder;
 import dev.kiln.model.Chunk;
 import dev.kiln.search.SearchHit;
@@ -101,7 +102,7 @@ class FilteredSearchITCase {
     }
     long start = System.nanoTime();
     try (TextEmbedder embedder = TextEmbedder.open(
-        dev.kiln.embed.ModelRegistry.resolve(SnapshotFixture.MODEL), 32, 2)) {
+        ModelRegistry.resolve(SnapshotFixture.MODEL), 32, 2)) {
       new SnapshotFixture(embedder).shards(shards).write(root);
     }
     LOG.info("embedded and indexed {} Cranfield sentences in {} ms", texts.size(),

@@ -8,8 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.config.ConfigException;
 import dev.kiln.search.Setting;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class MetadataFilterTest {
@@ -27,7 +29,7 @@ class MetadataFilterTest {
   @Test
   void theFirstSeparatorSplitsSoValuesMayHoldEither() {
     MetadataFilter f = MetadataFilter.parse(List.of("url=https://x.org/a=b"));
-    assertEquals(Map.of("url", java.util.Set.of("https://x.org/a=b")), f.conditions());
+    assertEquals(Map.of("url", Set.of("https://x.org/a=b")), f.conditions());
   }
 
   @Test
@@ -49,7 +51,7 @@ class MetadataFilterTest {
 
   @Test
   void tooManyDistinctKeysAreABadFilterNotASearchFailure() {
-    List<String> many = new java.util.ArrayList<>();
+    List<String> many = new ArrayList<>();
     for (int i = 0; i < 1025; i++) {
       many.add("k" + i + "=v");
     }
@@ -58,7 +60,7 @@ class MetadataFilterTest {
     assertThrows(ConfigException.class, () -> MetadataFilter.parse(many.subList(0, MetadataFilter.MAX_KEYS + 1)));
     // At the limit the filter is accepted, and many values of one key stay one clause.
     assertEquals(MetadataFilter.MAX_KEYS, MetadataFilter.parse(many.subList(0, MetadataFilter.MAX_KEYS)).conditions().size());
-    List<String> values = new java.util.ArrayList<>();
+    List<String> values = new ArrayList<>();
     for (int i = 0; i < 5000; i++) {
       values.add("tenant=t" + i);
     }

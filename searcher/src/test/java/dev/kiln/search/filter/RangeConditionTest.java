@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.config.RangeType;
 import dev.kiln.search.Setting;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
@@ -30,7 +32,7 @@ class RangeConditionTest {
   void everyOperatorAndBothBoundsParse() {
     MetadataFilter f = MetadataFilter.parse(List.of("version>=3", "score<2.5", "2026-01-01<=modified<2026-02-01",
         "tenant=acme"));
-    assertEquals(Map.of("tenant", java.util.Set.of("acme")), f.conditions());
+    assertEquals(Map.of("tenant", Set.of("acme")), f.conditions());
     assertEquals(List.of(new RangeCondition.Bound(RangeCondition.Op.GE, "2026-01-01"),
         new RangeCondition.Bound(RangeCondition.Op.LT, "2026-02-01")), f.ranges().get("modified").bounds());
     assertEquals("tenant=acme,modified>=2026-01-01,modified<2026-02-01,score<2.5,version>=3", f.toString());
@@ -49,9 +51,9 @@ class RangeConditionTest {
   void anExactMatchMayStillHoldAngleBrackets() {
     MetadataFilter f = MetadataFilter.parse(List.of("title=a<b", "note:x>y", "path=1<b<2"));
     assertTrue(f.ranges().isEmpty());
-    assertEquals(java.util.Set.of("1<b<2"), f.conditions().get("path"));
-    assertEquals(java.util.Set.of("a<b"), f.conditions().get("title"));
-    assertEquals(java.util.Set.of("x>y"), f.conditions().get("note"));
+    assertEquals(Set.of("1<b<2"), f.conditions().get("path"));
+    assertEquals(Set.of("a<b"), f.conditions().get("title"));
+    assertEquals(Set.of("x>y"), f.conditions().get("note"));
   }
 
   @Test
@@ -135,7 +137,7 @@ class RangeConditionTest {
 
   @Test
   void rangeKeysCountTowardsTheKeyLimit() {
-    List<String> many = new java.util.ArrayList<>();
+    List<String> many = new ArrayList<>();
     for (int i = 0; i < MetadataFilter.MAX_KEYS; i++) {
       many.add("k" + i + "=v");
     }

@@ -31,10 +31,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import org.apache.lucene.util.IOUtils;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Range filters tested for leaks the way the tenant filter is: a real snapshot of random chunks with
@@ -46,7 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ExtendWith(TestSeeds.class)
 class RangeFilterLeakTest {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RangeFilterLeakTest.class);
+  private static final Logger LOG = LoggerFactory.getLogger(RangeFilterLeakTest.class);
   private static final long SEED = TestSeeds.derive("RangeFilterLeakTest");
   private static final int CHUNKS = 700;
   private static final int DIM = 384;
@@ -342,12 +345,12 @@ class RangeFilterLeakTest {
   void aRangeOnAKeyThatIsNotRangeIndexedIsRefused() {
     MetadataFilter onTenant = MetadataFilter.parse(List.of("tenant>=b"));
     for (SearchMode mode : SearchMode.values()) {
-      FilterException e = org.junit.jupiter.api.Assertions.assertThrows(FilterException.class,
+      FilterException e = Assertions.assertThrows(FilterException.class,
           () -> byDefault.search(new SearchRequest("shock", mode, 5, onTenant), unit(new Random(1))));
       assertTrue(e.getMessage().contains("'tenant' is not range-indexed") && e.getMessage().contains("modified, score,"
           + " version"), e.getMessage());
     }
-    assertTrue(org.junit.jupiter.api.Assertions.assertThrows(FilterException.class,
+    assertTrue(Assertions.assertThrows(FilterException.class,
         () -> byDefault.bm25("shock", 5, MetadataFilter.parse(List.of("modified>=yesterday")))).getMessage()
         .contains("is not an ISO date"));
     Set<String> unparseable = Set.of("v3", "when the moon is full");

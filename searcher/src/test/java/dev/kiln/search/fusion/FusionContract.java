@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -41,7 +42,7 @@ public abstract class FusionContract {
       for (int i = 0; i < 30; i++) {
         ids.add("d" + random.nextInt(40));
       }
-      rankings.add(ranking(new ArrayList<>(new java.util.LinkedHashSet<>(ids))));
+      rankings.add(ranking(new ArrayList<>(new LinkedHashSet<>(ids))));
     }
     return rankings;
   }

@@ -3,12 +3,13 @@ package dev.kiln.search.fusion;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class MinMaxBlendTest {
   private static List<ScoredId> ranking(Object... idScore) {
-    List<ScoredId> out = new java.util.ArrayList<>();
+    List<ScoredId> out = new ArrayList<>();
     for (int i = 0; i < idScore.length; i += 2) {
       out.add(new ScoredId((String) idScore[i], ((Number) idScore[i + 1]).doubleValue()));
     }

@@ -3,13 +3,14 @@ package dev.kiln.search.fusion;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Fusion of any number of rankings with a weight each (federated roots, further recall paths). */
 class WeightedFusionTest {
   private static List<ScoredId> ranking(String... idsBestFirst) {
-    List<ScoredId> out = new java.util.ArrayList<>();
+    List<ScoredId> out = new ArrayList<>();
     for (int i = 0; i < idsBestFirst.length; i++) {
       out.add(new ScoredId(idsBestFirst[i], idsBestFirst.length - i));
     }

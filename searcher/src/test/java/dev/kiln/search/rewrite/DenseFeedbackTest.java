@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kiln.config.ConfigException;
 import dev.kiln.search.Setting;
 import dev.kiln.search.SettingException;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -26,7 +27,7 @@ class DenseFeedbackTest {
     assertArrayEquals(new float[] {(float) (1 / n), (float) (0.5 / n), (float) (0.5 / n)}, moved, 1e-6f);
     // A smaller weight moves it less.
     float[] little = new DenseFeedback(2, 0.25).expand(Q, List.of(a, b));
-    assertTrue(little[0] > moved[0] && little[1] < moved[1], java.util.Arrays.toString(little));
+    assertTrue(little[0] > moved[0] && little[1] < moved[1], Arrays.toString(little));
     assertEquals(1.0, little[0] * little[0] + little[1] * little[1] + little[2] * little[2], 1e-6);
   }
 

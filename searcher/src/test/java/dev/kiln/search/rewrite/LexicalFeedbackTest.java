@@ -10,6 +10,7 @@ import dev.kiln.search.Setting;
 import dev.kiln.search.SettingException;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -17,7 +18,7 @@ class LexicalFeedbackTest {
   /** Whitespace analysis, enough to see which texts fed the expansion. */
   private static Map<String, Integer> words(String text) {
     Map<String, Integer> counts = new LinkedHashMap<>();
-    for (String w : text.toLowerCase(java.util.Locale.ROOT).split("\\s+")) {
+    for (String w : text.toLowerCase(Locale.ROOT).split("\\s+")) {
       if (!w.isEmpty()) {
         counts.merge(w, 1, Integer::sum);
       }

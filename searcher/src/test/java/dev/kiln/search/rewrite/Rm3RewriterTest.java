@@ -3,9 +3,14 @@ package dev.kiln.search.rewrite;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.function.ToDoubleFunction;
 import org.junit.jupiter.api.Test;
@@ -15,7 +20,7 @@ class Rm3RewriterTest {
     @Override
     public Map<String, Integer> analyze(String text) {
       Map<String, Integer> counts = new LinkedHashMap<>();
-      for (String t : text.toLowerCase(java.util.Locale.ROOT).split("\\W+")) {
+      for (String t : text.toLowerCase(Locale.ROOT).split("\\W+")) {
         if (!t.isEmpty()) {
           counts.merge(t, 1, Integer::sum);
         }
@@ -87,18 +92,18 @@ class Rm3RewriterTest {
 
   @Test
   void heaviestTermsAreTheFirstOfTheWholeModelSortedWithTiesByTerm() {
-    java.util.Random random = new java.util.Random(7);
-    java.util.Comparator<Map.Entry<String, Double>> sorted =
+    Random random = new Random(7);
+    Comparator<Map.Entry<String, Double>> sorted =
         Map.Entry.<String, Double>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey());
     for (int round = 0; round < 200; round++) {
-      Map<String, Double> model = new java.util.HashMap<>();
+      Map<String, Double> model = new HashMap<>();
       int terms = random.nextInt(60);
       for (int i = 0; i < terms; i++) {
         // Few distinct weights, so that ties (broken by term) are common.
         model.put("t" + random.nextInt(1000), (double) random.nextInt(5));
       }
       int n = 1 + random.nextInt(12);
-      List<Map.Entry<String, Double>> all = new java.util.ArrayList<>(model.entrySet());
+      List<Map.Entry<String, Double>> all = new ArrayList<>(model.entrySet());
       all.sort(sorted);
       List<Map.Entry<String, Double>> expected = all.subList(0, Math.min(n, all.size()));
       assertEquals(expected, Rm3Rewriter.heaviest(model, n), "round " + round + ", n " + n);

@@ -17,6 +17,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -94,7 +95,7 @@ public final class ApiKeys {
       String[] fields = line.split("\\s+");
       String digest;
       if (fields[0].startsWith("sha256:")) {
-        digest = fields[0].substring("sha256:".length()).toLowerCase(java.util.Locale.ROOT);
+        digest = fields[0].substring("sha256:".length()).toLowerCase(Locale.ROOT);
         if (!digest.matches("[0-9a-f]{64}")) {
           throw bad(file, i, "sha256: must be followed by 64 hex digits");
         }

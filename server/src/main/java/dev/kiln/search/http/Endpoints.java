@@ -8,9 +8,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.search.RetrievalPath;
 import dev.kiln.search.SearchRequest;
 import dev.kiln.search.SearchResponse;
-import dev.kiln.search.RetrievalPath;
 import dev.kiln.search.Searcher;
 import dev.kiln.search.context.ContextAssembler;
 import dev.kiln.search.filter.FilterException;
@@ -19,6 +19,8 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * What each endpoint answers, apart from how requests arrive: {@link SearchHandler} parses on the
@@ -75,7 +77,7 @@ final class Endpoints {
       return node;
     } catch (JsonProcessingException e) {
       String message = e.getOriginalMessage();
-      java.util.regex.Matcher duplicate = DUPLICATE.matcher(message);
+      Matcher duplicate = DUPLICATE.matcher(message);
       throw new BadRequest(duplicate.matches() ? "field '" + duplicate.group(1) + "' appears twice"
           : "body is not valid JSON: " + message);
     } catch (IOException e) {
@@ -86,7 +88,7 @@ final class Endpoints {
   private static final String TRAILING = "trailing content after the JSON object: send one object per request";
 
   /** Jackson's message for a field repeated under {@link StreamReadFeature#STRICT_DUPLICATE_DETECTION}. */
-  private static final java.util.regex.Pattern DUPLICATE = java.util.regex.Pattern.compile("Duplicate field '(.*)'");
+  private static final Pattern DUPLICATE = Pattern.compile("Duplicate field '(.*)'");
 
   /**
    * Runs a search or context call, the request's filter narrowed by the key's binding ({@code key}

@@ -1,5 +1,6 @@
 package dev.kiln.search.http;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -64,7 +65,7 @@ public record ReloadStatus(String serving, long reloads, long failures, long con
   /** Seconds since {@code CURRENT} was last read successfully, to the millisecond. */
   public double lastCheckOkSecondsAgo() {
     return lastCheckOk == null ? Double.NaN
-        : Math.max(0, java.time.Duration.between(lastCheckOk, Instant.now()).toMillis()) / 1000.0;
+        : Math.max(0, Duration.between(lastCheckOk, Instant.now()).toMillis()) / 1000.0;
   }
 
   private static void put(Map<String, Object> m, String k, Object v) {

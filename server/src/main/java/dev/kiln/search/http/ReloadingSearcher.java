@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashSet;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
@@ -20,7 +21,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -162,7 +165,7 @@ public final class ReloadingSearcher implements Closeable {
     }
   }
 
-  private static java.util.concurrent.ThreadFactory daemon(String name) {
+  private static ThreadFactory daemon(String name) {
     AtomicInteger n = new AtomicInteger();
     return r -> {
       Thread t = new Thread(r, n.incrementAndGet() == 1 ? name : name + "-" + n.get());
@@ -375,7 +378,7 @@ public final class ReloadingSearcher implements Closeable {
     cancel(verifying.getAndSet(task));
     try {
       verifier.execute(task);
-    } catch (java.util.concurrent.RejectedExecutionException e) {
+    } catch (RejectedExecutionException e) {
       if (!closed) {
         LOG.warn("snapshot {}: background verification not started: {}", lease.id(), e.toString());
       }
@@ -487,7 +490,7 @@ public final class ReloadingSearcher implements Closeable {
   private synchronized void failed(String id, Throwable e, boolean backOff) {
     failedReloads.incrementAndGet();
     Instant now = Instant.now();
-    if (consecutive == 0 || !java.util.Objects.equals(id, failingId)) {
+    if (consecutive == 0 || !Objects.equals(id, failingId)) {
       failingSince = now;
       consecutive = 0;
     }

@@ -1,7 +1,10 @@
 package dev.kiln.search.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 
 /** One HTTP answer: status, content type, body and any extra headers ({@code Retry-After}, …). */
 record Reply(int status, String contentType, String body, Map<String, String> headers) {
@@ -32,11 +35,11 @@ record Reply(int status, String contentType, String body, Map<String, String> he
 
   /** A new request id: 16 hex digits, to find a failure's log entry by. */
   static String newRequestId() {
-    return java.util.HexFormat.of().toHexDigits(java.util.concurrent.ThreadLocalRandom.current().nextLong());
+    return HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
   }
 
   Reply withHeader(String name, String value) {
-    Map<String, String> more = new java.util.LinkedHashMap<>(headers);
+    Map<String, String> more = new LinkedHashMap<>(headers);
     more.put(name, value);
     return new Reply(status, contentType, body, more);
   }

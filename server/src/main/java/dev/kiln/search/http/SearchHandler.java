@@ -2,6 +2,7 @@ package dev.kiln.search.http;
 
 import dev.kiln.search.http.Endpoints.SearchCall;
 import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
@@ -135,7 +136,7 @@ final class SearchHandler extends Handler.Abstract {
     }
     // Read without holding a thread; the whole body must arrive within the idle timeout.
     // Both outcomes are handled in whenComplete; the future it returns has nothing left to report.
-    java.util.concurrent.CompletableFuture<?> unused = BoundedBody.read(ex.request, MAX_BODY_BYTES, DRAIN_BYTES)
+    CompletableFuture<?> unused = BoundedBody.read(ex.request, MAX_BODY_BYTES, DRAIN_BYTES)
         .orTimeout(bodyTimeoutMs, TimeUnit.MILLISECONDS)
         .whenComplete((body, failure) -> {
           if (failure == null) {

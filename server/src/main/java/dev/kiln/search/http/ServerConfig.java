@@ -1,6 +1,7 @@
 package dev.kiln.search.http;
 
 import java.util.List;
+import java.util.Objects;
 
 /**
  * How {@link SearchServer} listens and protects itself.
@@ -41,7 +42,7 @@ public record ServerConfig(String host, int port, int threads, int queue, long i
       throw new IllegalArgumentException("max connections must be >= 1, was " + maxConnections);
     }
     allowedHosts = List.copyOf(allowedHosts);
-    java.util.Objects.requireNonNull(sources, "sources");
+    Objects.requireNonNull(sources, "sources");
   }
 
   /**

@@ -12,8 +12,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,7 +34,7 @@ class ApiKeysTest {
   void plainAndDigestKeysAreFoundAndBindingsRead() throws Exception {
     String digestOf = "second-key-abcdefghij";
     ApiKeys keys = ApiKeys.load(file("# comment\n\nfirst-key-abcdefghijk tenant=acme lang=en lang=de\n"
-        + "sha256:" + ApiKeys.sha256(digestOf).toUpperCase(java.util.Locale.ROOT) + "\n", "rw-------"));
+        + "sha256:" + ApiKeys.sha256(digestOf).toUpperCase(Locale.ROOT) + "\n", "rw-------"));
     assertEquals(2, keys.size());
     ApiKeys.Key first = keys.lookup("first-key-abcdefghijk");
     assertEquals(3, first.line());
@@ -49,8 +52,8 @@ class ApiKeysTest {
         "sha256:abc\n", "line 1: sha256: must be followed by 64 hex digits",
         "# c\nfirst-key-abcdefghijk tenant\n", "line 2: expected name=value",
         "first-key-abcdefghijk ten/ant=x\n", "line 1: malformed key 'ten/ant': use letters, digits, '_', '-' or '.'",
-        "first-key-abcdefghijk " + java.util.stream.IntStream.range(0, 65).mapToObj(n -> "k" + n + "=v")
-            .collect(java.util.stream.Collectors.joining(" ")) + "\n", "line 1: names 65 distinct keys; at most 64",
+        "first-key-abcdefghijk " + IntStream.range(0, 65).mapToObj(n -> "k" + n + "=v")
+            .collect(Collectors.joining(" ")) + "\n", "line 1: names 65 distinct keys; at most 64",
         "first-key-abcdefghijk\nfirst-key-abcdefghijk\n", "line 2: the same key appears twice",
         "# only comments\n", "holds no key");
     for (Map.Entry<String, String> c : cases.entrySet()) {

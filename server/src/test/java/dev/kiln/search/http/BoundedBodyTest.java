@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -15,13 +17,13 @@ import org.junit.jupiter.api.Test;
 class BoundedBodyTest {
   private static ByteBuffer bytes(int n, int fill) {
     byte[] b = new byte[n];
-    java.util.Arrays.fill(b, (byte) fill);
+    Arrays.fill(b, (byte) fill);
     return ByteBuffer.wrap(b);
   }
 
   @Test
   void aBodyWithinTheLimitIsReturnedWholeAcrossChunks() throws Exception {
-    byte[] body = "aaabbbbb".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] body = "aaabbbbb".getBytes(StandardCharsets.US_ASCII);
     byte[] read = BoundedBody.read(Content.Source.from(bytes(3, 'a'), bytes(5, 'b')), 8, 100).get(5, TimeUnit.SECONDS);
     assertArrayEquals(body, read);
     assertEquals(8, read.length);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.search.SearchOptions;
 import dev.kiln.search.SnapshotFixture;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -49,7 +50,7 @@ class CurrentCheckDeadlineTest {
     }
 
     @Override
-    public Path prepare(String id) throws java.io.IOException {
+    public Path prepare(String id) throws IOException {
       return local.prepare(id);
     }
   }

@@ -15,6 +15,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -65,7 +66,7 @@ class CurrentNotAFileTest {
       return;
     }
     assertTrue(p.waitFor(30, TimeUnit.SECONDS), "mkfifo did not finish");
-    assumeTrue(p.exitValue() == 0, "mkfifo failed: " + new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+    assumeTrue(p.exitValue() == 0, "mkfifo failed: " + new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
   }
 
   @Test

@@ -7,6 +7,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Locale;
 
 /**
  * Plain sockets to 127.0.0.1 for what an HTTP client library will not do: stall mid-request, send a
@@ -57,7 +58,7 @@ final class RawHttp {
     if (end < 0) {
       return false;
     }
-    String head = sofar.substring(0, end).toLowerCase(java.util.Locale.ROOT);
+    String head = sofar.substring(0, end).toLowerCase(Locale.ROOT);
     int at = head.indexOf("content-length:");
     if (at < 0) {
       return false;

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.embed.TextEmbedder;
 import dev.kiln.search.SearchOptions;
 import dev.kiln.search.SnapshotFixture;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.net.Socket;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -17,6 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -41,7 +44,7 @@ class SearchServerLimitsTest {
       .connectTimeout(Duration.ofSeconds(30)).build();
   private static final ObjectMapper JSON = new ObjectMapper();
   /** A query long enough that hybrid search embeds a full model window (256 tokens) every time. */
-  private static final String LONG_QUERY = String.join(" ", java.util.Collections.nCopies(40,
+  private static final String LONG_QUERY = String.join(" ", Collections.nCopies(40,
       "blue whales feed on krill while magma erupts as lava and runners train for the marathon"));
 
   @BeforeAll
@@ -109,7 +112,7 @@ class SearchServerLimitsTest {
       for (int i = 0; i < request.length() && !closed; i++) {
         try {
           RawHttp.send(s, request.substring(i, i + 1));
-        } catch (java.io.IOException reset) {
+        } catch (IOException reset) {
           closed = true;
           break;
         }
@@ -137,7 +140,7 @@ class SearchServerLimitsTest {
       for (int i = 0; i < request.length() && !closed; i++) {
         try {
           RawHttp.send(s, request.substring(i, i + 1));
-        } catch (java.io.IOException reset) {
+        } catch (IOException reset) {
           closed = true;
           break;
         }
@@ -179,7 +182,7 @@ class SearchServerLimitsTest {
           .POST(HttpRequest.BodyPublishers.ofString(big)).build(), HttpResponse.BodyHandlers.ofString());
       HttpResponse<String> chunked = HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60))
           .POST(HttpRequest.BodyPublishers.ofInputStream(
-              () -> new java.io.ByteArrayInputStream(big.getBytes(StandardCharsets.UTF_8)))).build(),
+              () -> new ByteArrayInputStream(big.getBytes(StandardCharsets.UTF_8)))).build(),
           HttpResponse.BodyHandlers.ofString());
       for (HttpResponse<String> r : List.of(declared, chunked)) {
         assertEquals(400, r.statusCode(), r.body());

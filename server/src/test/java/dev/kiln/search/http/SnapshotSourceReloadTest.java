@@ -11,6 +11,7 @@ import dev.kiln.search.SnapshotFixture;
 import dev.kiln.snapshot.SnapshotException;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -129,14 +130,14 @@ class SnapshotSourceReloadTest {
       assertTrue(s.nextAttempt().isAfter(s.lastFailure()), s.toString());
       assertEquals(List.of(a + "<-null"), source.swaps);
       // Fixed: taken at the first check after the back-off, not before it.
-      java.time.Instant retryAfter = s.nextAttempt();
+      Instant retryAfter = s.nextAttempt();
       source.fail = null;
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
       while (!searchers.checkNow()) {
         assertTrue(System.nanoTime() < deadline, "no retry of " + b);
         Thread.onSpinWait();
       }
-      assertFalse(java.time.Instant.now().isBefore(retryAfter), "retried before its back-off ended");
+      assertFalse(Instant.now().isBefore(retryAfter), "retried before its back-off ended");
       assertEquals(2, searchers.reloadStatus().attempts(), "one failed fetch, one good one");
       assertTrue(searchers.reloadStatus().healthy());
       assertEquals(b, searchers.currentId());

@@ -2,12 +2,17 @@ package dev.kiln.snapshot.io;
 
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStorage;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
@@ -16,6 +21,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -55,7 +62,7 @@ public final class HadoopSnapshotStorage implements SnapshotStorage {
     this.lockWait = lockWait;
     try {
       URI uri = URI.create(this.root);
-      org.apache.hadoop.conf.Configuration conf = HadoopSettings.configuration(settings);
+      Configuration conf = HadoopSettings.configuration(settings);
       // The checksummed local file system writes .crc files beside every object; a file: root (tests,
       // a mounted share) gets the raw one, as the snapshot protocol keeps its own SHA-256 sums.
       this.fs = "file".equals(uri.getScheme()) ? FileSystem.getLocal(conf).getRawFileSystem() : FileSystem.get(uri, conf);
@@ -76,7 +83,7 @@ public final class HadoopSnapshotStorage implements SnapshotStorage {
     Path p = path(key);
     try (InputStream in = fs.open(p)) {
       return Optional.of(in.readAllBytes());
-    } catch (java.io.FileNotFoundException e) {
+    } catch (FileNotFoundException e) {
       return Optional.empty();
     }
   }
@@ -86,7 +93,7 @@ public final class HadoopSnapshotStorage implements SnapshotStorage {
     Path p = path(key);
     try {
       return fs.open(p);
-    } catch (java.io.FileNotFoundException e) {
+    } catch (FileNotFoundException e) {
       throw new NoSuchFileException(p.toString());
     }
   }
@@ -96,7 +103,7 @@ public final class HadoopSnapshotStorage implements SnapshotStorage {
     Path p = path(key);
     try {
       return fs.getFileStatus(p).getLen();
-    } catch (java.io.FileNotFoundException e) {
+    } catch (FileNotFoundException e) {
       throw new NoSuchFileException(p.toString());
     }
   }
@@ -114,7 +121,7 @@ public final class HadoopSnapshotStorage implements SnapshotStorage {
   @Override
   public void write(String key, byte[] data) throws IOException {
     Path target = path(key);
-    Path tmp = path(key + ".tmp-" + java.util.UUID.randomUUID());
+    Path tmp = path(key + ".tmp-" + UUID.randomUUID());
     try (OutputStream out = fs.create(tmp, true)) {
       out.write(data);
     }
@@ -159,7 +166,7 @@ public final class HadoopSnapshotStorage implements SnapshotStorage {
   private void acquire(String lockKey) throws IOException {
     Path lock = path(lockKey);
     long deadline = System.nanoTime() + lockWait.toNanos();
-    String owner = ProcessHandle.current().pid() + "@" + java.net.InetAddress.getLocalHost().getHostName()
+    String owner = ProcessHandle.current().pid() + "@" + InetAddress.getLocalHost().getHostName()
         + " " + Instant.now();
     while (true) {
       try (OutputStream out = createExclusively(lock)) {
@@ -190,7 +197,7 @@ public final class HadoopSnapshotStorage implements SnapshotStorage {
         Thread.sleep(50);
       } catch (InterruptedException ie) {
         Thread.currentThread().interrupt();
-        throw new java.io.InterruptedIOException("interrupted waiting for " + lock);
+        throw new InterruptedIOException("interrupted waiting for " + lock);
       }
     }
   }
@@ -204,9 +211,9 @@ public final class HadoopSnapshotStorage implements SnapshotStorage {
   private OutputStream createExclusively(Path lock) throws IOException {
     if ("file".equals(lock.toUri().getScheme())) {
       java.nio.file.Path local = java.nio.file.Path.of(lock.toUri().getPath());
-      java.nio.file.Files.createDirectories(local.getParent());
-      return java.nio.file.Files.newOutputStream(local, java.nio.file.StandardOpenOption.CREATE_NEW,
-          java.nio.file.StandardOpenOption.WRITE);
+      Files.createDirectories(local.getParent());
+      return Files.newOutputStream(local, StandardOpenOption.CREATE_NEW,
+          StandardOpenOption.WRITE);
     }
     return fs.create(lock, false);
   }
@@ -221,7 +228,7 @@ public final class HadoopSnapshotStorage implements SnapshotStorage {
         return List.of();
       }
       st = fs.listStatus(p);
-    } catch (java.io.FileNotFoundException e) {
+    } catch (FileNotFoundException e) {
       return List.of();
     }
     return st == null ? List.of() : Arrays.stream(st).map(s -> s.getPath().getName()).sorted().toList();
@@ -241,7 +248,7 @@ public final class HadoopSnapshotStorage implements SnapshotStorage {
   public long lastModified(String key) throws IOException {
     try {
       return fs.getFileStatus(path(key)).getModificationTime();
-    } catch (java.io.FileNotFoundException e) {
+    } catch (FileNotFoundException e) {
       return -1; // absent, or removed meanwhile (a released lock, say)
     }
   }

@@ -1,15 +1,22 @@
 package dev.kiln.snapshot.io;
 
 import dev.kiln.snapshot.SnapshotStorage;
+import dev.kiln.snapshot.StagingMarker;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -186,7 +193,7 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
   }
 
   /** Uploads a local file as one object (immutable snapshot files). */
-  public void upload(String key, java.nio.file.Path file) throws IOException {
+  public void upload(String key, Path file) throws IOException {
     try {
       s3.putObject(b -> b.bucket(bucket).key(key(key)), RequestBody.fromFile(file));
     } catch (SdkException e) {
@@ -232,9 +239,9 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
   }
 
   /** A lock object this old belongs to a process that died holding it. */
-  static final java.time.Duration STALE_LOCK = java.time.Duration.ofMinutes(10);
-  private static final java.time.Duration LOCK_WAIT = java.time.Duration.ofSeconds(60);
-  private final ThreadLocal<java.util.Set<String>> held = ThreadLocal.withInitial(java.util.HashSet::new);
+  static final Duration STALE_LOCK = Duration.ofMinutes(10);
+  private static final Duration LOCK_WAIT = Duration.ofSeconds(60);
+  private final ThreadLocal<Set<String>> held = ThreadLocal.withInitial(HashSet::new);
 
   /**
    * Holds {@code KEY.lock}, an object created with {@code If-None-Match: *} (exclusive on S3 and
@@ -258,8 +265,8 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
   }
 
   private void acquire(String lockKey) throws IOException {
-    byte[] owner = (ProcessHandle.current().pid() + "@" + dev.kiln.snapshot.StagingMarker.forThisProcess("lock", null)
-        .host() + " " + Instant.now()).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    byte[] owner = (ProcessHandle.current().pid() + "@" + StagingMarker.forThisProcess("lock", null)
+        .host() + " " + Instant.now()).getBytes(StandardCharsets.UTF_8);
     long deadline = System.nanoTime() + LOCK_WAIT.toNanos();
     boolean logged = false;
     while (true) {
@@ -279,13 +286,13 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
       if (System.nanoTime() > deadline) {
         throw new IOException("lock " + root + "/" + lockKey + " is held by another publisher for more than "
             + LOCK_WAIT.toSeconds() + " s (" + new String(read(lockKey, 4096).orElse(new byte[0]),
-                java.nio.charset.StandardCharsets.UTF_8) + "); if no build, publish, rollback or gc is running, delete it");
+                StandardCharsets.UTF_8) + "); if no build, publish, rollback or gc is running, delete it");
       }
       try {
         Thread.sleep(100);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new java.io.InterruptedIOException("interrupted waiting for " + lockKey);
+        throw new InterruptedIOException("interrupted waiting for " + lockKey);
       }
     }
   }

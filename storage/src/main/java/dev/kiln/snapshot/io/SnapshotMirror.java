@@ -2,6 +2,7 @@ package dev.kiln.snapshot.io;
 
 import dev.kiln.snapshot.Checksums;
 import dev.kiln.snapshot.FileIdentity;
+import dev.kiln.snapshot.LocalFiles;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SafePaths;
 import dev.kiln.snapshot.SnapshotException;
@@ -14,14 +15,17 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,11 +55,11 @@ public final class SnapshotMirror {
   }
 
   /** A mirror whose storage takes its S3 settings from the environment (see {@link S3Settings}). */
-  public SnapshotMirror(String remoteRoot, java.nio.file.Path localRoot) {
+  public SnapshotMirror(String remoteRoot, Path localRoot) {
     this(null, remoteRoot, localRoot);
   }
 
-  public SnapshotMirror(SnapshotStorage storage, String remoteRoot, java.nio.file.Path localRoot) {
+  public SnapshotMirror(SnapshotStorage storage, String remoteRoot, Path localRoot) {
     this.storage = storage;
     this.remoteRoot = remoteRoot;
     this.local = new SnapshotLayout(localRoot);
@@ -89,7 +93,7 @@ public final class SnapshotMirror {
    *
    * @return the local root to open
    */
-  public java.nio.file.Path localize(String id) throws IOException {
+  public Path localize(String id) throws IOException {
     return localize(id, true);
   }
 
@@ -100,11 +104,11 @@ public final class SnapshotMirror {
    * {@code kiln serve} need. The local {@code VERIFIED} record then says so
    * ({@code by: download-serving}) and counts only those files.
    */
-  public java.nio.file.Path localizeForServing(String id) throws IOException {
+  public Path localizeForServing(String id) throws IOException {
     return localize(id, false);
   }
 
-  private java.nio.file.Path localize(String id, boolean vectors) throws IOException {
+  private Path localize(String id, boolean vectors) throws IOException {
     String snapshot = id != null ? SnapshotLayout.checkId(id) : remoteCurrent();
     if (snapshot == null) {
       throw new SnapshotException("no published snapshot under " + remoteRoot + " (no CURRENT)");
@@ -114,14 +118,14 @@ public final class SnapshotMirror {
     Manifest m = SnapshotStore.parseManifest(snapshot, manifestBytes);
     String manifestSha = Checksums.sha256(manifestBytes);
     SnapshotStore localStore = new SnapshotStore(local.root());
-    java.nio.file.Path localManifest = local.manifest(snapshot);
+    Path localManifest = local.manifest(snapshot);
     VerifiedRecord record = Files.isRegularFile(localManifest) && Files.size(localManifest) == manifestBytes.length
         ? localStore.verifiedRecord(snapshot).filter(r -> manifestSha.equals(r.manifestSha256())).orElse(null) : null;
-    java.nio.file.Path recordFile = local.root().resolve(SnapshotLayout.verifiedKey(snapshot));
+    Path recordFile = local.root().resolve(SnapshotLayout.verifiedKey(snapshot));
     Trust trust = new Trust(record, record == null ? Long.MIN_VALUE
-        : Files.getLastModifiedTime(recordFile).to(java.util.concurrent.TimeUnit.NANOSECONDS), new TreeMap<>());
-    java.nio.file.Path dir = local.snapshotDir(snapshot);
-    Set<java.nio.file.Path> expected = new HashSet<>();
+        : Files.getLastModifiedTime(recordFile).to(TimeUnit.NANOSECONDS), new TreeMap<>());
+    Path dir = local.snapshotDir(snapshot);
+    Set<Path> expected = new HashSet<>();
     int[] counts = new int[3]; // fetched, files, bytes (KiB)
     long bytes = 0;
     for (Manifest.ShardEntry shard : m.shards()) {
@@ -160,21 +164,17 @@ public final class SnapshotMirror {
    * @return the ids removed
    */
   public List<String> retainOnly(Set<String> keep) throws IOException {
-    java.nio.file.Path dir = local.snapshotsDir();
+    Path dir = local.snapshotsDir();
     if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
       return List.of();
     }
-    List<java.nio.file.Path> drop;
-    try (Stream<java.nio.file.Path> list = Files.list(dir)) {
+    List<Path> drop;
+    try (Stream<Path> list = Files.list(dir)) {
       drop = list.filter(p -> !keep.contains(p.getFileName().toString())).sorted().toList();
     }
-    List<String> removed = new java.util.ArrayList<>();
-    for (java.nio.file.Path p : drop) {
-      try (Stream<java.nio.file.Path> walk = Files.walk(p)) {
-        for (java.nio.file.Path f : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-          Files.deleteIfExists(f);
-        }
-      }
+    List<String> removed = new ArrayList<>();
+    for (Path p : drop) {
+      LocalFiles.deleteTree(p);
       removed.add(p.getFileName().toString());
     }
     if (!removed.isEmpty()) {
@@ -194,7 +194,7 @@ public final class SnapshotMirror {
     }
   }
 
-  private static FileIdentity identity(java.nio.file.Path file) throws IOException {
+  private static FileIdentity identity(Path file) throws IOException {
     return FileIdentity.of(Files.readAttributes(file, BasicFileAttributes.class));
   }
 
@@ -207,11 +207,11 @@ public final class SnapshotMirror {
    * @return bytes listed
    */
   private long fetch(String snapshot, String directory, List<Manifest.FileEntry> files, Trust trust,
-      Set<java.nio.file.Path> expected, int[] counts) throws IOException {
+      Set<Path> expected, int[] counts) throws IOException {
     long bytes = 0;
     for (Manifest.FileEntry f : files) {
       String name = directory == null ? f.name() : directory + "/" + f.name();
-      java.nio.file.Path target = SafePaths.resolve(local.snapshotDir(snapshot), "file", name);
+      Path target = SafePaths.resolve(local.snapshotDir(snapshot), "file", name);
       expected.add(target);
       counts[1]++;
       bytes += f.size();
@@ -238,26 +238,26 @@ public final class SnapshotMirror {
   }
 
   /** Files of the local snapshot copy that the manifest does not list (older downloads, partial files). */
-  private void removeUnlisted(java.nio.file.Path dir, Set<java.nio.file.Path> expected) throws IOException {
+  private void removeUnlisted(Path dir, Set<Path> expected) throws IOException {
     if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
     Set<String> keep = Set.of(SnapshotLayout.MANIFEST, SnapshotLayout.VERIFIED);
-    List<java.nio.file.Path> stale;
-    try (Stream<java.nio.file.Path> walk = Files.walk(dir)) {
+    List<Path> stale;
+    try (Stream<Path> walk = Files.walk(dir)) {
       stale = walk.filter(p -> !Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS))
           .filter(p -> !expected.contains(p) && !(p.getParent().equals(dir) && keep.contains(p.getFileName().toString())))
           .toList();
     }
-    for (java.nio.file.Path p : stale) {
+    for (Path p : stale) {
       LOG.info("removing {} from the local copy: the manifest does not list it", p);
       Files.deleteIfExists(p);
     }
   }
 
-  private void download(String key, java.nio.file.Path target) throws IOException {
+  private void download(String key, Path target) throws IOException {
     Files.createDirectories(target.getParent());
-    java.nio.file.Path tmp = target.resolveSibling("." + target.getFileName() + ".part");
+    Path tmp = target.resolveSibling("." + target.getFileName() + ".part");
     try (InputStream in = storage().open(key)) {
       Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
       Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
@@ -266,37 +266,10 @@ public final class SnapshotMirror {
     }
   }
 
-  private static void writeLocal(java.nio.file.Path target, byte[] bytes) throws IOException {
+  private static void writeLocal(Path target, byte[] bytes) throws IOException {
     Files.createDirectories(target.getParent());
-    java.nio.file.Path tmp = target.resolveSibling("." + target.getFileName() + ".part");
+    Path tmp = target.resolveSibling("." + target.getFileName() + ".part");
     Files.write(tmp, bytes);
     Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }
-
-  /**
-   * Downloads an unpublished snapshot's files (no manifest yet: shards, parents, stored vectors) for
-   * verification; not its staging marker.
-   */
-  public void downloadShards(String id) throws IOException {
-    String prefix = SnapshotLayout.snapshotKey(id);
-    for (String name : storage().list(prefix)) {
-      if (!name.equals(SnapshotLayout.STAGING)) {
-        downloadEntry(prefix, name, SafePaths.resolve(local.snapshotDir(id), "listed entry", name));
-      }
-    }
-  }
-
-  /** An entry is a "directory" when something is listed under it (object stores have no empty ones). */
-  private void downloadEntry(String prefix, String name, java.nio.file.Path target) throws IOException {
-    List<String> children = storage().list(prefix + name + "/");
-    if (children.isEmpty()) {
-      download(prefix + name, target);
-      return;
-    }
-    for (String child : children) {
-      // Listed names come from the bucket: each is checked to stay under the local snapshot directory.
-      downloadEntry(prefix + name + "/", child, SafePaths.resolve(target, "listed entry", child));
-    }
-  }
-
 }

@@ -3,6 +3,7 @@ package dev.kiln.snapshot.io;
 import dev.kiln.snapshot.SnapshotStorage;
 import dev.kiln.snapshot.SnapshotStorageContract;
 import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -15,6 +16,6 @@ class HadoopSnapshotStorageContractTest extends SnapshotStorageContract {
 
   @Override
   protected SnapshotStorage open(String rootName) {
-    return new HadoopSnapshotStorage(dir.resolve(rootName).toUri().toString(), java.util.Map.of());
+    return new HadoopSnapshotStorage(dir.resolve(rootName).toUri().toString(), Map.of());
   }
 }

@@ -5,8 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,20 +28,20 @@ class HadoopSnapshotStorageTest {
 
   @Test
   void compareAndSetWaitsForAHeldLockThenFailsNamingItAndTakesOverAStaleOne() throws Exception {
-    HadoopSnapshotStorage st = new HadoopSnapshotStorage(dir.toUri().toString(), java.util.Map.of(), java.time.Duration.ofMillis(300));
+    HadoopSnapshotStorage st = new HadoopSnapshotStorage(dir.toUri().toString(), Map.of(), Duration.ofMillis(300));
     assertTrue(st.compareAndSet("CURRENT", null, utf8("a")));
-    assertFalse(java.nio.file.Files.exists(dir.resolve("CURRENT.lock")), "the lock is released");
+    assertFalse(Files.exists(dir.resolve("CURRENT.lock")), "the lock is released");
 
-    java.nio.file.Path lock = java.nio.file.Files.writeString(dir.resolve("CURRENT.lock"), "4242@other-host");
-    java.io.IOException held = assertThrows(java.io.IOException.class,
+    Path lock = Files.writeString(dir.resolve("CURRENT.lock"), "4242@other-host");
+    IOException held = assertThrows(IOException.class,
         () -> st.compareAndSet("CURRENT", utf8("a"), utf8("b")));
     assertTrue(held.getMessage().contains("held by another publisher (4242@other-host)"), held.getMessage());
     assertArrayEquals(utf8("a"), st.read("CURRENT").orElseThrow(), "nothing changed while the lock was held");
 
-    java.nio.file.Files.setLastModifiedTime(lock, java.nio.file.attribute.FileTime.fromMillis(
+    Files.setLastModifiedTime(lock, FileTime.fromMillis(
         System.currentTimeMillis() - HadoopSnapshotStorage.STALE_LOCK.toMillis() - 60_000));
     assertTrue(st.compareAndSet("CURRENT", utf8("a"), utf8("b")), "a crashed publisher's stale lock is taken over");
     assertArrayEquals(utf8("b"), st.read("CURRENT").orElseThrow());
-    assertFalse(java.nio.file.Files.exists(lock));
+    assertFalse(Files.exists(lock));
   }
 }
