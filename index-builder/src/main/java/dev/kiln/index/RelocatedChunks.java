@@ -26,8 +26,6 @@ import org.apache.lucene.index.SlowCodecReaderWrapper;
 import org.apache.lucene.index.SortedDocValues;
 import org.apache.lucene.index.SortedNumericDocValues;
 import org.apache.lucene.index.SortedSetDocValues;
-import org.apache.lucene.index.StoredFieldDataInput;
-import org.apache.lucene.index.StoredFieldVisitor;
 import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.search.DocIdSetIterator;
@@ -181,86 +179,8 @@ public final class RelocatedChunks extends OnlyDocs {
   @Override
   public StoredFieldsReader getFieldsReader() {
     StoredFieldsReader base = in.getFieldsReader();
-    return base == null ? null : new MetaSourceFields(base);
-  }
-
-  /** The segment's stored fields, {@value #META_SOURCE} of a copy naming its new file. */
-  private final class MetaSourceFields extends StoredFieldsReader {
-    private final StoredFieldsReader base;
-
-    MetaSourceFields(StoredFieldsReader base) {
-      this.base = base;
-    }
-
-    @Override
-    public void document(int doc, StoredFieldVisitor visitor) throws IOException {
-      if (!chunks.get(doc)) {
-        base.document(doc, visitor);
-        return;
-      }
-      String now = positions.of(doc).sourceUri();
-      base.document(doc, new StoredFieldVisitor() {
-        @Override
-        public Status needsField(FieldInfo field) throws IOException {
-          return visitor.needsField(field);
-        }
-
-        @Override
-        public void stringField(FieldInfo field, String value) throws IOException {
-          visitor.stringField(field, META_SOURCE.equals(field.name) ? now : value);
-        }
-
-        @Override
-        public void binaryField(FieldInfo field, StoredFieldDataInput value) throws IOException {
-          visitor.binaryField(field, value);
-        }
-
-        @Override
-        public void binaryField(FieldInfo field, byte[] value) throws IOException {
-          visitor.binaryField(field, value);
-        }
-
-        @Override
-        public void intField(FieldInfo field, int value) throws IOException {
-          visitor.intField(field, value);
-        }
-
-        @Override
-        public void longField(FieldInfo field, long value) throws IOException {
-          visitor.longField(field, value);
-        }
-
-        @Override
-        public void floatField(FieldInfo field, float value) throws IOException {
-          visitor.floatField(field, value);
-        }
-
-        @Override
-        public void doubleField(FieldInfo field, double value) throws IOException {
-          visitor.doubleField(field, value);
-        }
-      });
-    }
-
-    @Override
-    public StoredFieldsReader clone() {
-      return new MetaSourceFields(base.clone());
-    }
-
-    @Override
-    public StoredFieldsReader getMergeInstance() throws IOException {
-      return new MetaSourceFields(base.getMergeInstance());
-    }
-
-    @Override
-    public void checkIntegrity() throws IOException {
-      base.checkIntegrity();
-    }
-
-    @Override
-    public void close() {
-      // The segment's own reader belongs to the reader this one wraps.
-    }
+    return base == null ? null
+        : new RewrittenStoredField(base, META_SOURCE, doc -> chunks.get(doc) ? positions.of(doc).sourceUri() : null);
   }
 
   @Override

@@ -15,7 +15,6 @@ import java.time.Instant;
 import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -25,7 +24,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -74,8 +72,8 @@ public final class ReloadingSearcher implements Closeable {
   /** Serialises checks: one download and open at a time. The failure state and the swap use {@code this}. */
   private final Object checkLock = new Object();
   private final ScheduledExecutorService poller;
-  /** Reads {@code CURRENT}: one thread, and a read is submitted only when none is outstanding. */
-  private final ExecutorService currentReader;
+  /** Reads {@code CURRENT} within the check deadline; used under {@link #checkLock}. */
+  private final CurrentReader currentReader;
   private final ExecutorService ownVerifier;
   private final Executor verifier;
   private final AtomicReference<Future<?>> verifying = new AtomicReference<>();
@@ -87,9 +85,6 @@ public final class ReloadingSearcher implements Closeable {
   /** What is served; null while nothing can be. */
   private volatile Lease current;
   private volatile boolean closed;
-  /** A read of CURRENT that missed its deadline and has not returned; guarded by checkLock. */
-  private Future<String> abandonedRead;
-  private Instant abandonedSince;
   // Failure state, guarded by this.
   private String previousId;
   private long consecutive;
@@ -129,7 +124,7 @@ public final class ReloadingSearcher implements Closeable {
     this.source = source;
     this.options = options;
     this.settings = settings;
-    this.currentReader = Executors.newSingleThreadExecutor(daemon("kiln-current-read"));
+    this.currentReader = new CurrentReader(source, settings.checkTimeoutMillis(), daemon("kiln-current-read"));
     this.ownVerifier = settings.verifier() == null ? Executors.newSingleThreadExecutor(r -> {
       Thread t = daemon("kiln-snapshot-verify").newThread(r);
       t.setPriority(Thread.MIN_PRIORITY);
@@ -139,11 +134,11 @@ public final class ReloadingSearcher implements Closeable {
     this.backoffBase = Math.max(settings.pollMillis(), 100);
     Lease first;
     try {
-      String id = readCurrent();
+      String id = currentReader.read();
       Path local = prepare(id);
       first = new Lease(open(local, id, settings.verification()), local);
     } catch (RuntimeException | Error e) {
-      currentReader.shutdownNow();
+      currentReader.close();
       if (ownVerifier != null) {
         ownVerifier.shutdownNow();
       }
@@ -234,7 +229,7 @@ public final class ReloadingSearcher implements Closeable {
       checks.incrementAndGet();
       String id;
       try {
-        id = readCurrent();
+        id = currentReader.read();
       } catch (RuntimeException | Error e) {
         failed(null, e, false);
         throw e;
@@ -285,45 +280,6 @@ public final class ReloadingSearcher implements Closeable {
       swapped(id, serving);
       startVerification(next);
       return true;
-    }
-  }
-
-  /**
-   * The id {@code CURRENT} names, read on {@link #currentReader} within the deadline. A read that
-   * misses it is abandoned, and until it returns every check fails at once instead of starting another.
-   * Called under {@link #checkLock} (or from the constructor).
-   */
-  private String readCurrent() {
-    if (abandonedRead != null) {
-      if (!abandonedRead.isDone()) {
-        throw new SnapshotException("the read of CURRENT in " + source + " abandoned at " + abandonedSince
-            + " after missing its " + settings.checkTimeoutMillis() + " ms deadline has still not returned (a hung"
-            + " mount?); no other read starts until it does");
-      }
-      abandonedRead = null; // returned at last; what it read is stale, so read again
-    }
-    Instant started = Instant.now();
-    Future<String> read = currentReader.submit(source::currentId);
-    try {
-      return read.get(settings.checkTimeoutMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      abandonedRead = read;
-      abandonedSince = Instant.now();
-      throw new SnapshotException("reading CURRENT in " + source + " did not finish within "
-          + settings.checkTimeoutMillis() + " ms (started " + started + "; a hung mount?): check abandoned");
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof RuntimeException re) {
-        throw re;
-      }
-      if (cause instanceof Error err) {
-        throw err;
-      }
-      throw new SnapshotException("cannot read CURRENT in " + source + ": " + cause, cause);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      read.cancel(true);
-      throw new SnapshotException("interrupted while reading CURRENT in " + source, e);
     }
   }
 
@@ -549,7 +505,7 @@ public final class ReloadingSearcher implements Closeable {
     if (ownVerifier != null) {
       ownVerifier.shutdownNow();
     }
-    currentReader.shutdownNow(); // a read blocked in the kernel stays so, on a daemon thread
+    currentReader.close(); // a read blocked in the kernel stays so, on a daemon thread
   }
 
   /** A reference-counted searcher; the swap holds one reference, each query another. */
