@@ -34,12 +34,12 @@ class DocxFuzzTest {
     DocumentMutations.deleteTree(dir);
   }
 
-  @Property(tries = 30)
+  @Property(tries = 20)
   void mutatedDocx(@ForAll("edits") List<DocumentMutations.Edit> edits) {
     DocumentMutations.assertReadsOrQuarantines(dir, InputFormat.DOCX, DocumentMutations.apply(fixture, edits));
   }
 
-  @Property(tries = 30)
+  @Property(tries = 20)
   void mutatedEntryOfDocx(@ForAll int entry, @ForAll("edits") List<DocumentMutations.Edit> edits) {
     DocumentMutations.assertReadsOrQuarantines(dir, InputFormat.DOCX,
         DocumentMutations.applyInsideZip(fixture, entry, edits));
