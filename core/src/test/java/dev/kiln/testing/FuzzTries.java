@@ -2,6 +2,7 @@ package dev.kiln.testing;
 
 import java.lang.reflect.Method;
 import net.jqwik.api.lifecycle.AroundPropertyHook;
+import net.jqwik.api.lifecycle.PropagationMode;
 import net.jqwik.api.lifecycle.PropertyAttributes;
 import net.jqwik.api.lifecycle.PropertyExecutionResult;
 import net.jqwik.api.lifecycle.PropertyExecutor;
@@ -17,6 +18,12 @@ import net.jqwik.api.lifecycle.PropertyLifecycleContext;
  */
 public final class FuzzTries implements AroundPropertyHook {
   public static final String PROPERTY = "kiln.fuzz.tries";
+
+  /** Added on a test class, it applies to every property in it (jqwik's default: the class alone). */
+  @Override
+  public PropagationMode propagateTo() {
+    return PropagationMode.ALL_DESCENDANTS;
+  }
 
   @Override
   public PropertyExecutionResult aroundProperty(PropertyLifecycleContext context, PropertyExecutor property) {
