@@ -65,12 +65,12 @@ class ManifestFuzzTest {
     }
   }
 
-  @Property(tries = 400)
+  @Property(tries = 800)
   void mutatedStructure(@ForAll("golden") String name, @ForAll("mutations") List<JsonMutations.Mutation> mutations) {
     assertManifestOrSnapshotException(JsonMutations.apply(golden(name), mutations));
   }
 
-  @Property(tries = 200)
+  @Property(tries = 400)
   void damagedBytes(@ForAll("golden") String name, @ForAll("damages") List<JsonMutations.Damage> damages) {
     assertManifestOrSnapshotException(JsonMutations.damage(golden(name), damages));
   }

@@ -81,17 +81,17 @@ class SnapshotRecordsFuzzTest {
     return JsonMutations.damages();
   }
 
-  @Property(tries = 120)
+  @Property(tries = 70)
   void mutatedStructure(@ForAll("records") byte[] record, @ForAll("mutations") List<JsonMutations.Mutation> mutations) {
     assertRecordsRead(JsonMutations.apply(record, mutations));
   }
 
-  @Property(tries = 60)
+  @Property(tries = 35)
   void damagedBytes(@ForAll("records") byte[] record, @ForAll("damages") List<JsonMutations.Damage> damages) {
     assertRecordsRead(JsonMutations.damage(record, damages));
   }
 
-  @Property(tries = 60)
+  @Property(tries = 35)
   void randomCurrent(@ForAll("current") byte[] current) {
     assertTimeoutPreemptively(ManifestFuzzTest.BUDGET, () -> {
       storage.write(SnapshotLayout.CURRENT, current);

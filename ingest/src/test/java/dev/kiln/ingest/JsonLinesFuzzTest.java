@@ -55,17 +55,17 @@ class JsonLinesFuzzTest {
     return out;
   }
 
-  @Property(tries = 400)
+  @Property(tries = 800)
   void randomBytes(@ForAll("bytes") byte[] input) {
     readAndParse(input);
   }
 
-  @Property(tries = 600)
+  @Property(tries = 1200)
   void jsonishLines(@ForAll("jsonish") byte[] input) {
     readAndParse(input);
   }
 
-  @Property(tries = 40)
+  @Property(tries = 80)
   void deepNesting(@ForAll("nested") byte[] input) {
     readAndParse(input);
   }

@@ -31,7 +31,7 @@ class PdfFuzzTest {
     DocumentMutations.deleteTree(dir);
   }
 
-  @Property(tries = 150)
+  @Property(tries = 300)
   void mutatedPdf(@ForAll("edits") List<DocumentMutations.Edit> edits) {
     DocumentMutations.assertReadsOrQuarantines(dir, InputFormat.PDF, DocumentMutations.apply(fixture, edits));
   }

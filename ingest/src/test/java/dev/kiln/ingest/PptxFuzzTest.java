@@ -34,12 +34,12 @@ class PptxFuzzTest {
     DocumentMutations.deleteTree(dir);
   }
 
-  @Property(tries = 20)
+  @Property(tries = 30)
   void mutatedPptx(@ForAll("edits") List<DocumentMutations.Edit> edits) {
     DocumentMutations.assertReadsOrQuarantines(dir, InputFormat.PPTX, DocumentMutations.apply(fixture, edits));
   }
 
-  @Property(tries = 20)
+  @Property(tries = 30)
   void mutatedEntryOfPptx(@ForAll int entry, @ForAll("edits") List<DocumentMutations.Edit> edits) {
     DocumentMutations.assertReadsOrQuarantines(dir, InputFormat.PPTX,
         DocumentMutations.applyInsideZip(fixture, entry, edits));

@@ -33,7 +33,7 @@ class MetadataFilterFuzzTest {
   static final SortedMap<String, RangeType> TYPES = new TreeMap<>(Map.of("year", RangeType.LONG,
       "score", RangeType.DOUBLE, "date", RangeType.DATE, "x", RangeType.LONG, "", RangeType.DOUBLE));
 
-  @Property(tries = 1500)
+  @Property(tries = 1000)
   void filterLikeExpressions(@ForAll("expressions") List<String> expressions,
       @ForAll("metadata") Map<String, String> metadata) {
     assertFilterOrUsageError(expressions, metadata);
