@@ -83,6 +83,9 @@ public final class ManifestCheck {
       List<Manifest.FileEntry> files = d.files() == null ? List.of() : d.files();
       files(SnapshotLayout.PARENTS, files, 2, problems);
       for (Manifest.FileEntry f : files) {
+        if (f == null) {
+          continue; // reported by files() as an empty file entry
+        }
         String part = f.name() == null ? "" : f.name().substring(0, Math.max(0, f.name().indexOf('/')));
         boolean known = false;
         for (int s = 0; s < n; s++) {
