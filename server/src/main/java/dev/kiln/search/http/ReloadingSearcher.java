@@ -268,6 +268,8 @@ public final class ReloadingSearcher implements Closeable {
         }
         old = current;
         current = next;
+        // Counted with the swap, so that a status never shows the new snapshot with the old count.
+        reloads.incrementAndGet();
         unavailable = null;
         condemned.remove(id);
         clearFailures();
@@ -275,7 +277,6 @@ public final class ReloadingSearcher implements Closeable {
       if (old != null) {
         old.release(); // the owner's reference: closes now or when the last query finishes
       }
-      reloads.incrementAndGet();
       LOG.info("reloaded: now serving snapshot {} (was {})", id, serving == null ? "none" : serving);
       swapped(id, serving);
       startVerification(next);
