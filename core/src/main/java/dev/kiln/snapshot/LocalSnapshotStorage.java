@@ -84,6 +84,11 @@ public final class LocalSnapshotStorage implements SnapshotStorage {
   }
 
   @Override
+  public boolean linksSharedFiles() {
+    return true;
+  }
+
+  @Override
   public Optional<FileIdentity> identity(String key) throws IOException {
     return Optional.of(FileIdentity.of(Files.readAttributes(path(key), BasicFileAttributes.class)));
   }

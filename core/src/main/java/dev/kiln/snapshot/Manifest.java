@@ -37,7 +37,14 @@ public record Manifest(
     // Added within v1: corpus builds only; readers before it ignore it.
     @JsonProperty("corpus_files") CorpusFilesEntry corpusFiles) {
 
-  public static final int FORMAT_VERSION = 1;
+  /**
+   * Version 2 added {@link FileEntry#snapshot}: a snapshot references files an earlier snapshot of the
+   * same root wrote instead of copying them. Version 1 manifests (no such field) are still read.
+   */
+  public static final int FORMAT_VERSION = 2;
+
+  /** The first version whose file entries may reference another snapshot's file. */
+  public static final int FIRST_WITH_REFERENCES = 2;
 
   /** A manifest without a corpus files listing. */
   public Manifest(int formatVersion, String id, String created, String parent, ModelInfo model,
@@ -320,12 +327,47 @@ public record Manifest(
     }
   }
 
-  /** A file's name relative to its shard directory, its size in bytes and its SHA-256 (hex). */
+  /**
+   * A file's name relative to its directory (a shard, the docstore, the stored vectors), its size in
+   * bytes and its SHA-256 (hex), and — format version 2 — {@code snapshot}: the id of the earlier
+   * snapshot of the same root that wrote the file, when this snapshot references it instead of holding
+   * a copy (absent: the file is this snapshot's own). A referenced file keeps its name and directory:
+   * it lives at {@code snapshots/<snapshot>/<directory>/<name>} ({@link SnapshotLayout#fileKey}).
+   */
   public record FileEntry(
       @JsonProperty("name") String name,
       @JsonProperty("size") long size,
-      @JsonProperty("sha256") String sha256) implements Serializable {
-    private static final long serialVersionUID = 1L;
+      @JsonProperty("sha256") String sha256,
+      @JsonProperty("snapshot") @JsonInclude(JsonInclude.Include.NON_NULL) String snapshot) implements Serializable {
+    private static final long serialVersionUID = 2L;
+
+    /** A file of the snapshot's own. */
+    public FileEntry(String name, long size, String sha256) {
+      this(name, size, sha256, null);
+    }
+
+    /** The snapshot that holds the bytes: {@link #snapshot} when referenced, else {@code self}. */
+    public String owner(String self) {
+      return snapshot != null ? snapshot : self;
+    }
+
+    /** Whether the snapshot this entry belongs to ({@code self}) references the file rather than holding it. */
+    public boolean referenced(String self) {
+      return snapshot != null && !snapshot.equals(self);
+    }
+
+    /**
+     * This file as a later snapshot lists it when it shares the file with {@code self}, the snapshot
+     * whose manifest holds this entry: a reference to the file's owner, never a chain of references.
+     */
+    public FileEntry sharedFrom(String self) {
+      return new FileEntry(name, size, sha256, owner(self));
+    }
+
+    /** The same file named {@code other} (relative to another directory), keeping its owner. */
+    public FileEntry renamed(String other) {
+      return new FileEntry(other, size, sha256, snapshot);
+    }
   }
 
   public long totalChunks() {

@@ -64,7 +64,7 @@ public final class ManifestCheck {
       if (s.files() == null || s.files().isEmpty()) {
         problems.add(dir + " lists no files");
       } else {
-        files(dir, s.files(), 1, problems);
+        files(m, dir, s.files(), 1, problems);
       }
     }
     Manifest.EmbeddingsInfo e = m.embeddings();
@@ -73,7 +73,7 @@ public final class ManifestCheck {
         problems.add("stored vectors are in '" + SafePaths.printable(e.directory()) + "', expected "
             + SnapshotLayout.EMBEDDINGS);
       }
-      files(SnapshotLayout.EMBEDDINGS, e.files() == null ? List.of() : e.files(), 1, problems);
+      files(m, SnapshotLayout.EMBEDDINGS, e.files() == null ? List.of() : e.files(), 1, problems);
     }
     Manifest.DocstoreEntry d = m.docstore();
     if (d != null) {
@@ -81,7 +81,7 @@ public final class ManifestCheck {
         problems.add("the docstore is in '" + SafePaths.printable(d.directory()) + "', expected " + SnapshotLayout.PARENTS);
       }
       List<Manifest.FileEntry> files = d.files() == null ? List.of() : d.files();
-      files(SnapshotLayout.PARENTS, files, 2, problems);
+      files(m, SnapshotLayout.PARENTS, files, 2, problems);
       for (Manifest.FileEntry f : files) {
         if (f == null) {
           continue; // reported by files() as an empty file entry
@@ -116,8 +116,26 @@ public final class ManifestCheck {
     return problems;
   }
 
+  /**
+   * A file another snapshot holds: only in format version 2 and later, and only by the id of another
+   * snapshot of this root — never a path, a URI or another root, so that the file resolves under
+   * {@code snapshots/} of the root the manifest was read from.
+   */
+  private static void reference(Manifest m, String file, String owner, List<String> problems) {
+    if (m.formatVersion() < Manifest.FIRST_WITH_REFERENCES) {
+      problems.add(file + " references snapshot '" + SafePaths.printable(owner) + "', which format version "
+          + m.formatVersion() + " does not allow");
+    } else if (!SnapshotLayout.isSnapshotId(owner)) {
+      problems.add(file + " references '" + SafePaths.printable(owner)
+          + "', which is not a snapshot id (a referenced file must be another snapshot's of this root)");
+    } else if (owner.equals(m.id())) {
+      problems.add(file + " references its own snapshot " + owner);
+    }
+  }
+
   /** Names (of {@code depth} segments), uniqueness, sizes and digests of one directory's files. */
-  private static void files(String dir, List<Manifest.FileEntry> files, int depth, List<String> problems) {
+  private static void files(Manifest m, String dir, List<Manifest.FileEntry> files, int depth,
+      List<String> problems) {
     Set<String> names = new HashSet<>();
     for (Manifest.FileEntry f : files) {
       if (f == null) {
@@ -137,6 +155,9 @@ public final class ManifestCheck {
       }
       if (f.sha256() == null || !SHA256.matcher(f.sha256()).matches()) {
         problems.add(dir + "/" + name + " has no valid sha256");
+      }
+      if (f.snapshot() != null) {
+        reference(m, dir + "/" + name, f.snapshot(), problems);
       }
     }
   }

@@ -134,6 +134,21 @@ public final class SnapshotLayout {
     return snapshotKey(id) + PARENTS + "/" + shardDirName(shard) + "/";
   }
 
+  /**
+   * Key of file {@code f} of directory {@code directory} (a shard, {@code parents}, {@code embeddings})
+   * as snapshot {@code id}'s manifest lists it: under its owner's directory — {@code id} itself, or
+   * the earlier snapshot a format-2 entry references ({@link Manifest.FileEntry#snapshot}). The name
+   * is checked to stay inside that directory.
+   */
+  public static String fileKey(String id, String directory, Manifest.FileEntry f) {
+    return SafePaths.key(snapshotKey(f.owner(id)), "file", directory + "/" + f.name());
+  }
+
+  /** The local path of {@link #fileKey}: where the bytes of {@code f} live under this root. */
+  public Path file(String id, String directory, Manifest.FileEntry f) {
+    return root.resolve(fileKey(id, directory, f));
+  }
+
   public static String shardDirName(int shard) {
     return String.format(Locale.ROOT, "shard-%05d", shard);
   }

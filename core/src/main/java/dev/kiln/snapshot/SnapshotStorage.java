@@ -101,4 +101,22 @@ public interface SnapshotStorage {
   default Optional<FileIdentity> identity(String key) throws IOException {
     return Optional.empty();
   }
+
+  /**
+   * Where a snapshot's shared files are read. On an object store ({@code false}) a file a format-2
+   * manifest references lives once, at its owner's key ({@link SnapshotLayout#fileKey}). On a local
+   * file system ({@code true}) each snapshot directory also holds a hard link (or a copy, where links
+   * are impossible) of every file it references, so that Lucene opens a shard as one directory: the
+   * snapshot's own path is then what readers read, and what is verified.
+   */
+  default boolean linksSharedFiles() {
+    return false;
+  }
+
+  /** The key at which a reader of snapshot {@code id} finds file {@code f} of {@code directory}. */
+  default String fileKey(String id, String directory, Manifest.FileEntry f) {
+    return linksSharedFiles()
+        ? SafePaths.key(SnapshotLayout.snapshotKey(id), "file", directory + "/" + f.name())
+        : SnapshotLayout.fileKey(id, directory, f);
+  }
 }

@@ -81,7 +81,7 @@ public final class SnapshotVerifier {
       for (Manifest.ShardEntry s : m.shards()) {
         String part = s.directory() + "/";
         List<Manifest.FileEntry> inPart = d.files().stream().filter(f -> f.name().startsWith(part))
-            .map(f -> new Manifest.FileEntry(f.name().substring(part.length()), f.size(), f.sha256())).toList();
+            .map(f -> f.renamed(f.name().substring(part.length()))).toList();
         unlisted(prefix, d.directory() + "/" + s.directory(), inPart, t.problems);
       }
       top.add(d.directory());
@@ -95,7 +95,7 @@ public final class SnapshotVerifier {
       }
       Manifest.CorpusFilesEntry c = m.corpusFiles();
       if (c != null) {
-        file(prefix, SnapshotLayout.CORPUS_FILES, c.size(), c.sha256(), t);
+        fileUnder(prefix, SnapshotLayout.CORPUS_FILES, c.size(), c.sha256(), t);
         top.add(SnapshotLayout.CORPUS_FILES);
       }
       try {
@@ -136,16 +136,38 @@ public final class SnapshotVerifier {
   }
 
   private void files(String id, String dir, List<Manifest.FileEntry> files, Tally t) {
-    String prefix = SnapshotLayout.snapshotKey(id);
     for (Manifest.FileEntry f : files) {
-      file(prefix, dir + "/" + f.name(), f.size(), f.sha256(), t);
+      String name = dir + "/" + f.name();
+      String key;
+      try {
+        key = storage.fileKey(id, dir, f);
+      } catch (RuntimeException e) {
+        t.problems.add(name + ": " + e.getMessage());
+        continue;
+      }
+      file(key, name, f.size(), f.sha256(), t);
     }
   }
 
   /** Size (and SHA-256) of the file {@code name} (relative to the snapshot's {@code prefix}). */
-  private void file(String prefix, String name, long expectedSize, String expectedSha, Tally t) {
+  private void fileUnder(String prefix, String name, long expectedSize, String expectedSha, Tally t) {
+    String key;
     try {
-      String key = SafePaths.key(prefix, "file", name);
+      key = SafePaths.key(prefix, "file", name);
+    } catch (RuntimeException e) {
+      t.problems.add(name + ": " + e.getMessage());
+      return;
+    }
+    file(key, name, expectedSize, expectedSha, t);
+  }
+
+  /**
+   * Size (and SHA-256) of the file at {@code key}, named {@code name} relative to the snapshot that
+   * lists it (a referenced file's key is under another snapshot; problems and identities still name
+   * it as this snapshot lists it).
+   */
+  private void file(String key, String name, long expectedSize, String expectedSha, Tally t) {
+    try {
       // The identity first: a change while the file is hashed then shows as a changed identity later.
       FileIdentity identity = storage.identity(key).orElse(null);
       long size = identity != null ? identity.size() : storage.size(key);
@@ -177,8 +199,11 @@ public final class SnapshotVerifier {
 
   /** Entries of {@code dir} that {@code files} does not name (Lucene's write.lock aside). */
   private void unlisted(String prefix, String dir, List<Manifest.FileEntry> files, List<String> problems) {
+    // On an object store a referenced file is not in this snapshot's directory: an object there of
+    // that name is not what readers read, so it is reported like any other unlisted one.
     Set<String> listed = new HashSet<>();
-    files.forEach(f -> listed.add(f.name()));
+    String self = prefix.substring(SnapshotLayout.SNAPSHOTS.length() + 1, prefix.length() - 1);
+    files.stream().filter(f -> storage.linksSharedFiles() || !f.referenced(self)).forEach(f -> listed.add(f.name()));
     try {
       for (String name : storage.list(prefix + dir + "/")) {
         if (!listed.contains(name) && !name.equals(WRITE_LOCK)) {

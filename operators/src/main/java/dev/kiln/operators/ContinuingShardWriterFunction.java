@@ -227,7 +227,7 @@ public final class ContinuingShardWriterFunction extends ShardOwningWriter<Shard
       }
       ShardResult r = ShardFinisher.finish(e.getKey(), w, subtask(), config, positions.stale(e.getValue().moved() > 0),
           !prune, base == null ? null : layout.shardDir(base.baseId(), e.getKey()),
-          baseFiles.getOrDefault(e.getKey(), new ArrayList<>()));
+          base == null ? null : base.baseId(), baseFiles.getOrDefault(e.getKey(), new ArrayList<>()));
       r = staging.publish(r, w.directory(), SnapshotLayout.shardKey(snapshotId, e.getKey()));
       timer.add(start);
       out.collect(StageReport.shard(r, first

@@ -22,7 +22,7 @@ final class ParentParts {
     for (int shard : shards) {
       String prefix = SnapshotLayout.shardDirName(shard) + "/";
       for (Manifest.FileEntry f : ManifestFiles.describe(layout.parentsDir(snapshotId, shard))) {
-        files.add(new Manifest.FileEntry(prefix + f.name(), f.size(), f.sha256()));
+        files.add(f.renamed(prefix + f.name()));
       }
     }
     return files;

@@ -35,7 +35,7 @@ final class ShardFinisher {
 
   static ShardResult finish(int shard, ShardIndexWriter w, int subtask, IndexConfig config,
       Positions positions) throws IOException {
-    return finish(shard, w, subtask, config, positions, true, null, List.of());
+    return finish(shard, w, subtask, config, positions, true, null, null, List.of());
   }
 
   /**
@@ -60,11 +60,12 @@ final class ShardFinisher {
    * @param merge merge down to {@code index.max-segments}; an incremental build's shard keeps its
    *     base segments instead (only the segment counts are reported)
    * @param baseDir the base shard a continuing writer started from, or {@code null}
+   * @param baseId the base snapshot's id, or {@code null}
    * @param baseFiles that shard's files as the base manifest lists them: files still shared with it
    *     keep their recorded checksums instead of being hashed again ({@link ManifestFiles#describe})
    */
   static ShardResult finish(int shard, ShardIndexWriter w, int subtask, IndexConfig config,
-      Positions positions, boolean merge, Path baseDir, List<Manifest.FileEntry> baseFiles)
+      Positions positions, boolean merge, Path baseDir, String baseId, List<Manifest.FileEntry> baseFiles)
       throws IOException {
     ShardMerger.MergeResult merged = merge ? ShardMerger.merge(shard, w.directory(), config)
         : ShardMerger.count(shard, w.directory());
@@ -77,6 +78,6 @@ final class ShardFinisher {
     double recall = config.recallProbeSamples > 0 ? RecallFloor.probe(w.directory(), shard, config, unchanged)
         : Double.NaN;
     return new ShardResult(shard, w.directory().toString(), w.chunks(), w.documents(), subtask,
-        ManifestFiles.describe(w.directory(), baseDir, baseFiles), recall, merged.segmentsBefore(), merged.segmentsAfter());
+        ManifestFiles.describe(w.directory(), baseDir, baseId, baseFiles), recall, merged.segmentsBefore(), merged.segmentsAfter());
   }
 }

@@ -19,7 +19,7 @@ public final class ManifestFiles {
   private ManifestFiles() {}
 
   public static List<Manifest.FileEntry> describe(Path shardDir) throws IOException {
-    return describe(shardDir, null, List.of());
+    return describe(shardDir, null, null, List.of());
   }
 
   /**
@@ -27,10 +27,13 @@ public final class ManifestFiles {
    * file of the base (a hard link: the same inode, {@link Files#isSameFile}) with the size the base's
    * manifest lists takes the base's recorded SHA-256 instead of being hashed again. That checksum is
    * the one the base was verified against when it was published, so the new manifest still records
-   * what the bytes must be; only the new files are read.
+   * what the bytes must be; only the new files are read. Such a file is listed as a reference to the
+   * snapshot that holds it (format version 2: {@code baseId}, or the snapshot the base itself
+   * references): a remote root then uploads only the shard's new files, and a local root's hard link
+   * costs nothing.
    */
-  public static List<Manifest.FileEntry> describe(Path shardDir, Path baseDir, List<Manifest.FileEntry> baseFiles)
-      throws IOException {
+  public static List<Manifest.FileEntry> describe(Path shardDir, Path baseDir, String baseId,
+      List<Manifest.FileEntry> baseFiles) throws IOException {
     Map<String, Manifest.FileEntry> known = new HashMap<>();
     for (Manifest.FileEntry f : baseFiles) {
       known.put(f.name(), f);
@@ -46,7 +49,7 @@ public final class ManifestFiles {
         Manifest.FileEntry base = known.get(name);
         if (base != null && base.size() == size && baseDir != null && Files.exists(baseDir.resolve(name))
             && Files.isSameFile(p, baseDir.resolve(name))) {
-          files.add(base);
+          files.add(base.sharedFrom(baseId));
         } else {
           files.add(new Manifest.FileEntry(name, size, Checksums.sha256(p)));
         }

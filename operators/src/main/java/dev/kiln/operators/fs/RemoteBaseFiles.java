@@ -33,9 +33,12 @@ import org.apache.flink.core.fs.Path;
 public final class RemoteBaseFiles implements BaseFiles {
   private static final long serialVersionUID = 1L;
 
-  /** One file of the base: its name relative to the shard (or docstore part) directory, size, SHA-256. */
-  record BaseFile(String name, long size, String sha256) implements Serializable {
-    private static final long serialVersionUID = 1L;
+  /**
+   * One file of the base: its name relative to the shard (or docstore part) directory, size, SHA-256,
+   * and the snapshot that holds its bytes (the base itself, or the earlier snapshot it references).
+   */
+  record BaseFile(String name, long size, String sha256, String owner) implements Serializable {
+    private static final long serialVersionUID = 2L;
   }
 
   private final String root;
@@ -58,7 +61,7 @@ public final class RemoteBaseFiles implements BaseFiles {
             + s.directory() + "', expected " + SnapshotLayout.shardDirName(s.shard()));
       }
       ArrayList<BaseFile> files = new ArrayList<>();
-      s.files().forEach(e -> files.add(new BaseFile(e.name(), e.size(), e.sha256())));
+      s.files().forEach(e -> files.add(new BaseFile(e.name(), e.size(), e.sha256(), e.owner(base.id()))));
       f.shards.put(s.shard(), files);
     }
     if (base.docstore() != null) {
@@ -69,7 +72,7 @@ public final class RemoteBaseFiles implements BaseFiles {
               + "' is not in a part directory");
         }
         f.parents.computeIfAbsent(e.name().substring(0, slash), k -> new ArrayList<>())
-            .add(new BaseFile(e.name().substring(slash + 1), e.size(), e.sha256()));
+            .add(new BaseFile(e.name().substring(slash + 1), e.size(), e.sha256(), e.owner(base.id())));
       }
     }
     return f;
@@ -125,10 +128,11 @@ public final class RemoteBaseFiles implements BaseFiles {
   private java.nio.file.Path fetch(String directory, List<BaseFile> files, java.nio.file.Path target)
       throws IOException {
     Files.createDirectories(target);
-    Path remoteDir = new Path(root, SnapshotLayout.snapshotKey(baseId) + directory);
     for (BaseFile f : files) {
       java.nio.file.Path local = SafePaths.resolve(target, "base file", f.name());
-      Path remote = new Path(remoteDir, SafePaths.check("base file", f.name()));
+      // Where the bytes are: under the base, or under the earlier snapshot the base references.
+      Path remote = new Path(root, SnapshotLayout.snapshotKey(f.owner()) + directory + "/"
+          + SafePaths.check("base file", f.name()));
       Files.createDirectories(local.getParent());
       MessageDigest digest = Checksums.newDigest();
       long size;

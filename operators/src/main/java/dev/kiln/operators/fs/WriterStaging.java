@@ -2,6 +2,8 @@ package dev.kiln.operators.fs;
 
 import dev.kiln.model.ShardResult;
 import dev.kiln.snapshot.LocalFiles;
+import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.SafePaths;
 import dev.kiln.snapshot.SnapshotLayout;
 import java.io.Closeable;
 import java.io.IOException;
@@ -52,9 +54,24 @@ public final class WriterStaging implements Closeable {
     return remote;
   }
 
-  /** A finished shard's result as it lies once published: uploaded (its files' new place), or as it is in place. */
+  /**
+   * A finished shard's result as it lies once published: its own files uploaded (its files' new
+   * place), or as it is in place. Files the result lists as references to an earlier snapshot
+   * ({@link Manifest.FileEntry#snapshot}) are already in the root under their owner and are not
+   * uploaded again: a rebuild uploads what it wrote, not the shard.
+   */
   public ShardResult publish(ShardResult result, Path directory, String key) throws IOException {
-    return temporary == null ? result : result.at(publish(directory, key));
+    if (temporary == null) {
+      return result;
+    }
+    String remote = new org.apache.flink.core.fs.Path(remoteRoot, key.replaceAll("/+$", "")).toString();
+    for (Manifest.FileEntry f : result.files()) {
+      if (f.snapshot() == null) {
+        RemoteFiles.upload(SafePaths.resolve(directory, "shard file", f.name()),
+            new org.apache.flink.core.fs.Path(remote, f.name()));
+      }
+    }
+    return result.at(remote);
   }
 
   /** Removes the temporary directory (a remote root's); never throws, so that it cannot mask a failure. */

@@ -44,6 +44,11 @@ public final class SnapshotMirror {
   private final String remoteRoot;
   private final SnapshotLayout local;
   private SnapshotStorage storage;
+  private Localized last;
+  /** Of the localize under way: bytes downloaded, bytes linked, the earlier copies here (scanned once). */
+  private long fetched;
+  private long linked;
+  private EarlierCopies copies;
 
   /**
    * The shared local mirror of a remote root ({@link RemoteRoots#localMirror}), reached through the
@@ -108,7 +113,7 @@ public final class SnapshotMirror {
     return localize(id, false);
   }
 
-  private Path localize(String id, boolean vectors) throws IOException {
+  private synchronized Path localize(String id, boolean vectors) throws IOException {
     String snapshot = id != null ? SnapshotLayout.checkId(id) : remoteCurrent();
     if (snapshot == null) {
       throw new SnapshotException("no published snapshot under " + remoteRoot + " (no CURRENT)");
@@ -126,8 +131,11 @@ public final class SnapshotMirror {
         : Files.getLastModifiedTime(recordFile).to(TimeUnit.NANOSECONDS), new TreeMap<>());
     Path dir = local.snapshotDir(snapshot);
     Set<Path> expected = new HashSet<>();
-    int[] counts = new int[3]; // fetched, files, bytes (KiB)
+    int[] counts = new int[3]; // fetched, files, linked from an earlier copy
     long bytes = 0;
+    fetched = 0;
+    linked = 0;
+    copies = null;
     for (Manifest.ShardEntry shard : m.shards()) {
       // A serving copy leaves out what no searcher reads: the shard's fingerprint file too.
       bytes += fetch(snapshot, shard.directory(), vectors ? shard.files() : shard.servingFiles(), trust, expected,
@@ -152,7 +160,10 @@ public final class SnapshotMirror {
         new VerifiedRecord(VerifiedRecord.FORMAT_VERSION, manifestSha, Instant.now().toString(),
             vectors ? "download" : "download-serving", counts[1], bytes, trust.seen(), null)));
     writeLocal(local.current(), (snapshot + "\n").getBytes(StandardCharsets.UTF_8));
-    LOG.info("snapshot {} of {}: {} files downloaded and verified into {}", snapshot, remoteRoot, counts[0], local.root());
+    last = new Localized(snapshot, counts[1], bytes, counts[0], fetched, counts[2], linked);
+    LOG.info("snapshot {} of {}: {} files ({} bytes) downloaded and verified, {} ({} bytes) linked from earlier"
+        + " copies, {} of {} listed files already here; into {}", snapshot, remoteRoot, counts[0], fetched, counts[2],
+        linked, counts[1] - counts[0] - counts[2], counts[1], local.root());
     return local.root();
   }
 
@@ -204,7 +215,7 @@ public final class SnapshotMirror {
    * was verified), or when its SHA-256 matches the manifest.
    *
    * @param directory the directory, or null for files at the top of the snapshot
-   * @return bytes listed
+   * @return bytes listed; {@code counts}: [downloaded, listed, linked from an earlier copy]
    */
   private long fetch(String snapshot, String directory, List<Manifest.FileEntry> files, Trust trust,
       Set<Path> expected, int[] counts) throws IOException {
@@ -222,8 +233,17 @@ public final class SnapshotMirror {
           continue;
         }
       }
-      download(SafePaths.key(SnapshotLayout.snapshotKey(snapshot), "file", name), target);
+      if (linkEarlierCopy(snapshot, name, f, target)) {
+        trust.seen().put(name, identity(target));
+        counts[2]++;
+        linked += f.size();
+        continue;
+      }
+      // A file the manifest references lives under its owner in the remote root (format version 2).
+      download(directory == null ? SafePaths.key(SnapshotLayout.snapshotKey(snapshot), "file", name)
+          : storage().fileKey(snapshot, directory, f), target);
       trust.seen().put(name, identity(target));
+      fetched += Files.size(target);
       long size = Files.size(target);
       String sha = Checksums.sha256(target);
       if (size != f.size() || !sha.equals(f.sha256())) {
@@ -235,6 +255,45 @@ public final class SnapshotMirror {
       counts[0]++;
     }
     return bytes;
+  }
+
+  /**
+   * What the last {@link #localize} did: of {@code files} listed ({@code bytes} in all), how many it
+   * downloaded, how many it hard-linked from an earlier snapshot's verified copy here, and the bytes of
+   * each; the rest were already in place.
+   */
+  public record Localized(String snapshot, int files, long bytes, int downloaded, long downloadedBytes,
+      int linked, long linkedBytes) {}
+
+  /** The last {@link #localize}'s counts, or null before the first. */
+  public synchronized Localized last() {
+    return last;
+  }
+
+  /**
+   * Gives {@code target} the bytes of an identical file (same path in its snapshot, size and SHA-256)
+   * of an earlier snapshot already here, by a hard link, when that copy's {@code VERIFIED} record still
+   * vouches for it: a following searcher then downloads only the files a new snapshot does not share
+   * with one it holds — whether the new manifest references the file (format version 2) or lists a copy
+   * with the same checksum (version 1). Each copy's directory keeps its own link, so removing an old
+   * snapshot ({@link #retainOnly}) never takes a file a newer one needs.
+   */
+  private boolean linkEarlierCopy(String snapshot, String name, Manifest.FileEntry f, Path target) throws IOException {
+    if (copies == null) {
+      copies = EarlierCopies.scan(local, snapshot);
+    }
+    Path source = copies.find(name, f);
+    if (source == null) {
+      return false;
+    }
+    Files.createDirectories(target.getParent());
+    Files.deleteIfExists(target);
+    try {
+      Files.createLink(target, source);
+    } catch (IOException | UnsupportedOperationException e) {
+      return false;
+    }
+    return true;
   }
 
   /** Files of the local snapshot copy that the manifest does not list (older downloads, partial files). */
