@@ -162,7 +162,7 @@ final class EmbeddingReuse {
    */
   private static List<ReusePart> partPaths(SnapshotsTarget target, String id, Manifest.EmbeddingsInfo e) {
     return e.files().stream()
-        .map(f -> new ReusePart(target.dir(SnapshotLayout.snapshotKey(id) + e.directory() + "/" + f.name()),
+        .map(f -> new ReusePart(target.dir(SnapshotLayout.fileKey(id, e.directory(), f)),
             f.sha256()))
         .toList();
   }

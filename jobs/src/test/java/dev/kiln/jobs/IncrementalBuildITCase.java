@@ -152,6 +152,28 @@ class IncrementalBuildITCase {
   }
 
   @Test
+  void theRebuildReferencesTheBasesUnchangedFilesAndHoldsTheirHardLinks() throws Exception {
+    SnapshotStore store = new SnapshotStore(root);
+    assertEquals(2, second.formatVersion());
+    int referenced = 0;
+    for (Manifest.ShardEntry shard : second.shards()) {
+      for (Manifest.FileEntry f : shard.files()) {
+        Path here = store.layout().shardDir(second.id(), shard.shard()).resolve(f.name());
+        if (f.snapshot() != null) {
+          referenced++;
+          assertEquals(first.id(), f.snapshot(), f.toString());
+          Path owner = store.layout().file(second.id(), shard.directory(), f);
+          assertTrue(Files.isSameFile(here, owner), "a local root links the shared file, never copies it: " + f);
+        } else {
+          assertFalse(first.shards().get(shard.shard()).files().stream().anyMatch(b -> b.name().equals(f.name())
+              && b.sha256().equals(f.sha256())), "a file of the base is referenced, not listed as new: " + f);
+        }
+      }
+    }
+    assertTrue(referenced > 0, "the base's unchanged segments are referenced: " + second.shards());
+  }
+
+  @Test
   void everyShardHasItsOwnFingerprintFileListedInTheManifest() throws Exception {
     SnapshotStore store = new SnapshotStore(root);
     for (Manifest m : List.of(first, second)) {

@@ -16,6 +16,7 @@ import dev.kiln.route.ShardRouter;
 import dev.kiln.search.Searcher;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.snapshot.SnapshotStorage;
 import dev.kiln.snapshot.io.RemoteStorages;
 import dev.kiln.snapshot.io.SnapshotMirror;
 import dev.kiln.testing.S3Server;
@@ -127,6 +128,54 @@ class RemoteIncrementalITCase {
     try (Searcher s = Searcher.builder().root(serving).build()) {
       assertEquals(CHANGED, s.bm25("zeppelin airship hangar", 1).get(0).docId());
     }
+  }
+
+  @Test
+  @Order(2)
+  void theRebuildReferencesTheBasesUnchangedFilesAndTheBucketHoldsOnlyWhatItWrote() throws Exception {
+    assertEquals(2, second.formatVersion());
+    SnapshotStorage storage = RemoteStorages.open(ROOT, s3);
+    long own = 0;
+    long referenced = 0;
+    for (Manifest.ShardEntry shard : second.shards()) {
+      for (Manifest.FileEntry f : shard.files()) {
+        String ownKey = SnapshotLayout.snapshotKey(second.id()) + shard.directory() + "/" + f.name();
+        if (f.snapshot() == null) {
+          own += f.size();
+          assertEquals(f.size(), storage.size(ownKey), ownKey);
+        } else {
+          assertEquals(first.id(), f.snapshot(), "a reference names the snapshot that wrote the file: " + f);
+          referenced += f.size();
+          assertFalse(storage.exists(ownKey), "a referenced file is not copied: " + ownKey);
+          assertEquals(f.size(), storage.size(SnapshotLayout.fileKey(second.id(), shard.directory(), f)));
+        }
+      }
+    }
+    assertTrue(referenced > own, "the unchanged segments (" + referenced + " bytes) are referenced, only "
+        + own + " bytes were uploaded");
+    long stored = storedBytes(storage, SnapshotLayout.snapshotKey(second.id()));
+    long manifestBytes = storage.size(SnapshotLayout.manifestKey(second.id()));
+    assertTrue(stored < referenced + manifestBytes, "the bucket grew by " + stored + " bytes for the rebuild");
+
+    // A searcher that holds the base downloads only the files the rebuild wrote.
+    SnapshotMirror follower = mirror(work.resolve("follower"));
+    follower.localizeForServing(first.id());
+    follower.localizeForServing(second.id());
+    SnapshotMirror.Localized got = follower.last();
+    long servingOwn = second.shards().stream().flatMap(s -> s.servingFiles().stream())
+        .filter(f -> f.snapshot() == null).mapToLong(Manifest.FileEntry::size).sum();
+    assertEquals(servingOwn, got.downloadedBytes(), got.toString());
+    assertEquals(got.bytes() - servingOwn, got.linkedBytes(), got.toString());
+  }
+
+  /** Bytes of every object under {@code prefix} (ending in '/'). */
+  static long storedBytes(SnapshotStorage storage, String prefix) throws Exception {
+    long bytes = 0;
+    for (String name : storage.list(prefix)) {
+      String key = prefix + name;
+      bytes += storage.exists(key) ? storage.size(key) : storedBytes(storage, key + "/");
+    }
+    return bytes;
   }
 
   @Test

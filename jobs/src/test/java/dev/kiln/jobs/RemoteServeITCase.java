@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.testing.CliRun;
 import dev.kiln.testing.KilnProcess;
@@ -25,7 +26,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -170,14 +170,24 @@ class RemoteServeITCase {
     assertTrue(log.contains("failed verification"), log);
   }
 
-  /** The largest file of shard 0 of {@code id}, as a bucket key. */
+  /**
+   * The largest shard file {@code id} holds itself (not one it references from the snapshot it
+   * continues: flipping that would damage the earlier snapshots too), as a bucket key.
+   */
   static String largestShardFile(String id) throws Exception {
     String dir = "snapshots/snapshots/" + id + "/";
     Manifest m = SnapshotStore.json().readValue(server.bytes(dir + "manifest.json"), Manifest.class);
-    Manifest.ShardEntry shard = m.shards().get(0);
-    Manifest.FileEntry biggest = shard.files().stream().max(Comparator.comparingLong(Manifest.FileEntry::size))
-        .orElseThrow();
-    return dir + shard.directory() + "/" + biggest.name();
+    String best = null;
+    long size = -1;
+    for (Manifest.ShardEntry shard : m.shards()) {
+      for (Manifest.FileEntry f : shard.files()) {
+        if (f.snapshot() == null && f.size() > size && !f.name().equals(SnapshotLayout.SHARD_FINGERPRINTS)) {
+          best = dir + shard.directory() + "/" + f.name();
+          size = f.size();
+        }
+      }
+    }
+    return best;
   }
 
   static Set<String> cachedSnapshots(Path cache) throws Exception {

@@ -5,6 +5,7 @@ import dev.kiln.snapshot.Manifest;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -50,11 +51,32 @@ public final class ManifestFiles {
         if (base != null && base.size() == size && baseDir != null && Files.exists(baseDir.resolve(name))
             && Files.isSameFile(p, baseDir.resolve(name))) {
           files.add(base.sharedFrom(baseId));
+          continue;
+        }
+        String sha = Checksums.sha256(p);
+        // Written again with the very bytes the base holds (a shard's fingerprint file when nothing in
+        // it changed): shared all the same, so a remote root is not sent the same bytes twice.
+        if (base != null && base.size() == size && base.sha256().equals(sha) && baseId != null && baseDir != null
+            && Files.isRegularFile(baseDir.resolve(name))) {
+          relink(p, baseDir.resolve(name));
+          files.add(base.sharedFrom(baseId));
         } else {
-          files.add(new Manifest.FileEntry(name, size, Checksums.sha256(p)));
+          files.add(new Manifest.FileEntry(name, size, sha));
         }
       }
     }
     return files;
+  }
+
+  /** Replaces {@code copy} by a hard link of {@code original} (same bytes), or leaves the copy where links fail. */
+  private static void relink(Path copy, Path original) throws IOException {
+    Path tmp = copy.resolveSibling("." + copy.getFileName() + ".link");
+    try {
+      Files.deleteIfExists(tmp);
+      Files.createLink(tmp, original);
+      Files.move(tmp, copy, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException | UnsupportedOperationException e) {
+      Files.deleteIfExists(tmp); // the copy holds the same bytes: only the disk space is not shared
+    }
   }
 }

@@ -1,0 +1,74 @@
+package dev.kiln.snapshot;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A local root seen as an object store sees it: no file identities and no hard links of shared files,
+ * so a format-2 reference is read at its owner's key — what S3 and HDFS roots do, without a server.
+ */
+final class ObjectStoreView implements SnapshotStorage {
+  private final LocalSnapshotStorage local;
+
+  ObjectStoreView(Path root) {
+    this.local = new LocalSnapshotStorage(root);
+  }
+
+  @Override
+  public Optional<byte[]> read(String key) throws IOException {
+    return local.read(key);
+  }
+
+  @Override
+  public <T> T locked(String key, LockedAction<T> action) throws IOException {
+    return local.locked(key, action);
+  }
+
+  @Override
+  public InputStream open(String key) throws IOException {
+    return local.open(key);
+  }
+
+  @Override
+  public long size(String key) throws IOException {
+    return local.size(key);
+  }
+
+  @Override
+  public boolean exists(String key) throws IOException {
+    return local.exists(key);
+  }
+
+  @Override
+  public void write(String key, byte[] data) throws IOException {
+    local.write(key, data);
+  }
+
+  @Override
+  public boolean compareAndSet(String key, byte[] expected, byte[] update) throws IOException {
+    return local.compareAndSet(key, expected, update);
+  }
+
+  @Override
+  public List<String> list(String prefix) throws IOException {
+    return local.list(prefix);
+  }
+
+  @Override
+  public void delete(String key) throws IOException {
+    local.delete(key);
+  }
+
+  @Override
+  public void deleteTree(String prefix) throws IOException {
+    local.deleteTree(prefix);
+  }
+
+  @Override
+  public long lastModified(String key) throws IOException {
+    return local.lastModified(key);
+  }
+}
