@@ -93,11 +93,22 @@ public final class DocFingerprintFile {
    *     shard continued from one written before fingerprints existed): then no file is written
    */
   public static long write(Path shardDir) throws IOException {
-    if (!DocFingerprints.present(shardDir)) {
+    try (Directory shard = FSDirectory.open(shardDir)) {
+      return write(shardDir, shard);
+    }
+  }
+
+  /**
+   * As {@link #write(Path)}, the fingerprints read from {@code shard} — the committed shard as a Lucene
+   * directory, which over a base read on demand holds more than {@code shardDir} — and the file written
+   * into {@code shardDir}.
+   */
+  public static long write(Path shardDir, Directory shard) throws IOException {
+    if (!DocFingerprints.present(shard)) {
       Files.deleteIfExists(shardDir.resolve(NAME));
       return -1;
     }
-    DocFingerprints fps = DocFingerprints.read(List.of(shardDir));
+    DocFingerprints fps = DocFingerprints.read(shard);
     String tmp = NAME + ".tmp";
     Files.deleteIfExists(shardDir.resolve(tmp));
     try (Directory dir = FSDirectory.open(shardDir)) {

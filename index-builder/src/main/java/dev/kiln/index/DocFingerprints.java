@@ -11,6 +11,7 @@ import org.apache.lucene.index.BinaryDocValues;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.Bits;
 import org.apache.lucene.util.BytesRef;
@@ -46,11 +47,35 @@ public final class DocFingerprints {
    *     before they existed): such a base cannot be continued
    */
   public static DocFingerprints read(List<Path> shardDirs) throws IOException {
+    Collected c = new Collected();
+    for (Path shard : shardDirs) {
+      try (FSDirectory dir = FSDirectory.open(shard)) {
+        c.add(dir, shard.toString());
+      }
+    }
+    return sortedUnique(c.h, c.l, c.n);
+  }
+
+  /** The fingerprints of every live chunk of one shard opened as a Lucene directory (a base read on demand). */
+  public static DocFingerprints read(Directory shard) throws IOException {
+    Collected c = new Collected();
+    c.add(shard, shard.toString());
+    return sortedUnique(c.h, c.l, c.n);
+  }
+
+  /** Whether every segment with live chunks in {@code shard} carries fingerprints. */
+  public static boolean present(Directory shard) throws IOException {
+    return ShardSchema.onEveryLiveSegment(shard, ShardSchema.DOC_FP);
+  }
+
+  /** Fingerprints collected so far, unsorted, as two growing arrays of halves. */
+  private static final class Collected {
     long[] h = new long[1024];
     long[] l = new long[1024];
-    int n = 0;
-    for (Path shard : shardDirs) {
-      try (FSDirectory dir = FSDirectory.open(shard); DirectoryReader reader = DirectoryReader.open(dir)) {
+    int n;
+
+    void add(Directory dir, String shard) throws IOException {
+      try (DirectoryReader reader = DirectoryReader.open(dir)) {
         for (LeafReaderContext leaf : reader.leaves()) {
           BinaryDocValues values = leaf.reader().getBinaryDocValues(ShardSchema.DOC_FP);
           if (values == null) {
@@ -81,7 +106,6 @@ public final class DocFingerprints {
         }
       }
     }
-    return sortedUnique(h, l, n);
   }
 
   /** Whether every segment with live chunks in {@code shardDir} carries fingerprints. */

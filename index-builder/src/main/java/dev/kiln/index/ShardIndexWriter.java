@@ -2,6 +2,8 @@ package dev.kiln.index;
 
 import dev.kiln.config.IndexConfig;
 import dev.kiln.config.VectorEncoding;
+import dev.kiln.index.store.BaseOverlayDirectory;
+import dev.kiln.index.store.CachedRemoteFile;
 import dev.kiln.model.Chunk;
 import dev.kiln.model.DocumentFingerprint;
 import dev.kiln.model.EmbeddedChunk;
@@ -10,6 +12,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -40,6 +43,7 @@ import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.similarities.BM25Similarity;
+import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.Bits;
 import org.apache.lucene.util.BytesRef;
@@ -52,7 +56,11 @@ import org.apache.lucene.util.FixedBitSet;
 public final class ShardIndexWriter implements Closeable {
   private final Path directory;
   private final IndexConfig config;
-  private final FSDirectory dir;
+  private final Directory dir;
+  /** A base read on demand from where it lives (a remote root), or null ({@link #continuingOver}). */
+  private final Map<String, CachedRemoteFile> remoteBase;
+  /** The base's files the closed shard still shares with it (a remote base); empty otherwise. */
+  private Set<String> sharedBaseFiles = Set.of();
   private final IndexWriter writer;
   private final int dimension;
   private final Analyzer chinese = Analyzers.forName(Analyzers.CHINESE);
@@ -69,6 +77,11 @@ public final class ShardIndexWriter implements Closeable {
 
   private ShardIndexWriter(Path directory, Path base, IndexConfig config, int dimension, boolean forceMerge)
       throws IOException {
+    this(directory, base, null, config, dimension, forceMerge);
+  }
+
+  private ShardIndexWriter(Path directory, Path base, Map<String, CachedRemoteFile> remoteBase, IndexConfig config,
+      int dimension, boolean forceMerge) throws IOException {
     WriterDirectories.requireEmpty(directory, "shard directory");
     this.directory = directory;
     this.config = config;
@@ -79,14 +92,17 @@ public final class ShardIndexWriter implements Closeable {
     if (base != null) {
       BaseSegments.link(base, directory);
     }
-    this.dir = FSDirectory.open(directory);
+    this.remoteBase = remoteBase;
+    this.dir = remoteBase != null ? new BaseOverlayDirectory(FSDirectory.open(directory), remoteBase)
+        : FSDirectory.open(directory);
     IndexWriterConfig iwc = new IndexWriterConfig(Analyzers.forName(config.analyzer));
-    iwc.setOpenMode(base == null ? IndexWriterConfig.OpenMode.CREATE : IndexWriterConfig.OpenMode.APPEND);
+    iwc.setOpenMode(base == null && remoteBase == null ? IndexWriterConfig.OpenMode.CREATE
+        : IndexWriterConfig.OpenMode.APPEND);
     iwc.setSimilarity(new BM25Similarity(config.bm25K1, config.bm25B));
     iwc.setRAMBufferSizeMB(config.ramBufferMb);
     iwc.setCodec(codec(config));
     this.writer = new IndexWriter(dir, iwc);
-    this.counted = base != null;
+    this.counted = base != null || remoteBase != null;
   }
 
   /**
@@ -103,6 +119,35 @@ public final class ShardIndexWriter implements Closeable {
   public static ShardIndexWriter continuing(Path directory, Path baseShard, IndexConfig config, int dimension,
       boolean forceMerge) throws IOException {
     return new ShardIndexWriter(directory, baseShard, config, dimension, forceMerge);
+  }
+
+  /**
+   * A shard that continues a base living elsewhere (a remote root), read on demand: the base's files
+   * are never copied here, only the blocks Lucene reads of them are fetched ({@link BaseOverlayDirectory});
+   * {@code directory} receives only what this writer writes. After {@link #close}, {@link
+   * #sharedBaseFiles} names the base files the shard still uses, and {@link #openFinished} reads it.
+   */
+  public static ShardIndexWriter continuingOver(Path directory, Map<String, CachedRemoteFile> base,
+      IndexConfig config, int dimension, boolean forceMerge) throws IOException {
+    return new ShardIndexWriter(directory, null, base, config, dimension, forceMerge);
+  }
+
+  /** The base's files the closed shard shares with its base (a base read on demand); empty otherwise. */
+  public Set<String> sharedBaseFiles() {
+    return sharedBaseFiles;
+  }
+
+  /**
+   * The closed shard as a Lucene directory: its own directory, or — over a base read on demand — its
+   * new files and the base files it shares. The caller closes it.
+   */
+  public Directory openFinished() throws IOException {
+    if (remoteBase == null) {
+      return FSDirectory.open(directory);
+    }
+    Map<String, CachedRemoteFile> shared = new HashMap<>(remoteBase);
+    shared.keySet().retainAll(sharedBaseFiles);
+    return new BaseOverlayDirectory(FSDirectory.open(directory), shared);
   }
 
   /**
@@ -277,6 +322,9 @@ public final class ShardIndexWriter implements Closeable {
       writer.commit();
     } finally {
       writer.close();
+      if (dir instanceof BaseOverlayDirectory overlay) {
+        sharedBaseFiles = overlay.baseFiles();
+      }
       try {
         countLive();
       } finally {

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 
 /**
@@ -64,7 +65,14 @@ public final class ShardSchema {
    * that continues the shard checks before relying on fields added within format version 1.
    */
   public static boolean onEveryLiveSegment(Path shardDir, String... fields) throws IOException {
-    try (FSDirectory dir = FSDirectory.open(shardDir); DirectoryReader reader = DirectoryReader.open(dir)) {
+    try (FSDirectory dir = FSDirectory.open(shardDir)) {
+      return onEveryLiveSegment(dir, fields);
+    }
+  }
+
+  /** As {@link #onEveryLiveSegment(Path, String...)} for a shard opened as a Lucene directory. */
+  public static boolean onEveryLiveSegment(Directory dir, String... fields) throws IOException {
+    try (DirectoryReader reader = DirectoryReader.open(dir)) {
       for (LeafReaderContext leaf : reader.leaves()) {
         if (leaf.reader().numDocs() == 0) {
           continue;

@@ -13,6 +13,7 @@ import org.apache.lucene.index.SortedDocValues;
 import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.Bits;
 import org.apache.lucene.util.BytesRef;
@@ -48,7 +49,14 @@ public final class SourcePositions {
    * pass over the source doc values of each segment, no stored field read.
    */
   public static boolean within(Path shardDir, Set<String> files) throws IOException {
-    try (FSDirectory dir = FSDirectory.open(shardDir); DirectoryReader reader = DirectoryReader.open(dir)) {
+    try (FSDirectory dir = FSDirectory.open(shardDir)) {
+      return within(dir, files);
+    }
+  }
+
+  /** As {@link #within(Path, Set)} for a shard opened as a Lucene directory. */
+  public static boolean within(Directory dir, Set<String> files) throws IOException {
+    try (DirectoryReader reader = DirectoryReader.open(dir)) {
       for (LeafReaderContext leaf : reader.leaves()) {
         if (!everyLiveChunkWithin(leaf.reader(), files)) {
           return false;

@@ -5,8 +5,10 @@ import dev.kiln.index.RelocatedChunks;
 import dev.kiln.index.ShardIndexWriter;
 import dev.kiln.index.ShardSchema;
 import dev.kiln.index.SourcePositions;
+import dev.kiln.index.store.BaseOverlayDirectory;
 import dev.kiln.model.EmbeddedChunk;
 import dev.kiln.model.RecordPosition;
+import dev.kiln.operators.fs.BaseShard;
 import dev.kiln.vectors.KeyBits;
 import dev.kiln.vectors.KeyLongMap;
 import dev.kiln.vectors.KeySet;
@@ -26,6 +28,8 @@ import org.apache.lucene.index.Term;
 import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.search.DocIdSetIterator;
+import org.apache.lucene.store.ByteBuffersDirectory;
+import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.Bits;
 import org.apache.lucene.util.BytesRef;
@@ -79,20 +83,33 @@ final class ContinuedShard implements Closeable {
   }
 
   /**
-   * @param baseDir the base shard, or {@code null} to start from an empty shard
+   * @param base the base shard (a local directory, or remote files read on demand), or {@code null} to
+   *     start from an empty shard
    * @param prune an incremental build: the base's segments are kept, not merged down
    */
-  static ContinuedShard open(Path dir, Path baseDir, IndexConfig config, int dimension, boolean prune,
+  static ContinuedShard open(Path dir, BaseShard base, IndexConfig config, int dimension, boolean prune,
       Counters counters) throws IOException {
-    if (baseDir == null) {
+    if (base == null) {
       return new ContinuedShard(new ShardIndexWriter(dir, config, dimension), null, counters);
     }
-    if (!Files.isDirectory(baseDir)) {
-      throw new IOException("a shard of the base snapshot is missing: " + baseDir);
+    ShardIndexWriter writer;
+    Directory baseView;
+    switch (base) {
+      case BaseShard.Local local -> {
+        if (!Files.isDirectory(local.directory())) {
+          throw new IOException("a shard of the base snapshot is missing: " + local.directory());
+        }
+        writer = ShardIndexWriter.continuing(dir, local.directory(), config, dimension, !prune);
+        baseView = FSDirectory.open(local.directory());
+      }
+      case BaseShard.Remote remote -> {
+        writer = ShardIndexWriter.continuingOver(dir, remote.files(), config, dimension, !prune);
+        // The reader of the base shares the writer's fetched blocks: each is read once.
+        baseView = new BaseOverlayDirectory(new ByteBuffersDirectory(), remote.files());
+      }
     }
-    ShardIndexWriter writer = ShardIndexWriter.continuing(dir, baseDir, config, dimension, !prune);
     try {
-      return new ContinuedShard(writer, DirectoryReader.open(FSDirectory.open(baseDir)), counters);
+      return new ContinuedShard(writer, DirectoryReader.open(baseView), counters);
     } catch (IOException | RuntimeException e) {
       try {
         writer.close();

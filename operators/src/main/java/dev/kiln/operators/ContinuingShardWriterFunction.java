@@ -2,23 +2,25 @@ package dev.kiln.operators;
 
 import dev.kiln.config.IndexConfig;
 import dev.kiln.index.ShardIndexWriter;
+import dev.kiln.index.store.FetchStats;
 import dev.kiln.ingest.CorpusFileEnumerator;
 import dev.kiln.model.ShardChange;
 import dev.kiln.model.ShardResult;
 import dev.kiln.operators.fs.BaseFiles;
+import dev.kiln.operators.fs.BaseShard;
 import dev.kiln.operators.fs.SnapshotsTarget;
 import dev.kiln.operators.fs.WriterStaging;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.vectors.KeyBits;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
+import java.util.TreeMap;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.util.Collector;
 import org.slf4j.Logger;
@@ -76,6 +78,12 @@ public final class ContinuingShardWriterFunction extends ShardOwningWriter<Shard
   private transient LongCounter relocated;
   private transient ContinuedShard.Counters counters;
   private transient WriterDuplicates duplicates;
+  /** The owned shards' bases as the target gives them (none without a base). */
+  private transient SortedMap<Integer, BaseShard> bases;
+  /** What the writer read of a remote base. */
+  private transient FetchStats fetched;
+  private transient LongCounter baseBytesRead;
+  private transient LongCounter uploaded;
 
   /**
    * @param base the base snapshot's files as the target gives them, or {@code null} to start from
@@ -114,18 +122,39 @@ public final class ContinuingShardWriterFunction extends ShardOwningWriter<Shard
     withoutPositions = getRuntimeContext().getLongCounter(JobCounters.SHARDS_WITHOUT_POSITIONS);
     relocated = getRuntimeContext().getLongCounter(JobCounters.INCREMENTAL_RELOCATED);
     documents = getRuntimeContext().getLongCounter(JobCounters.DOCUMENTS);
+    baseBytesRead = getRuntimeContext().getLongCounter(JobCounters.BASE_BYTES_READ);
+    uploaded = getRuntimeContext().getLongCounter(JobCounters.SHARD_BYTES_UPLOADED);
   }
 
   @Override
   protected void openBase(SnapshotLayout layout, List<Integer> owned) throws IOException {
     unread = corpusListing == null ? Set.of() : CorpusFileEnumerator.keptFiles(corpusListing);
+    bases = new TreeMap<>();
+    fetched = new FetchStats();
     if (base != null) {
       for (int shard : owned) {
         long start = System.nanoTime();
-        base.fetchShard(shard, layout.shardDir(base.baseId(), shard));
+        // A remote base is not downloaded: Lucene reads what it needs of it, block by block.
+        bases.put(shard, base.shard(shard, layout.shardDir(base.baseId(), shard),
+            layout.root().resolve("base-cache").resolve(SnapshotLayout.shardDirName(shard)), fetched));
         timer.add(start);
       }
     }
+  }
+
+  @Override
+  protected void closeBase() {
+    if (bases == null) {
+      return;
+    }
+    for (BaseShard b : bases.values()) {
+      try {
+        b.close();
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("cannot close base shard {}: {}", b, e.toString());
+      }
+    }
+    bases = null;
   }
 
   @Override
@@ -155,9 +184,8 @@ public final class ContinuingShardWriterFunction extends ShardOwningWriter<Shard
 
   @Override
   protected ContinuedShard openPart(SnapshotLayout layout, int shard) throws IOException {
-    Path baseDir = base == null ? null : layout.shardDir(base.baseId(), shard);
-    ContinuedShard s = ContinuedShard.open(layout.shardDir(snapshotId, shard), baseDir, config, dimension, prune,
-        counters);
+    ContinuedShard s = ContinuedShard.open(layout.shardDir(snapshotId, shard), bases.get(shard), config, dimension,
+        prune, counters);
     if (!unread.isEmpty()) {
       try {
         // The records of the unread files are this shard's documents as much as those the parser saw.
@@ -206,9 +234,14 @@ public final class ContinuingShardWriterFunction extends ShardOwningWriter<Shard
   @Override
   protected void finish(SortedMap<Integer, ContinuedShard> states, WriterStaging staging,
       Collector<StageReport> out) throws IOException {
-    SnapshotLayout layout = staging.layout();
     ShardFinisher.Positions positions = ShardFinisher.Positions.of(target, snapshotId, withoutPositions);
-    boolean first = true;
+    // Reported with the first shard: what the writers read of a remote base happened before finishing.
+    if (fetched.blocks() > 0) {
+      LOG.info("subtask {}: read {} bytes of the remote base in {} blocks", subtask(), fetched.bytes(),
+          fetched.blocks());
+    }
+    baseBytesRead.add(fetched.bytes());
+    List<ShardResult> results = new ArrayList<>();
     for (Map.Entry<Integer, ContinuedShard> e : states.entrySet()) {
       ShardIndexWriter w = e.getValue().writer();
       long start = System.nanoTime();
@@ -226,10 +259,17 @@ public final class ContinuingShardWriterFunction extends ShardOwningWriter<Shard
             + " are stale, so the next build reads every corpus file", e.getKey(), e.getValue().moved());
       }
       ShardResult r = ShardFinisher.finish(e.getKey(), w, subtask(), config, positions.stale(e.getValue().moved() > 0),
-          !prune, base == null ? null : layout.shardDir(base.baseId(), e.getKey()),
-          base == null ? null : base.baseId(), baseFiles.getOrDefault(e.getKey(), new ArrayList<>()));
+          !prune, bases.get(e.getKey()), base == null ? null : base.baseId(),
+          baseFiles.getOrDefault(e.getKey(), new ArrayList<>()));
       r = staging.publish(r, w.directory(), SnapshotLayout.shardKey(snapshotId, e.getKey()));
+      uploaded.add(staging.uploadedBytes(r));
       timer.add(start);
+      results.add(r);
+    }
+    // One report per shard; this subtask's counters, complete once every shard is published, ride on the
+    // first (the committer sums them).
+    boolean first = true;
+    for (ShardResult r : results) {
       out.collect(StageReport.shard(r, first
           ? StageReports.of("write-shards", getRuntimeContext(), JobCounters.WRITE_STAGE).counters() : Map.of()));
       first = false;

@@ -80,6 +80,11 @@ public final class JobCounters {
    */
   public static final String SHARDS_WITHOUT_POSITIONS = "shards.without-positions";
 
+  /** Builds over a remote base: bytes the shard writers read of the base shards (on demand, block by block). */
+  public static final String BASE_BYTES_READ = "base.bytes.read";
+  /** Builds into a remote root: bytes of shard files uploaded (shared base files are referenced, not uploaded). */
+  public static final String SHARD_BYTES_UPLOADED = "shards.bytes.uploaded";
+
   public static final String TIME_PARSE = "time.parse.ns";
   public static final String TIME_CHUNK = "time.chunk.ns";
   public static final String TIME_EMBED = "time.embed.ns";
@@ -94,7 +99,7 @@ public final class JobCounters {
       CHUNKS_DEDUPLICATED, CHUNKS_TRUNCATED, MODEL_LOADS, TIME_EMBED, REUSE_PARTS_READ, REUSE_PARTS_REFUSED);
   public static final List<String> WRITE_STAGE = List.of(CHUNKS_WRITTEN, TIME_WRITE, CHANGELOG_CHUNKS_REMOVED,
       CHANGELOG_DELETE_UNKNOWN, RANGE_VALUES_UNPARSED, INCREMENTAL_KEPT, INCREMENTAL_REMOVED, RECORDS_UNREAD,
-      SHARDS_WITHOUT_POSITIONS, INCREMENTAL_RELOCATED,
+      SHARDS_WITHOUT_POSITIONS, INCREMENTAL_RELOCATED, BASE_BYTES_READ, SHARD_BYTES_UPLOADED,
       // a full build's writers resolve duplicate ids (WriterDuplicates): they correct these
       CHUNKS, CHUNKS_DUPLICATE_ID, DOCUMENTS, QUARANTINED);
   public static final List<String> PARENTS_STAGE = List.of(PARENTS_WRITTEN, CHANGELOG_PARENTS, PARENTS);

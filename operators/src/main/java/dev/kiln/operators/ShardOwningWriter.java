@@ -102,8 +102,12 @@ public abstract class ShardOwningWriter<IN, P> extends RichMapPartitionFunction<
     openBase(staging.layout(), owned());
   }
 
+  /** Releases what {@link #openBase} opened; called on close, before the staging is removed. Never throws. */
+  protected void closeBase() {}
+
   @Override
   public final void close() {
+    closeBase();
     if (staging != null) {
       staging.close();
       staging = null;

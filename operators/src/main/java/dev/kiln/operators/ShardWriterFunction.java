@@ -9,6 +9,8 @@ import dev.kiln.operators.fs.SnapshotsTarget;
 import dev.kiln.operators.fs.WriterStaging;
 import dev.kiln.snapshot.SnapshotLayout;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import org.apache.flink.api.common.accumulators.LongCounter;
@@ -52,10 +54,12 @@ public final class ShardWriterFunction extends ShardOwningWriter<EmbeddedChunk, 
     this.config = config;
   }
 
+  private transient LongCounter uploaded;
   @Override
   protected void openCounters() {
     rangeUnparsed = getRuntimeContext().getLongCounter(JobCounters.RANGE_VALUES_UNPARSED);
     withoutPositions = getRuntimeContext().getLongCounter(JobCounters.SHARDS_WITHOUT_POSITIONS);
+    uploaded = getRuntimeContext().getLongCounter(JobCounters.SHARD_BYTES_UPLOADED);
     metrics = new WriteMetrics(getRuntimeContext().getMetricGroup());
   }
 
@@ -114,15 +118,21 @@ public final class ShardWriterFunction extends ShardOwningWriter<EmbeddedChunk, 
   protected void finish(SortedMap<Integer, ShardIndexWriter> writers, WriterStaging staging,
       Collector<StageReport> out) throws IOException {
     ShardFinisher.Positions positions = ShardFinisher.Positions.of(target, snapshotId, withoutPositions);
-    boolean first = true;
+    List<ShardResult> results = new ArrayList<>();
     for (Map.Entry<Integer, ShardIndexWriter> e : writers.entrySet()) {
       ShardIndexWriter w = e.getValue();
       long start = System.nanoTime();
       metrics.shard(w.directory());
       ShardResult r = ShardFinisher.finish(e.getKey(), w, subtask(), config, positions);
       r = staging.publish(r, w.directory(), SnapshotLayout.shardKey(snapshotId, e.getKey()));
+      uploaded.add(staging.uploadedBytes(r));
       timer.add(start);
-      // One report per shard; this subtask's counters ride on the first (they are summed by the committer).
+      results.add(r);
+    }
+    // One report per shard; this subtask's counters, complete once every shard is published, ride on the
+    // first (the committer sums them).
+    boolean first = true;
+    for (ShardResult r : results) {
       out.collect(StageReport.shard(r, first
           ? StageReports.of("write-shards", getRuntimeContext(), JobCounters.WRITE_STAGE).counters() : Map.of()));
       first = false;

@@ -15,6 +15,7 @@ import dev.kiln.model.Document;
 import dev.kiln.model.DocumentFingerprint;
 import dev.kiln.model.EmbeddedChunk;
 import dev.kiln.model.RecordPosition;
+import dev.kiln.operators.fs.BaseShard;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HexFormat;
@@ -84,7 +85,7 @@ class ContinuedShardRelocationTest {
     LongCounter kept = new LongCounter();
     LongCounter removed = new LongCounter();
     DocumentWinners winners = new DocumentWinners();
-    ContinuedShard shard = ContinuedShard.open(next, base, new IndexConfig(), 4, true, new ContinuedShard.Counters(
+    ContinuedShard shard = ContinuedShard.open(next, new BaseShard.Local(base), new IndexConfig(), 4, true, new ContinuedShard.Counters(
         new LongCounter(), kept, new LongCounter(), new LongCounter(), removed));
     try (shard) {
       shard.unchanged("p", winners.offerUnchanged("p", pAt), pAt);

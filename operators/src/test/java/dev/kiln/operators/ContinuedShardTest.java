@@ -12,6 +12,7 @@ import dev.kiln.model.Document;
 import dev.kiln.model.DocumentFingerprint;
 import dev.kiln.model.EmbeddedChunk;
 import dev.kiln.model.RecordPosition;
+import dev.kiln.operators.fs.BaseShard;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -107,7 +108,7 @@ class ContinuedShardTest {
     Path next = tmp.resolve("hex-next");
     LongCounter pruned = new LongCounter();
     DocumentWinners winners = new DocumentWinners();
-    try (ContinuedShard shard = ContinuedShard.open(next, base, new IndexConfig(), 4, true,
+    try (ContinuedShard shard = ContinuedShard.open(next, new BaseShard.Local(base), new IndexConfig(), 4, true,
         new ContinuedShard.Counters(new LongCounter(), new LongCounter(), pruned, new LongCounter(),
             new LongCounter()))) {
       RecordPosition at = new RecordPosition("file:/c/a", 0);
@@ -169,7 +170,7 @@ class ContinuedShardTest {
     LongCounter unknown = new LongCounter();
     LongCounter removed = new LongCounter();
     DocumentWinners winners = new DocumentWinners();
-    try (ContinuedShard shard = ContinuedShard.open(next, base, new IndexConfig(), 4, true,
+    try (ContinuedShard shard = ContinuedShard.open(next, new BaseShard.Local(base), new IndexConfig(), 4, true,
         new ContinuedShard.Counters(written, kept, pruned, unknown, removed))) {
       shard.unchanged("y", winners.offerUnchanged("y", new RecordPosition("file:/c/y", 0)));
       for (Piece p : order) {

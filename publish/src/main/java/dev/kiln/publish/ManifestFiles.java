@@ -7,9 +7,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /** Lists a shard directory's files with their sizes and SHA-256 for the manifest. */
@@ -65,6 +67,38 @@ public final class ManifestFiles {
         }
       }
     }
+    return files;
+  }
+
+  /**
+   * The files of a shard continued over a base read on demand ({@code BaseOverlayDirectory}): those
+   * in {@code shardDir}, which the writer wrote, hashed; and the base files it still shares
+   * ({@code shared}), listed as references with the base manifest's checksums.
+   */
+  public static List<Manifest.FileEntry> describeOver(Path shardDir, Set<String> shared, String baseId,
+      List<Manifest.FileEntry> baseFiles) throws IOException {
+    List<Manifest.FileEntry> files = new ArrayList<>();
+    for (Manifest.FileEntry f : baseFiles) {
+      if (shared.contains(f.name())) {
+        files.add(f.sharedFrom(baseId));
+      }
+    }
+    if (files.size() != shared.size()) {
+      throw new IOException("shard " + shardDir + " shares files its base manifest does not list: " + shared);
+    }
+    try (Stream<Path> list = Files.list(shardDir)) {
+      for (Path p : list.sorted().toList()) {
+        String name = p.getFileName().toString();
+        if (name.equals(WRITE_LOCK) || !Files.isRegularFile(p) || name.startsWith(".")) {
+          continue;
+        }
+        if (shared.contains(name)) {
+          throw new IOException("shard " + shardDir + " holds " + name + ", a file of its base");
+        }
+        files.add(new Manifest.FileEntry(name, Files.size(p), Checksums.sha256(p)));
+      }
+    }
+    files.sort(Comparator.comparing(Manifest.FileEntry::name));
     return files;
   }
 

@@ -13,6 +13,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
 
 /**
  * The recall gate before publishing: {@link RecallProbe} on every shard of a snapshot, against
@@ -48,6 +50,14 @@ public final class RecallFloor {
    */
   public static double probe(Path shardDir, int shard, IndexConfig index,
       Set<String> unchanged) throws IOException {
+    try (FSDirectory dir = FSDirectory.open(shardDir)) {
+      return probe(dir, shard, index, unchanged);
+    }
+  }
+
+  /** As above, for a shard opened as a Lucene directory (closed by the caller). */
+  public static double probe(Directory shardDir, int shard, IndexConfig index, Set<String> unchanged)
+      throws IOException {
     return RecallProbe.recall(shardDir, index.recallProbeSamples, index.recallProbeK, KnnSearch.AUTO_EF,
         VectorEncoding.parse(index.vectorEncoding).quantized(), 17L * shard + 1, unchanged);
   }

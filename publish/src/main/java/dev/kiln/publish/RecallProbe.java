@@ -23,6 +23,7 @@ import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.Bits;
 
@@ -67,7 +68,15 @@ public final class RecallProbe {
    */
   public static double recall(Path shardDir, int samples, int k, int ef, boolean rescore, long seed,
       Set<String> unchanged) throws IOException {
-    try (FSDirectory dir = FSDirectory.open(shardDir); DirectoryReader all = DirectoryReader.open(dir)) {
+    try (FSDirectory dir = FSDirectory.open(shardDir)) {
+      return recall(dir, samples, k, ef, rescore, seed, unchanged);
+    }
+  }
+
+  /** As above, for a shard opened as a Lucene directory (closed by the caller). */
+  public static double recall(Directory dir, int samples, int k, int ef, boolean rescore, long seed,
+      Set<String> unchanged) throws IOException {
+    try (DirectoryReader all = DirectoryReader.open(dir)) {
       List<IndexReader> probed = new ArrayList<>();
       for (LeafReaderContext leaf : all.leaves()) {
         if (!unchanged.contains(segmentName(leaf.reader()))) {
@@ -83,10 +92,15 @@ public final class RecallProbe {
   /** The names of the segments of the last commit in {@code shardDir}. */
   public static Set<String> segmentNames(Path shardDir) throws IOException {
     try (FSDirectory dir = FSDirectory.open(shardDir)) {
-      Set<String> names = new HashSet<>();
-      SegmentInfos.readLatestCommit(dir).forEach(info -> names.add(info.info.name));
-      return names;
+      return segmentNames(dir);
     }
+  }
+
+  /** The names of the segments of the last commit of a shard opened as a Lucene directory. */
+  public static Set<String> segmentNames(Directory dir) throws IOException {
+    Set<String> names = new HashSet<>();
+    SegmentInfos.readLatestCommit(dir).forEach(info -> names.add(info.info.name));
+    return names;
   }
 
   private static String segmentName(LeafReader leaf) {

@@ -1,5 +1,6 @@
 package dev.kiln.operators.fs;
 
+import dev.kiln.index.store.FetchStats;
 import java.io.IOException;
 import java.io.Serializable;
 import java.nio.file.Files;
@@ -17,6 +18,13 @@ public sealed interface BaseFiles extends Serializable permits BaseFiles.InPlace
 
   /** Base shard {@code shard} at {@code into}; returns it. */
   Path fetchShard(int shard, Path into) throws IOException;
+
+  /**
+   * Base shard {@code shard} for a writer that continues it: in place under a local root ({@code into},
+   * which must exist), or under a remote root read on demand, its fetched blocks cached under
+   * {@code cache} and counted in {@code stats}.
+   */
+  BaseShard shard(int shard, Path into, Path cache, FetchStats stats) throws IOException;
 
   /** Base docstore part {@code shard} at {@code into}; returns it. */
   Path fetchParents(int shard, Path into) throws IOException;
@@ -36,6 +44,11 @@ public sealed interface BaseFiles extends Serializable permits BaseFiles.InPlace
     @Override
     public Path fetchParents(int shard, Path into) throws IOException {
       return present(into, "docstore part " + shard);
+    }
+
+    @Override
+    public BaseShard shard(int shard, Path into, Path cache, FetchStats stats) throws IOException {
+      return new BaseShard.Local(fetchShard(shard, into));
     }
 
     private Path present(Path dir, String what) throws IOException {

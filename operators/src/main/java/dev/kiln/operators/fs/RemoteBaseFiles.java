@@ -1,5 +1,7 @@
 package dev.kiln.operators.fs;
 
+import dev.kiln.index.store.CachedRemoteFile;
+import dev.kiln.index.store.FetchStats;
 import dev.kiln.snapshot.Checksums;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SafePaths;
@@ -15,8 +17,10 @@ import java.nio.file.NoSuchFileException;
 import java.security.DigestInputStream;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
@@ -91,6 +95,51 @@ public final class RemoteBaseFiles implements BaseFiles {
       throw new SnapshotException("shard " + shard + " of base snapshot " + baseId + " is not in its manifest");
     }
     return fetch(SnapshotLayout.shardDirName(shard), files, target);
+  }
+
+  /**
+   * Base shard {@code shard} as a continuing writer reads it: each file of the base (the fingerprint
+   * file aside: the new shard writes its own) left where it lives under the root — its owner's key —
+   * and read block by block on demand into sparse files under {@code cache} (created), so a rebuild
+   * downloads what Lucene reads of its base, not the base. Not hashed here, since most of a file is
+   * never read: the new snapshot references these files with the base's checksums, and every download
+   * of it hashes them. The caller closes the files and removes {@code cache}.
+   */
+  public Map<String, CachedRemoteFile> openShard(int shard, java.nio.file.Path cache, FetchStats stats)
+      throws IOException {
+    List<BaseFile> files = shards.get(shard);
+    if (files == null) {
+      throw new SnapshotException("shard " + shard + " of base snapshot " + baseId + " is not in its manifest");
+    }
+    Files.createDirectories(cache);
+    Map<String, CachedRemoteFile> out = new HashMap<>();
+    try {
+      for (BaseFile f : files) {
+        if (f.name().equals(SnapshotLayout.SHARD_FINGERPRINTS)) {
+          continue;
+        }
+        Path remote = new Path(root, SnapshotLayout.snapshotKey(f.owner()) + SnapshotLayout.shardDirName(shard) + "/"
+            + SafePaths.check("base file", f.name()));
+        out.put(f.name(), new CachedRemoteFile(f.name(), f.size(), new FlinkRangeReader(remote),
+            SafePaths.resolve(cache, "base file", f.name()), CachedRemoteFile.DEFAULT_BLOCK_BYTES, stats));
+      }
+      return out;
+    } catch (IOException | RuntimeException e) {
+      for (CachedRemoteFile f : out.values()) {
+        try {
+          f.close();
+        } catch (IOException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public BaseShard shard(int shard, java.nio.file.Path into, java.nio.file.Path cache, FetchStats stats)
+      throws IOException {
+    return new BaseShard.Remote(openShard(shard, cache, stats), cache);
   }
 
   /**

@@ -74,6 +74,12 @@ public final class WriterStaging implements Closeable {
     return result.at(remote);
   }
 
+  /** Bytes of {@code result}'s files this staging uploaded (its own files; none in place). */
+  public long uploadedBytes(ShardResult result) {
+    return temporary == null ? 0
+        : result.files().stream().filter(f -> f.snapshot() == null).mapToLong(Manifest.FileEntry::size).sum();
+  }
+
   /** Removes the temporary directory (a remote root's); never throws, so that it cannot mask a failure. */
   @Override
   public void close() {
