@@ -16,6 +16,8 @@
 # a summary on stderr, logs in kiln-data/bench-scale/n<N>/logs/. Other options: scripts/bench-scale.sh --help.
 #   scripts/bench-scale.sh --chart DIR RESULT.json...   cost-against-N PNGs (log-log) from several runs' results
 #   scripts/bench-scale.sh --remote N    full build, unchanged and one-file rebuilds, local and in an S3 bucket (s3proxy)
+#   scripts/bench-scale.sh --nights N [NIGHTS [KEEP]]   NIGHTS (10) nightly 1 % rebuilds in a bucket, gc --keep KEEP (3),
+#                                        a following searcher: bytes uploaded / downloaded, bucket bytes, latency
 set -euo pipefail
 KILN_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$KILN_HOME"
@@ -49,6 +51,10 @@ if [[ "${1:-}" == "--chart" ]]; then
 fi
 CACHE="${KILN_CACHE_DIR:-$KILN_HOME/kiln-data/cache}"
 MAIN=(dev.kiln.bench.scale.ScaleBench --datasets "$DATASETS" "$@")
+if [[ "${1:-}" == "--nights" ]]; then
+  # Nightly 1 % rebuilds on one bucket root, gc and a following searcher each night: RemoteDriftBench.
+  MAIN=(dev.kiln.bench.scale.RemoteDriftBench "$DATASETS" "${2:?--nights N [NIGHTS [KEEP]]}" "$KILN_HOME/kiln-data/bench-scale" "${3:-10}" "${4:-3}")
+fi
 if [[ "${1:-}" == "--remote" ]]; then
   # The same builds with corpus and snapshots in an S3 bucket (s3proxy), beside the local ones: RemoteScaleBench.
   MAIN=(dev.kiln.bench.scale.RemoteScaleBench "$DATASETS" "${2:?--remote N}" "$KILN_HOME/kiln-data/bench-scale")

@@ -4,6 +4,7 @@ import dev.kiln.config.IndexConfig;
 import dev.kiln.index.RelocatedChunks;
 import dev.kiln.index.ShardSchema;
 import dev.kiln.model.RecordPosition;
+import dev.kiln.operators.fs.BaseShard;
 import dev.kiln.snapshot.LocalFiles;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -64,7 +65,7 @@ public final class PruneCheckTiming {
             new LongCounter(), new LongCounter(), new LongCounter());
         long t0 = System.nanoTime();
         long t2;
-        ContinuedShard s = ContinuedShard.open(dir, baseShard, config, 384, true, c);
+        ContinuedShard s = ContinuedShard.open(dir, new BaseShard.Local(baseShard), config, 384, true, c);
         try (s) {
           for (int i = 0; i < ids.size(); i++) {
             RecordPosition p = at.get(i);

@@ -58,6 +58,7 @@ public final class KilnBuildStep {
         out.put("shard_bytes", bytes(dir) - bytes(dir.resolve(SnapshotLayout.EMBEDDINGS)));
       }
       out.put("counters", r.counters().asMap());
+      out.put("manifest_counters", r.manifest().counters());
       out.putAll(memory.report());
       ChildRun.write(args[0], out);
     }

@@ -3,6 +3,8 @@ package dev.kiln.bench.scale;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.snapshot.LocalFiles;
+import dev.kiln.snapshot.io.RemoteStorages;
+import dev.kiln.snapshot.io.SnapshotMirror;
 import dev.kiln.testing.S3Server;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -62,15 +64,21 @@ public final class RemoteScaleBench {
       Path local = run.resolve("snapshots");
       List<String> localArgs = List.of(config, corpus.toString(), local.toString());
 
+      String root = "s3://" + BUCKET + "/snapshots";
+      SnapshotMirror follower = new SnapshotMirror(RemoteStorages.open(root, s3.settings()), root,
+          run.resolve("follower"));
       step(heap, result, "local_full", logs, localArgs);
       step(heap, result, "remote_full", logs, remoteArgs);
+      follow(follower, result, "remote_full");
       step(heap, result, "local_unchanged", logs, localArgs);
       step(heap, result, "remote_unchanged", logs, remoteArgs);
+      follow(follower, result, "remote_unchanged");
       // The same file rewritten for both: the local corpus in place, then its bytes to the bucket.
       result.put("one_file_changed_records", synth.rewriteFirstPart(n, corpus, 0, 0.01));
       s3.putFile("corpus/part-0000.parquet", corpus.resolve("part-0000.parquet"));
       step(heap, result, "local_one_file", logs, localArgs);
       step(heap, result, "remote_one_file", logs, remoteArgs);
+      follow(follower, result, "remote_one_file");
       result.put("remote_snapshots_bytes", KilnBuildStep.bytes(run.resolve("blobs").resolve(BUCKET).resolve("snapshots")));
     }
     for (String s : List.of("full", "unchanged", "one_file")) {
@@ -83,6 +91,7 @@ public final class RemoteScaleBench {
     System.out.println(json);
     LocalFiles.deleteTree(run.resolve("blobs"));
     LocalFiles.deleteTree(run.resolve("snapshots"));
+    LocalFiles.deleteTree(run.resolve("follower"));
   }
 
   private static void step(String heap, Map<String, Object> result, String name, Path logs, List<String> args)
@@ -91,6 +100,26 @@ public final class RemoteScaleBench {
     result.put(name, r);
     System.err.printf(Locale.ROOT, "remote-bench: %s %.1f s (%s)%n", name, r.get("wall_s").asDouble(),
         r.path("counters").path("records of unchanged files (not read)").asText("-") + " records not read");
+  }
+
+  /**
+   * A searcher following the bucket (what {@code kiln serve} does): downloads the snapshot the step
+   * published into its cache, which holds the one before; records the switch's time and bytes.
+   */
+  private static void follow(SnapshotMirror follower, Map<String, Object> result, String step) throws IOException {
+    String id = ((JsonNode) result.get(step)).get("snapshot").asText();
+    long t0 = System.nanoTime();
+    follower.localizeForServing(id);
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    SnapshotMirror.Localized got = follower.last();
+    Map<String, Object> f = new LinkedHashMap<>();
+    f.put("switch_s", seconds);
+    f.put("serving_bytes", got.bytes());
+    f.put("downloaded_bytes", got.downloadedBytes());
+    f.put("linked_bytes", got.linkedBytes());
+    result.put(step + "_follower", f);
+    System.err.printf(Locale.ROOT, "remote-bench: follower of %s: %.1f s, %d of %d bytes downloaded%n", step, seconds,
+        got.downloadedBytes(), got.bytes());
   }
 
   private static void upload(S3Server s3, Path corpus) throws IOException {

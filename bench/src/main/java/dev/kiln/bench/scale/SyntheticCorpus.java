@@ -76,7 +76,7 @@ final class SyntheticCorpus {
     OutputStream vout = vectorsOut == null ? null : new BufferedOutputStream(Files.newOutputStream(vectorsOut), 1 << 20);
     try {
       for (long start = 0; start < n; start += ROWS_PER_FILE) {
-        changedCount += writePart(dir, start, Math.min(n, start + ROWS_PER_FILE), changedFraction, 0, vout);
+        changedCount += writePart(dir, start, Math.min(n, start + ROWS_PER_FILE), changedFraction, 0, 0, vout);
       }
     } finally {
       if (vout != null) {
@@ -96,12 +96,44 @@ final class SyntheticCorpus {
   long rewriteFirstPart(long n, Path dir, double changedFraction, double fraction) throws IOException {
     long end = Math.min(n, ROWS_PER_FILE);
     double within = Math.min(1.0, fraction * n / end);
-    return writePart(dir, 0, end, changedFraction, within, null);
+    return writePart(dir, 0, end, changedFraction, within, 0, null);
+  }
+
+  /**
+   * Night {@code night} of a nightly export (1, 2, …): part file {@code night % parts} rewritten with {@code
+   * fraction} of all {@code n} records changed within it — records and new text chosen afresh each
+   * night, so that every night changes something the night before did not.
+   *
+   * @return how many records of the file differ from the original corpus's
+   */
+  long rewritePart(long n, Path dir, double fraction, int night) throws IOException {
+    int parts = (int) ((n + ROWS_PER_FILE - 1) / ROWS_PER_FILE);
+    long start = (long) (night % parts) * ROWS_PER_FILE;
+    long end = Math.min(n, start + ROWS_PER_FILE);
+    double within = Math.min(1.0, fraction * n / (end - start));
+    return writePart(dir, start, end, 0, within, night, parts, null);
+  }
+
+  /** The part file night {@code night} rewrites ({@link #rewritePart}). */
+  static String partOfNight(long n, int night) {
+    int parts = (int) ((n + ROWS_PER_FILE - 1) / ROWS_PER_FILE);
+    return String.format(Locale.ROOT, "part-%04d.parquet", night % parts);
   }
 
   /** Writes records {@code start..end} as one part file; returns how many differ from the original corpus (or from the {@code changedFraction} one). */
-  private long writePart(Path dir, long start, long end, double changedFraction, double againFraction,
+  private long writePart(Path dir, long start, long end, double changedFraction, double againFraction, long night,
       OutputStream vout) throws IOException {
+    return writePart(dir, start, end, changedFraction, againFraction, night, 1, vout);
+  }
+
+  /** Whether night {@code night} chose record {@code i} to change (a seeded choice, about {@code fraction}). */
+  private boolean chosen(long i, long night, double fraction) {
+    return new SplittableRandom(mix(seed ^ 0x2545F4914F6CDD1DL ^ night * 0x9E3779B97F4A7C15L, i)).nextDouble()
+        < fraction;
+  }
+
+  private long writePart(Path dir, long start, long end, double changedFraction, double againFraction, long night,
+      int parts, OutputStream vout) throws IOException {
     int dim = base.docVectors.get(0).length;
     ByteBuffer row = ByteBuffer.allocate(dim * 4).order(ByteOrder.LITTLE_ENDIAN);
     long changedCount = 0;
@@ -114,10 +146,19 @@ final class SyntheticCorpus {
         .build()) {
       for (long i = start; i < end; i++) {
         boolean change = changed(i, changedFraction);
-        boolean again = againFraction > 0
-            && new SplittableRandom(mix(seed ^ 0x2545F4914F6CDD1DL, i)).nextDouble() < againFraction;
+        // Night 0 is the one-file rewrite of RemoteScaleBench. A later night rewrites the file it is given
+        // (night % parts): a record keeps the text of the last night that chose it, so each night changes
+        // about againFraction of the file, never undoing an earlier night's change.
+        long latest = 0;
+        if (night > 0) {
+          for (long k = night; k >= 1 && latest == 0; k -= parts) {
+            latest = chosen(i, k, againFraction) ? k : 0;
+          }
+        }
+        boolean again = night > 0 ? latest == night : againFraction > 0 && chosen(i, 0, againFraction);
         changedCount += (againFraction > 0 ? again : change) ? 1 : 0;
-        SplittableRandom rnd = new SplittableRandom(mix(again ? seed * 31 + 7 : change ? ~seed : seed, i));
+        SplittableRandom rnd = new SplittableRandom(mix(night == 0 && again ? seed * 31 + 7
+            : latest > 0 ? seed * 31 + 7 + latest * 1_000_003L : change ? ~seed : seed, i));
         float[] v = vector(rnd, base.docVectors);
         GenericRecord r = new GenericData.Record(SCHEMA);
         r.put("_id", id(i));
