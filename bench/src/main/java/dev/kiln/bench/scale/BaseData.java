@@ -43,6 +43,19 @@ final class BaseData {
   }
 
   /**
+   * Builds {@code corpus} once into {@code snapshots} with the build configuration {@code config} (its
+   * model embeds it), unless a published snapshot is already there: the base every benchmark run draws
+   * its vectors and text from.
+   */
+  static void buildIfMissing(String heap, Path logs, Path config, Path corpus, Path snapshots) throws Exception {
+    if (!Files.exists(snapshots.resolve("CURRENT"))) {
+      System.err.printf("base: building %s once (cached in %s)%n", corpus, snapshots);
+      ChildRun.run(heap, logs.resolve("base-build.log"), KilnBuildStep.class, config.toString(), corpus.toString(),
+          snapshots.toString());
+    }
+  }
+
+  /**
    * @param snapshots the snapshots root holding a build of {@code corpus} with {@code model}
    * @param queryCache where the embedded queries are kept (created on the first run)
    */

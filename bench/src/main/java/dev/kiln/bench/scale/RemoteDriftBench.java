@@ -52,6 +52,8 @@ public final class RemoteDriftBench {
     LocalFiles.deleteTree(run);
     Path logs = Files.createDirectories(run.resolve("logs"));
     Path baseDir = work.resolve("base-" + defaults.dataset);
+    BaseData.buildIfMissing(heap, logs, Path.of("configs/build.yaml").toAbsolutePath(),
+        datasets.resolve(defaults.dataset).resolve("corpus.jsonl"), baseDir.resolve("snapshots"));
     BaseData base = BaseData.load(datasets.resolve(defaults.dataset).resolve("corpus.jsonl"),
         datasets.resolve(defaults.dataset).resolve("queries.jsonl"), baseDir.resolve("snapshots"),
         baseDir.resolve("query-vectors.json"), defaults.model);

@@ -67,11 +67,7 @@ public final class ScaleBench {
     result.put("cpus", Runtime.getRuntime().availableProcessors());
     result.put("load_average_start", loadAverage());
 
-    if (!Files.exists(baseSnapshots.resolve("CURRENT"))) {
-      log("base: building %s once with %s (cached in %s)", o.dataset, o.model, baseSnapshots);
-      ChildRun.run(o.heap, logs.resolve("base-build.log"), KilnBuildStep.class, o.config.toString(),
-          dataset.resolve("corpus.jsonl").toString(), baseSnapshots.toString());
-    }
+    BaseData.buildIfMissing(o.heap, logs, o.config, dataset.resolve("corpus.jsonl"), baseSnapshots);
     BaseData base = BaseData.load(dataset.resolve("corpus.jsonl"), dataset.resolve("queries.jsonl"), baseSnapshots,
         baseDir.resolve("query-vectors.json"), o.model);
     result.put("base", base.describe());
