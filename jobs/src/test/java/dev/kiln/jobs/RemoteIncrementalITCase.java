@@ -15,8 +15,10 @@ import dev.kiln.operators.JobCounters;
 import dev.kiln.route.ShardRouter;
 import dev.kiln.search.Searcher;
 import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStorage;
+import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.io.RemoteStorages;
 import dev.kiln.snapshot.io.SnapshotMirror;
 import dev.kiln.testing.S3Server;
@@ -27,6 +29,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -168,6 +171,35 @@ class RemoteIncrementalITCase {
     assertEquals(got.bytes() - servingOwn, got.linkedBytes(), got.toString());
   }
 
+  @Test
+  @Order(3)
+  void aReferencedFileMissingOrCorruptInTheBucketIsNamedByVerificationAndRefusedByAFollower() throws Exception {
+    Manifest.ShardEntry shard = second.shards().stream()
+        .filter(s -> s.files().stream().anyMatch(f -> f.snapshot() != null)).findFirst().orElseThrow();
+    Manifest.FileEntry shared = shard.files().stream().filter(f -> f.snapshot() != null)
+        .max(Comparator.comparingLong(Manifest.FileEntry::size)).orElseThrow();
+    String key = "snapshots/" + SnapshotLayout.fileKey(second.id(), shard.directory(), shared);
+    byte[] good = server.bytes(key);
+    SnapshotStore store = RemoteStorages.store(ROOT, s3);
+    try {
+      byte[] bad = good.clone();
+      bad[bad.length / 2] ^= 0x01;
+      server.put(key, bad);
+      SnapshotException e = assertThrows(SnapshotException.class,
+          () -> mirror(work.resolve("refused")).localizeForServing(second.id()));
+      assertTrue(e.getMessage().contains("failed verification")
+          && e.getMessage().contains(shard.directory() + "/" + shared.name()), e.getMessage());
+      assertTrue(store.verifyAndRecord(second.id(), "verify").stream()
+          .anyMatch(p -> p.startsWith(shard.directory() + "/" + shared.name() + ": sha256")));
+
+      server.blobs().removeBlob(BUCKET, key);
+      assertEquals(List.of(shard.directory() + "/" + shared.name() + ": missing"), store.verify(second));
+    } finally {
+      server.put(key, good);
+    }
+    assertEquals(List.of(), store.verify(second));
+  }
+
   /** Bytes of every object under {@code prefix} (ending in '/'). */
   static long storedBytes(SnapshotStorage storage, String prefix) throws Exception {
     long bytes = 0;
@@ -179,7 +211,7 @@ class RemoteIncrementalITCase {
   }
 
   @Test
-  @Order(3)
+  @Order(4)
   void aDamagedFingerprintObjectFailsTheNextBuildWhichPublishesNothing() throws Exception {
     int shard = ShardRouter.shardOf(CHANGED, 2);
     String key = "snapshots/snapshots/" + second.id() + "/" + SnapshotLayout.shardDirName(shard) + "/"
