@@ -206,6 +206,12 @@ final class BuildCommitter {
     if (draft.rangeFields() != null) {
       counters.put(JobCounters.RANGE_VALUES_UNPARSED, count(totals, JobCounters.RANGE_VALUES_UNPARSED));
     }
+    // A remote root's traffic, recorded only where there was some (local roots move nothing).
+    for (String name : List.of(JobCounters.SHARD_BYTES_UPLOADED, JobCounters.BASE_BYTES_READ)) {
+      if (count(totals, name) > 0) {
+        counters.put(name, count(totals, name));
+      }
+    }
     long quarantined = count(totals, JobCounters.QUARANTINED);
     Manifest.EmbeddingsInfo drafted = draft.embeddings();
     Manifest.EmbeddingsInfo embeddings = new Manifest.EmbeddingsInfo(drafted.directory(), drafted.modelFingerprint(),

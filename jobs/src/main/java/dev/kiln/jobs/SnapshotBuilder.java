@@ -202,8 +202,13 @@ public final class SnapshotBuilder {
         .put("chunks written", outcome.counter(JobCounters.CHUNKS_WRITTEN))
         .put("chunks of duplicate ids (embedded, not written)", outcome.counter(JobCounters.CHUNKS_DUPLICATE_ID))
         .put("chunks oversize (kept whole)", outcome.counter(JobCounters.CHUNKS_OVERSIZE))
-        .put("parents written", outcome.counter(JobCounters.PARENTS_WRITTEN))
-        .put("shards", config.shards)
+        .put("parents written", outcome.counter(JobCounters.PARENTS_WRITTEN));
+    if (outcome.counter(JobCounters.SHARD_BYTES_UPLOADED) > 0 || outcome.counter(JobCounters.BASE_BYTES_READ) > 0) {
+      // A remote root: what the writers moved, which a rebuild keeps to the change (format 2 references).
+      c.put("shard bytes uploaded", outcome.counter(JobCounters.SHARD_BYTES_UPLOADED))
+          .put("base bytes read (on demand)", outcome.counter(JobCounters.BASE_BYTES_READ));
+    }
+    c.put("shards", config.shards)
         .put("largest shard (chunks)", ShardSizeAdvice.describeLargest(commit.manifest()))
         .put("segments (before merge → after)", commit.segmentsBefore() + " → " + commit.segmentsAfter())
         .put("recall probe (min over shards)", commit.minRecall() < 0 ? "off"

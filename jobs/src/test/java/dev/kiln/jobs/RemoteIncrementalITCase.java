@@ -156,6 +156,9 @@ class RemoteIncrementalITCase {
     }
     assertTrue(referenced > own, "the unchanged segments (" + referenced + " bytes) are referenced, only "
         + own + " bytes were uploaded");
+    assertEquals(own, second.counters().get(JobCounters.SHARD_BYTES_UPLOADED), second.counters().toString());
+    long read = second.counters().getOrDefault(JobCounters.BASE_BYTES_READ, 0L);
+    assertTrue(read > 0 && read <= referenced + own, "the writers read " + read + " bytes of their base");
     long stored = storedBytes(storage, SnapshotLayout.snapshotKey(second.id()));
     long manifestBytes = storage.size(SnapshotLayout.manifestKey(second.id()));
     assertTrue(stored < referenced + manifestBytes, "the bucket grew by " + stored + " bytes for the rebuild");
