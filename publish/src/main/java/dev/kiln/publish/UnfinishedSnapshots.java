@@ -1,0 +1,67 @@
+package dev.kiln.publish;
+
+import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.snapshot.StagingMarker;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The directories under {@code snapshots/} without a manifest, judged by their {@code STAGING} marker at
+ * one moment: builds that may still run (left alone, and the snapshots they continue kept), data of
+ * builds or removals that died (orphans), and removed snapshots whose directories keep only files later
+ * snapshots reference (retired).
+ *
+ * @param complete ids with a manifest, oldest first
+ * @param orphans unfinished data of builds (or removals) that died
+ * @param building unfinished data of builds that may still be running
+ * @param retired directories of removed snapshots that still hold referenced files
+ * @param bases the snapshots those running builds continue (their markers' {@code base})
+ */
+record UnfinishedSnapshots(List<String> complete, List<String> orphans, List<String> building, List<String> retired,
+    Set<String> bases) {
+
+  /**
+   * Reads every directory's state. A marker counts as a running build's unless it is
+   * {@link StagingMarker#abandoned} against {@code staleAfterMillis} ({@link Long#MAX_VALUE}: only a
+   * build known to be gone, never one merely quiet).
+   */
+  static UnfinishedSnapshots scan(SnapshotStore store, long nowMillis, long staleAfterMillis) {
+    List<String> complete = new ArrayList<>();
+    List<String> orphans = new ArrayList<>();
+    List<String> building = new ArrayList<>();
+    List<String> retired = new ArrayList<>();
+    Set<String> bases = new LinkedHashSet<>();
+    for (String id : store.allIds()) {
+      if (store.hasManifest(id)) {
+        complete.add(id);
+        continue;
+      }
+      Optional<StagingMarker> marker = store.stagingMarker(id);
+      if (marker.isPresent() && StagingMarker.RETIRED.equals(marker.get().state())) {
+        retired.add(id);
+      } else if (marker.isEmpty() || marker.get().abandoned(nowMillis, staleAfterMillis, modified(store, id))) {
+        orphans.add(id);
+      } else {
+        building.add(id);
+        if (marker.get().base() != null && SnapshotLayout.isSnapshotId(marker.get().base())) {
+          bases.add(marker.get().base());
+        }
+      }
+    }
+    return new UnfinishedSnapshots(complete, orphans, building, retired, bases);
+  }
+
+  /** When the staging marker object was last written, on the store's clock (-1: unknown). */
+  static long modified(SnapshotStore store, String id) {
+    try {
+      return store.storage().lastModified(SnapshotLayout.stagingKey(id));
+    } catch (IOException e) {
+      return -1;
+    }
+  }
+}
