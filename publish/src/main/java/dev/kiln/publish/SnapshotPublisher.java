@@ -93,7 +93,7 @@ public final class SnapshotPublisher {
   private void dropMarker(String id) {
     try {
       storage.delete(SnapshotLayout.stagingKey(id));
-      storage.deleteTree(SnapshotLayout.snapshotKey(id));
+      SnapshotSweep.removeEmpty(storage, id);
     } catch (IOException e) {
       LOG.warn("could not remove the staging marker of {} ({}); 'kiln snapshots gc' removes it", id, e.getMessage());
     }
@@ -294,7 +294,7 @@ public final class SnapshotPublisher {
           swept.kept().size());
     } else {
       storage.delete(SnapshotLayout.stagingKey(id));
-      storage.deleteTree(prefix);
+      SnapshotSweep.removeEmpty(storage, id);
     }
     return true;
   }

@@ -183,7 +183,7 @@ public final class SnapshotRetention {
       if (store.hasManifest(id)) {
         continue;
       }
-      Optional<StagingMarker> marker = store.stagingMarker(id);
+      Optional<StagingMarker> marker = UnfinishedSnapshots.marker(store, id);
       if (marker.isPresent() && staleAfterMillis != Long.MAX_VALUE
           && !marker.get().abandoned(now, staleAfterMillis, UnfinishedSnapshots.modified(store, id))) {
         LOG.info("gc: {} shows a fresh heartbeat now; kept", id);
@@ -220,7 +220,7 @@ public final class SnapshotRetention {
     SnapshotSweep.Outcome o = SnapshotSweep.sweep(storage, id, keep);
     if (o.kept().isEmpty()) {
       storage.delete(SnapshotLayout.stagingKey(id));
-      storage.deleteTree(SnapshotLayout.snapshotKey(id));
+      SnapshotSweep.removeEmpty(storage, id);
       LOG.info("gc: removed {}", id);
       return false;
     }

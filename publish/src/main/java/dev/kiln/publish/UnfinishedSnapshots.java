@@ -24,6 +24,8 @@ import java.util.Set;
  */
 record UnfinishedSnapshots(List<String> complete, List<String> orphans, List<String> building, List<String> retired,
     Set<String> bases) {
+  /** Reads of a marker while a temporary file beside it shows a write in flight (20 ms apart: 1 s). */
+  private static final int MARKER_RETRIES = 50;
 
   /**
    * Reads every directory's state. A marker counts as a running build's unless it is
@@ -41,7 +43,7 @@ record UnfinishedSnapshots(List<String> complete, List<String> orphans, List<Str
         complete.add(id);
         continue;
       }
-      Optional<StagingMarker> marker = store.stagingMarker(id);
+      Optional<StagingMarker> marker = marker(store, id);
       if (marker.isPresent() && StagingMarker.RETIRED.equals(marker.get().state())) {
         retired.add(id);
       } else if (marker.isEmpty() || marker.get().abandoned(nowMillis, staleAfterMillis, modified(store, id))) {
@@ -54,6 +56,36 @@ record UnfinishedSnapshots(List<String> complete, List<String> orphans, List<Str
       }
     }
     return new UnfinishedSnapshots(complete, orphans, building, retired, bases);
+  }
+
+  /**
+   * The marker of {@code id}, read again while a write of it is in flight. HDFS replaces an object by
+   * deleting it and renaming a temporary file onto its name, and a local root's first marker is renamed
+   * into a directory that already exists: for a moment a running build's directory shows no marker but a
+   * temporary file beside where it goes. Read then, the build would pass for dead and its base for free.
+   */
+  static Optional<StagingMarker> marker(SnapshotStore store, String id) {
+    for (int attempt = 0; ; attempt++) {
+      Optional<StagingMarker> marker = store.stagingMarker(id);
+      if (marker.isPresent() || attempt == MARKER_RETRIES || !markerInFlight(store, id)) {
+        return marker;
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return marker;
+      }
+    }
+  }
+
+  private static boolean markerInFlight(SnapshotStore store, String id) {
+    try {
+      return store.storage().list(SnapshotLayout.snapshotKey(id)).stream().anyMatch(n ->
+          n.startsWith(SnapshotLayout.STAGING + ".tmp-") || n.startsWith("." + SnapshotLayout.STAGING + ".tmp-"));
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /** When the staging marker object was last written, on the store's clock (-1: unknown). */
