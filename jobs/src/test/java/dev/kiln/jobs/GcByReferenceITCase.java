@@ -27,6 +27,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hdfs.MiniDFSCluster;
@@ -45,7 +49,10 @@ import org.junit.jupiter.api.io.TempDir;
  * complete snapshot verifies with every byte hashed, and every running build's base is complete; at the
  * end, the builds finished, a last gc leaves nothing that no snapshot lists. The seed is
  * {@link TestSeeds}'; {@code -Dkiln.gc.chaos.steps=N} sets the steps per root (default 32; on HDFS,
- * whose every write takes a MiniDFSCluster round trip or three, two thirds of that).
+ * whose every write takes a MiniDFSCluster round trip or three, three quarters of that). Every fourth
+ * step gives a gc snapshots to remove and kills it at the next of its pause points, or has a build
+ * begin from one of them while that gc holds the lock, so that each is hit on every store whatever the
+ * seed.
  */
 @ExtendWith(TestSeeds.class)
 class GcByReferenceITCase {
@@ -104,7 +111,7 @@ class GcByReferenceITCase {
   @Test
   void onHdfs(Random random) throws Exception {
     String uri = "hdfs://127.0.0.1:" + dfs.getNameNodePort() + "/root/snapshots";
-    new Chaos(new Root("hdfs", uri, RemoteStorages.store(uri, Map.of()), List.of(), STEPS * 2 / 3), random, "0000c3").run();
+    new Chaos(new Root("hdfs", uri, RemoteStorages.store(uri, Map.of()), List.of(), STEPS * 3 / 4), random, "0000c3").run();
   }
 
   /** One root's random run. */
@@ -133,7 +140,11 @@ class GcByReferenceITCase {
         build();
         for (int step = 0; step < root.steps(); step++) {
           int r = random.nextInt(100);
-          if (r < 30) {
+          if (step % 4 == 3) {
+            // Every fourth step a gc with work to do is killed at the next of its pause points, or races a
+            // build's start, in turn.
+            withWork(step / 4 % (POINTS.size() + 1));
+          } else if (r < 30) {
             childGc();
           } else {
             here(r);
@@ -180,24 +191,29 @@ class GcByReferenceITCase {
 
     /** A build from CURRENT that commits, published (over its base) more often than not. */
     private void build() {
+      build(random.nextDouble(), random.nextInt(10) < 7);
+    }
+
+    /** A build from CURRENT sharing about {@code share} of its base's files. */
+    private void build(double share, boolean publish) {
       String base = store.current().orElse(null);
       String id;
       try {
-        id = writer.complete(base, random.nextDouble());
+        id = writer.complete(base, share);
       } catch (SnapshotException e) {
         note("build from " + base + " refused: " + e.getMessage());
         assertTrue(e.getMessage().contains("was removed"), e.getMessage());
         return;
       }
-      boolean publish = random.nextInt(10) < 7;
+      boolean published = publish;
       if (publish) {
         try {
           publisher.publishBuilt(id, base, false);
         } catch (PublishConflictException e) {
-          publish = false;
+          published = false;
         }
       }
-      note("build " + id + " from " + base + (publish ? ", published" : ", not published"));
+      note("build " + id + " from " + base + (published ? ", published" : ", not published"));
     }
 
     /**
@@ -272,10 +288,37 @@ class GcByReferenceITCase {
       assertEquals(List.of(), done.deferred(), done.problem());
     }
 
+    /**
+     * Two more published builds, each sharing most of its base's files (so that {@code --keep 0} has
+     * snapshots to remove whose files the ones it keeps reference), perhaps a build left running, then a gc killed at pause point {@code turn}
+     * or, for the last turn, racing a build's start.
+     */
+    private void withWork(int turn) throws Exception {
+      build(0.9, true);
+      build(0.9, true);
+      if (random.nextBoolean()) {
+        beginBuild();
+      }
+      check();
+      if (turn == POINTS.size()) {
+        while (!running.isEmpty()) {
+          endBuild(); // their bases would be kept, leaving the build nothing to race for
+        }
+        check();
+        buildBeginsWhileGcHoldsTheLock(0);
+        return;
+      }
+      String point = POINTS.get(turn);
+      KilnProcess gc = start(0, point, false);
+      if (pausedOrDone(gc, point)) {
+        kill(gc, "at " + point);
+      }
+    }
+
     /** A real {@code kiln snapshots gc} process, let run, killed, doubled or paused while this JVM goes on. */
     private void childGc() throws Exception {
       int keep = random.nextInt(3);
-      switch (random.nextInt(5)) {
+      switch (random.nextInt(6)) {
         case 0 -> {
           String point = POINTS.get(random.nextInt(POINTS.size()));
           KilnProcess gc = start(keep, point, false);
@@ -316,7 +359,50 @@ class GcByReferenceITCase {
           finished(one, "first of two at once");
           finished(two, "second of two at once");
         }
+        case 4 -> buildBeginsWhileGcHoldsTheLock(keep);
         default -> finished(start(keep, null, false), "run to the end");
+      }
+    }
+
+    /**
+     * The race at a build's start: gc has read the markers and holds the lock, about to delete the
+     * manifest of a snapshot it found no running build continuing; a build from that very snapshot
+     * writes its marker now and waits for the lock to check its base. It must find the base gone and
+     * stop, or find it whole — never begin on a base that then disappears.
+     */
+    private void buildBeginsWhileGcHoldsTheLock(int keep) throws Exception {
+      List<String> expired = new SnapshotRetention(store).plan(keep, Long.MAX_VALUE).expired();
+      if (expired.isEmpty()) {
+        finished(start(keep, null, false), "run to the end (nothing a build could race for)");
+        return;
+      }
+      String base = expired.get(random.nextInt(expired.size()));
+      KilnProcess gc = start(keep, "gc-remove", true);
+      if (!pausedOrDone(gc, "gc-remove")) {
+        return;
+      }
+      List<String> before = store.allIds();
+      ExecutorService thread = Executors.newSingleThreadExecutor();
+      try {
+        Future<SharedSnapshots.Build> begun = thread.submit(() -> writer.begin(base));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (store.allIds().equals(before) && !begun.isDone()) {
+          assertTrue(System.nanoTime() < deadline, "the build wrote no marker");
+          Thread.sleep(20);
+        }
+        gc.resume();
+        finished(gc, "resumed from gc-remove while a build from " + base + " began");
+        try {
+          running.add(begun.get(60, TimeUnit.SECONDS).write(random.nextDouble()));
+          note("  the build from " + base + " began: " + running.get(running.size() - 1).id());
+          assertTrue(store.hasManifest(base), "a build began on " + base + ", which gc removed");
+        } catch (ExecutionException e) {
+          note("  the build from " + base + " stopped: " + e.getCause().getMessage());
+          assertTrue(e.getCause() instanceof SnapshotException && e.getCause().getMessage().contains("was removed")
+              && !store.hasManifest(base), e.getCause().toString());
+        }
+      } finally {
+        thread.shutdownNow();
       }
     }
 
