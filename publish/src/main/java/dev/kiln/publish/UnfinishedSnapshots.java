@@ -1,5 +1,6 @@
 package dev.kiln.publish;
 
+import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.StagingMarker;
@@ -63,19 +64,46 @@ record UnfinishedSnapshots(List<String> complete, List<String> orphans, List<Str
    * deleting it and renaming a temporary file onto its name, and a local root's first marker is renamed
    * into a directory that already exists: for a moment a running build's directory shows no marker but a
    * temporary file beside where it goes. Read then, the build would pass for dead and its base for free.
+   * For the same reason a marker that cannot be read (an I/O error, not bytes that do not parse) is
+   * read again, and then stops gc rather than count as missing. Bytes that do not parse are a marker
+   * no Kiln wrote whole: no marker, as before.
+   *
+   * @throws SnapshotException when the marker cannot be read for a second
    */
   static Optional<StagingMarker> marker(SnapshotStore store, String id) {
+    String key = SnapshotLayout.stagingKey(id);
     for (int attempt = 0; ; attempt++) {
-      Optional<StagingMarker> marker = store.stagingMarker(id);
-      if (marker.isPresent() || attempt == MARKER_RETRIES || !markerInFlight(store, id)) {
-        return marker;
-      }
+      Optional<byte[]> bytes;
       try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return marker;
+        bytes = store.storage().read(key, SnapshotLayout.MAX_RECORD_BYTES);
+      } catch (IOException e) {
+        if (attempt == MARKER_RETRIES) {
+          throw new SnapshotException("cannot read " + key + " (" + e.getMessage() + "): gc cannot tell whether"
+              + " a build is running there, so it stops; remove the object if no build is", e);
+        }
+        pause();
+        continue;
       }
+      if (bytes.isPresent()) {
+        try {
+          return Optional.ofNullable(SnapshotStore.json().readValue(bytes.get(), StagingMarker.class));
+        } catch (IOException e) {
+          return Optional.empty();
+        }
+      }
+      if (attempt == MARKER_RETRIES || !markerInFlight(store, id)) {
+        return Optional.empty();
+      }
+      pause();
+    }
+  }
+
+  private static void pause() {
+    try {
+      Thread.sleep(20);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new SnapshotException("interrupted while reading a staging marker", e);
     }
   }
 
