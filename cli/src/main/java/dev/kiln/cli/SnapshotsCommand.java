@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.config.ConfigException;
 import dev.kiln.publish.SnapshotPublisher;
 import dev.kiln.publish.SnapshotRetention;
+import dev.kiln.publish.SnapshotUsage;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
@@ -21,11 +22,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code kiln snapshots list|show|verify|publish|rollback|gc}: inspect and move between snapshots. */
+/** {@code kiln snapshots list|show|verify|publish|rollback|gc|du}: inspect and move between snapshots. */
 @Command(name = "snapshots", mixinStandardHelpOptions = true,
-    description = "List, verify, publish, roll back and garbage-collect snapshots.",
+    description = "List, verify, publish, roll back and garbage-collect snapshots, and show what they occupy.",
     subcommands = {SnapshotsCommand.ListCmd.class, SnapshotsCommand.ShowCmd.class, SnapshotsCommand.VerifyCmd.class, SnapshotsCommand.PublishCmd.class,
-        SnapshotsCommand.RollbackCmd.class, SnapshotsCommand.GcCmd.class})
+        SnapshotsCommand.RollbackCmd.class, SnapshotsCommand.GcCmd.class, SnapshotsCommand.DuCmd.class})
 final class SnapshotsCommand implements Runnable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -34,7 +35,7 @@ final class SnapshotsCommand implements Runnable {
   @Override
   public void run() {
     throw new CommandLine.ParameterException(spec.commandLine(),
-        "missing subcommand: list, show ID, verify [ID], publish ID, rollback [ID] or gc --keep N");
+        "missing subcommand: list, show ID, verify [ID], publish ID, rollback [ID], gc --keep N or du");
   }
 
   /** Options every subcommand shares. */
@@ -64,6 +65,18 @@ final class SnapshotsCommand implements Runnable {
 
     PrintWriter out() {
       return spec.commandLine().getOut();
+    }
+
+    /** Why {@code id} cannot be shown: it does not exist, is unfinished, or gc removed it but kept referenced files. */
+    SnapshotException noManifest(SnapshotStore store, String id) {
+      Optional<StagingMarker> marker = store.stagingMarker(id);
+      if (marker.isPresent() && StagingMarker.RETIRED.equals(marker.get().state())) {
+        return new SnapshotException("snapshot " + id + " under " + where() + " was removed by 'kiln snapshots gc' ("
+            + marker.get().started() + "): its directory keeps only files that later snapshots reference, and the"
+            + " next gc after none does removes them (see 'kiln snapshots du')");
+      }
+      return new SnapshotException("snapshot " + id + " has no manifest under " + where()
+          + ": it does not exist, or it is unfinished (see 'kiln snapshots list')");
     }
 
     static String checkId(String id, String what) {
@@ -106,10 +119,12 @@ final class SnapshotsCommand implements Runnable {
           row.put("model", m.model().name());
         } else {
           Optional<StagingMarker> marker = store.stagingMarker(id);
+          boolean retired = marker.isPresent() && StagingMarker.RETIRED.equals(marker.get().state());
           boolean dead = marker.isEmpty() || marker.get().abandoned(now, GcCmd.DEFAULT_STALE_HOURS * 3_600_000L,
               store.storage().lastModified(SnapshotLayout.stagingKey(id)));
-          row.put("state", dead ? "orphaned" : "building");
-          marker.ifPresent(mk -> row.put("created", mk.started()));
+          // retired: removed by gc, its directory keeping only files later snapshots reference.
+          row.put("state", retired ? "retired" : dead ? "orphaned" : "building");
+          marker.ifPresent(mk -> row.put(retired ? "retired" : "created", mk.started()));
         }
       }
       if (json) {
@@ -120,7 +135,7 @@ final class SnapshotsCommand implements Runnable {
       } else {
         out().printf(Locale.ROOT, "%-24s %-10s %-24s %8s %6s  %s%n", "ID", "STATE", "CREATED", "CHUNKS", "SHARDS", "MODEL");
         rows.forEach(r -> out().printf(Locale.ROOT, "%-24s %-10s %-24s %8s %6s  %s%n", r.get("id").asText(),
-            r.get("state").asText(), r.path("created").asText(""), r.path("chunks").asText(""),
+            r.get("state").asText(), r.path("created").asText(r.path("retired").asText("")), r.path("chunks").asText(""),
             r.path("shards").asText(""), r.path("model").asText("")));
         if (rows.isEmpty()) {
           out().println("(no snapshots under " + where() + ")");
@@ -144,8 +159,7 @@ final class SnapshotsCommand implements Runnable {
       SnapshotStore store = store();
       String sid = id == null ? store.currentId() : checkId(id, "ID");
       if (!store.hasManifest(sid)) {
-        throw new SnapshotException("snapshot " + sid + " has no manifest under " + where()
-            + ": it does not exist, or it is unfinished (see 'kiln snapshots list')");
+        throw noManifest(store, sid);
       }
       Manifest m = store.manifest(sid);
       List<String> problems = store.verify(m);
@@ -199,8 +213,7 @@ final class SnapshotsCommand implements Runnable {
       SnapshotStore store = store();
       String sid = id == null ? store.currentId() : checkId(id, "ID");
       if (!store.hasManifest(sid)) {
-        throw new SnapshotException("snapshot " + sid + " has no manifest under " + where()
-            + ": it does not exist, or it is unfinished (see 'kiln snapshots list')");
+        throw noManifest(store, sid);
       }
       long t0 = System.nanoTime();
       List<String> problems = store.verifyAndRecord(sid, "verify");
@@ -283,19 +296,109 @@ final class SnapshotsCommand implements Runnable {
       }
       SnapshotRetention gc = new SnapshotRetention(store());
       SnapshotRetention.Plan plan = gc.plan(keep, staleMillis);
-      List<String> removed = dryRun ? List.of() : gc.execute(plan, staleMillis);
+      SnapshotRetention.Outcome done = dryRun ? null : gc.run(plan, staleMillis);
       if (json) {
         ObjectNode root = JSON.valueToTree(plan);
         root.put("dry_run", dryRun);
-        root.set("removed", JSON.valueToTree(removed));
+        root.set("removed", JSON.valueToTree(done == null ? List.of() : done.removed()));
+        if (done != null) {
+          root.set("retired_now", JSON.valueToTree(done.retired()));
+          root.set("deferred", JSON.valueToTree(done.deferred()));
+          root.put("problem", done.problem());
+        }
         out().println(JSON.writeValueAsString(root));
       } else {
-        out().println("kept:     " + plan.kept());
+        out().println("kept:     " + plan.kept() + (plan.continued().isEmpty() ? ""
+            : " (" + plan.continued() + " continued by running builds)"));
         out().println("expired:  " + plan.expired());
         out().println("orphaned: " + plan.orphans() + " (unfinished data of builds that are no longer running)");
+        out().println("retired:  " + plan.retired() + " (removed earlier; files later snapshots referenced)");
         out().println("building: " + plan.building() + " (left alone)");
-        out().println(dryRun ? "dry run: nothing removed" : "removed:  " + removed);
+        if (done == null) {
+          out().println("dry run: nothing removed");
+        } else {
+          out().println("removed:  " + done.removed());
+          if (!done.retired().isEmpty()) {
+            out().println("retired:  " + done.retired() + " still hold files that other snapshots reference");
+          }
+          if (!done.deferred().isEmpty()) {
+            out().println("deferred: " + done.deferred() + ": their data stays for a later gc: " + done.problem());
+          }
+        }
       }
+      return Kiln.OK;
+    }
+  }
+
+  @Command(name = "du", mixinStandardHelpOptions = true,
+      description = "Bytes each complete snapshot needs, holds, references from earlier snapshots and alone holds"
+          + " (what removing only it would free); the root's stored bytes; what 'gc --keep N' would free.")
+  static final class DuCmd extends Root implements Callable<Integer> {
+    /** What {@code du} assumes for {@code gc --keep} (gc itself has no default): the deployment's ({@code deploy/rebuild.sh}). */
+    static final int DEFAULT_KEEP = 3;
+
+    @Option(names = "--keep", paramLabel = "N", defaultValue = "" + DEFAULT_KEEP,
+        description = "count what 'gc --keep N' would free (default: ${DEFAULT-VALUE}, as deploy/rebuild.sh runs gc)")
+    int keep;
+
+    @Option(names = "--stale-hours", paramLabel = "H", defaultValue = "" + GcCmd.DEFAULT_STALE_HOURS,
+        description = "as gc's: unfinished data without a heartbeat for H hours counts as dead (default: ${DEFAULT-VALUE})")
+    double staleHours;
+
+    @Option(names = "--json", description = "print JSON")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+      if (keep < 0) {
+        throw new ConfigException("--keep must be >= 0, was " + keep);
+      }
+      long staleMillis = (long) (staleHours * 3_600_000L);
+      if (!(staleHours > 0) || staleMillis < 1000) {
+        throw new ConfigException("--stale-hours must be at least one second (0.0003), was " + staleHours);
+      }
+      SnapshotUsage.Report r = SnapshotUsage.measure(store(), keep, staleMillis);
+      if (json) {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("current", store().current().orElse(null));
+        ArrayNode rows = root.putArray("snapshots");
+        for (SnapshotUsage.Snapshot s : r.snapshots()) {
+          ObjectNode row = rows.addObject();
+          row.put("id", s.id());
+          row.put("state", s.state());
+          row.put("files", s.files());
+          row.put("bytes", s.bytes());
+          row.put("own_bytes", s.own());
+          row.put("referenced_bytes", s.referenced());
+          row.put("record_bytes", s.records());
+          row.put("unique_bytes", s.unique());
+        }
+        ArrayNode other = root.putArray("unfinished");
+        r.unfinished().forEach(u -> other.addObject().put("id", u.id()).put("state", u.state()).put("bytes", u.bytes()));
+        root.put("stored_bytes", r.stored());
+        root.put("listed_bytes", r.listed());
+        root.put("record_bytes", r.records());
+        root.put("unlisted_bytes", r.unlisted());
+        ObjectNode gc = root.putObject("gc");
+        gc.put("keep", r.keep());
+        gc.set("expired", JSON.valueToTree(r.expired()));
+        gc.set("orphans", JSON.valueToTree(r.orphans()));
+        gc.put("freed_bytes", r.freed());
+        root.set("problems", JSON.valueToTree(r.problems()));
+        out().println(JSON.writeValueAsString(root));
+        return Kiln.OK;
+      }
+      out().printf(Locale.ROOT, "%-24s %-10s %6s %14s %14s %14s %14s%n", "ID", "STATE", "FILES", "BYTES", "OWN",
+          "REFERENCED", "UNIQUE");
+      r.snapshots().forEach(s -> out().printf(Locale.ROOT, "%-24s %-10s %6d %14d %14d %14d %14d%n", s.id(), s.state(),
+          s.files(), s.bytes(), s.own(), s.referenced(), s.unique()));
+      r.unfinished().forEach(u -> out().printf(Locale.ROOT, "%-24s %-10s %6s %14d%n", u.id(), u.state(), "", u.bytes()));
+      out().printf(Locale.ROOT, "stored: %d bytes (%d in files complete snapshots list, each file once; %d in their"
+          + " manifests and records; %d in unfinished or retired data)%n", r.stored(), r.listed(), r.records(),
+          r.unlisted());
+      out().printf(Locale.ROOT, "gc --keep %d would remove %s%s and free %d bytes%n", r.keep(), r.expired(),
+          r.orphans().isEmpty() ? "" : " and the unfinished data of " + r.orphans(), r.freed());
+      r.problems().forEach(p -> out().println("not counted (unreadable manifest): " + p));
       return Kiln.OK;
     }
   }

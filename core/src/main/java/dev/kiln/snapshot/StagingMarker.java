@@ -18,7 +18,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * manifest can be told apart — a build still running, or one that died ({@code kiln snapshots gc}
  * removes those). {@code state} is {@code building} while a build writes, {@code deleting} while gc
  * removes a snapshot (it is written before the manifest is deleted, so a gc killed half-way leaves
- * data that the next gc removes).
+ * data that the next gc removes), {@code retired} once gc removed a snapshot but kept the files later
+ * snapshots reference.
  *
  * <p>The owner is {@code host} + {@code pid} + a random {@code nonce} of the build. A running build
  * rewrites {@code heartbeat} every minute or so ({@code StagingHeartbeat}); gc collects a building
@@ -47,6 +48,12 @@ public record StagingMarker(
    * build to reuse (resume); gc removes it once it is older than its staleness window.
    */
   public static final String RESUMABLE = "resumable";
+  /**
+   * A snapshot gc removed (its manifest is gone) whose directory still holds files that later snapshots
+   * reference (manifest format 2): only those files are left, and a later gc deletes them once no
+   * remaining manifest lists them. No process owns it.
+   */
+  public static final String RETIRED = "retired";
   /** System property that overrides this process space's identity (containers sharing a machine id). */
   public static final String HOST_ID_PROPERTY = "kiln.host-id";
 
@@ -86,13 +93,13 @@ public record StagingMarker(
   }
 
   /**
-   * Whether the writer is known to be gone: a deletion; a build in this process space whose process
+   * Whether the writer is known to be gone: a deletion or a retired snapshot; a build in this process space whose process
    * no longer runs; or a marker whose last sign of life (heartbeat, start, or the object's own
    * modification time {@code modifiedMillis} on the store's clock, whichever is latest) is older than
    * {@code staleAfterMillis}.
    */
   public boolean abandoned(long nowMillis, long staleAfterMillis, long modifiedMillis) {
-    if (DELETING.equals(state)) {
+    if (DELETING.equals(state) || RETIRED.equals(state)) {
       return true;
     }
     if (RESUMABLE.equals(state)) {

@@ -48,4 +48,13 @@ class StagingMarkerTest {
     assertTrue(a.sameBuild(a.beat(Instant.now())));
     assertTrue(a.owner().contains(":" + ProcessHandle.current().pid() + ":" + a.nonce()), a.owner());
   }
+
+  @Test
+  void aRetiredDirectoryBelongsToNoProcessWhoeverWroteItsMarker() {
+    long now = System.currentTimeMillis();
+    // Written by a gc on another host a moment ago: neither its pid nor its age may keep it "building".
+    StagingMarker retired = new StagingMarker(StagingMarker.RETIRED, "h", 1, Instant.ofEpochMilli(now).toString(), null,
+        "remote", "dd", Instant.ofEpochMilli(now).toString());
+    assertTrue(retired.abandoned(now, Long.MAX_VALUE));
+  }
 }

@@ -90,8 +90,10 @@ public final class SnapshotBuilder {
     EmbeddingReuse.Plan reuse = EmbeddingReuse.plan(config.embed, ctx.target(), store, ctx.modelFingerprint(),
         ctx.model().dimension());
     CommitPlan plan = ManifestDraft.plan(ctx, id, base, mode, listed == null ? null : listed.entry(), reuse, force);
-    // The marker's heartbeat tells gc on any host that this build is alive, however long it runs.
-    StagingHeartbeat heartbeat = StagingHeartbeat.start(store.storage(), id, publisher.begin(id, base),
+    // The marker's heartbeat tells gc on any host that this build is alive, however long it runs, and its
+    // base which snapshot gc must keep meanwhile: the one whose files the build continues.
+    String continued = mode instanceof BuildMode.Changelog(ChangelogPlan changelog) ? changelog.base() : base;
+    StagingHeartbeat heartbeat = StagingHeartbeat.start(store.storage(), id, publisher.begin(id, continued),
         StagingHeartbeat.DEFAULT_INTERVAL);
     BuildJob.JobOutcome outcome;
     try {

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.index.DocFingerprintFile;
 import dev.kiln.operators.JobCounters;
+import dev.kiln.publish.SnapshotRetention;
 import dev.kiln.route.ShardRouter;
 import dev.kiln.search.Searcher;
 import dev.kiln.snapshot.Manifest;
@@ -19,6 +20,7 @@ import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStorage;
 import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.snapshot.StagingMarker;
 import dev.kiln.snapshot.io.RemoteStorages;
 import dev.kiln.snapshot.io.SnapshotMirror;
 import dev.kiln.testing.S3Server;
@@ -233,5 +235,39 @@ class RemoteIncrementalITCase {
     assertTrue(trace.toString().contains("failed verification") && trace.toString().contains(DocFingerprintFile.NAME),
         trace.toString());
     assertEquals(second.id(), mirror(work.resolve("mirror-after")).remoteCurrent(), "CURRENT did not move");
+  }
+
+  @Test
+  @Order(5)
+  void gcOnTheBucketKeepsTheFilesLaterSnapshotsShareWithTheOnesItRemoves() throws Exception {
+    // Undo the damage of the test before, then a third build continues the second.
+    int shard = ShardRouter.shardOf(CHANGED, 2);
+    String key = "snapshots/snapshots/" + second.id() + "/" + SnapshotLayout.shardDirName(shard) + "/"
+        + DocFingerprintFile.NAME;
+    byte[] bytes = server.bytes(key);
+    bytes[bytes.length / 2] ^= 0x01;
+    server.put(key, bytes);
+    Manifest third = build(ROOT, c -> {}, new ByteArrayOutputStream());
+    assertEquals(second.id(), third.parent());
+    SnapshotStore store = RemoteStorages.store(ROOT, s3);
+    List<String> shared = new ArrayList<>();
+    for (Manifest m : List.of(second, third)) {
+      for (Manifest.ShardEntry s : m.shards()) {
+        s.files().stream().filter(f -> first.id().equals(f.snapshot())).forEach(f -> shared.add(f.name()));
+      }
+    }
+    assertFalse(shared.isEmpty(), "the later snapshots reference files of the first");
+
+    // --keep 0: the published third and the second before it stay; the first goes, but not the files
+    // the other two read from its directory.
+    SnapshotRetention gc = new SnapshotRetention(store);
+    SnapshotRetention.Outcome done = gc.run(gc.plan(0, 3_600_000), 3_600_000);
+    assertTrue(done.removed().contains(first.id()), done.toString());
+    assertTrue(done.retired().contains(first.id()), done.toString());
+    assertEquals(List.of(second.id(), third.id()), store.list());
+    for (String id : store.list()) {
+      assertEquals(List.of(), store.verify(store.manifest(id)), "every byte of " + id + ", from the bucket");
+    }
+    assertEquals(StagingMarker.RETIRED, store.stagingMarker(first.id()).orElseThrow().state());
   }
 }

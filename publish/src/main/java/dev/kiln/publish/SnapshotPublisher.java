@@ -11,9 +11,11 @@ import dev.kiln.snapshot.StagingMarker;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,14 +57,46 @@ public final class SnapshotPublisher {
   }
 
   /**
-   * Marks a new snapshot as being built from {@code base} (the id CURRENT named, or null).
+   * Marks a new snapshot as being built from {@code base} (the snapshot whose files it continues, or
+   * null), then checks, under the root's lock, that the base still has its manifest. From then on gc
+   * keeps the base for as long as this marker shows a running build; a base gc removed before the
+   * marker was seen fails the build here, before it writes anything else, and the marker is removed.
    *
    * @return the marker written (its nonce identifies this build for {@link StagingHeartbeat})
+   * @throws SnapshotException when the base was removed
    */
   public StagingMarker begin(String id, String base) {
     StagingMarker marker = StagingMarker.forThisProcess(StagingMarker.BUILDING, base);
     writeMarker(id, marker);
+    if (base == null) {
+      return marker;
+    }
+    boolean there;
+    try {
+      // Under the lock gc holds while it reads the markers and deletes manifests: either gc saw this
+      // marker (and keeps the base), or its deletion is over and the manifest is seen to be gone.
+      there = storage.locked(SnapshotLayout.CURRENT, () -> store.hasManifest(base));
+    } catch (IOException | SnapshotException e) {
+      dropMarker(id);
+      throw new SnapshotException("cannot check that base snapshot " + base + " is still there: " + e.getMessage(), e);
+    }
+    if (!there) {
+      dropMarker(id);
+      throw new SnapshotException("snapshot " + base + ", which this build continues, was removed (by 'kiln snapshots"
+          + " gc') before the build began; nothing was written. Run the build again: it starts from the snapshot"
+          + " CURRENT names now");
+    }
     return marker;
+  }
+
+  /** Removes the marker (and directory) of a build that stopped before writing anything else. */
+  private void dropMarker(String id) {
+    try {
+      storage.delete(SnapshotLayout.stagingKey(id));
+      SnapshotSweep.removeEmpty(storage, id);
+    } catch (IOException e) {
+      LOG.warn("could not remove the staging marker of {} ({}); 'kiln snapshots gc' removes it", id, e.getMessage());
+    }
   }
 
   void writeMarker(String id, StagingMarker marker) {
@@ -194,8 +228,9 @@ public final class SnapshotPublisher {
 
   /**
    * Removes a snapshot that a failed build made, unless {@code CURRENT} names it (a failure after a
-   * compare-and-set that succeeded) or cannot be read: checked under the root's lock, so no publish
-   * slips in between.
+   * compare-and-set that succeeded) or cannot be read, or a running build continues it: checked under
+   * the root's lock, so no publish or build start slips in between. Files that other snapshots
+   * reference are kept ({@link #removeData}).
    *
    * @return whether it was removed
    */
@@ -213,6 +248,11 @@ public final class SnapshotPublisher {
           LOG.warn("kept snapshot {}: CURRENT names it, although its build reported a failure", id);
           return false;
         }
+        if (store.hasManifest(id) && UnfinishedSnapshots.scan(store, System.currentTimeMillis(), Long.MAX_VALUE)
+            .bases().contains(id)) {
+          LOG.warn("kept snapshot {}: a running build continues it, although its own build reported a failure", id);
+          return false;
+        }
         writeMarker(id, StagingMarker.forThisProcess(StagingMarker.DELETING, null));
         storage.delete(SnapshotLayout.manifestKey(id));
         return true;
@@ -225,26 +265,37 @@ public final class SnapshotPublisher {
   }
 
   /**
-   * Removes a snapshot's data once its manifest is gone (so readers cannot see a partial one). Closed,
-   * checksummed stored-vector parts are kept, marked {@code RESUMABLE}: the vectors a failed build
-   * computed are reused by the next build into this root, and gc removes them after its window.
+   * Removes a snapshot's data once its manifest is gone (so readers cannot see a partial one), except
+   * files that remaining snapshots reference (then marked {@code retired}, for gc to remove once
+   * nothing does). Closed, checksummed stored-vector parts are kept, marked {@code RESUMABLE}: the
+   * vectors a failed build computed are reused by the next build into this root, and gc removes them
+   * after its window.
    */
   boolean removeData(String id) throws IOException {
     String prefix = SnapshotLayout.snapshotKey(id);
-    String parts = prefix + SnapshotLayout.EMBEDDINGS;
-    boolean resumable = storage.list(parts).stream().anyMatch(n -> n.endsWith(".parquet.sha256"));
-    if (!resumable) {
-      storage.deleteTree(prefix);
-      return true;
-    }
-    for (String name : storage.list(prefix)) {
-      if (!name.equals(SnapshotLayout.EMBEDDINGS) && !name.equals(SnapshotLayout.STAGING)) {
-        storage.deleteTree(prefix + name);
-        storage.delete(prefix + name);
+    String parts = prefix + SnapshotLayout.EMBEDDINGS + "/";
+    List<String> names = storage.list(parts);
+    Set<String> keep = new HashSet<>(SnapshotRetention.referencedKeys(store));
+    boolean resumable = false;
+    for (String name : names) {
+      if (name.endsWith(".parquet") && names.contains(name + ".sha256")) {
+        keep.add(parts + name);
+        keep.add(parts + name + ".sha256");
+        resumable = true;
       }
     }
-    writeMarker(id, StagingMarker.forThisProcess(StagingMarker.RESUMABLE, null));
-    LOG.info("kept the stored-vector parts of failed snapshot {} for the next build to reuse", id);
+    SnapshotSweep.Outcome swept = SnapshotSweep.sweep(storage, id, keep);
+    if (resumable) {
+      writeMarker(id, StagingMarker.forThisProcess(StagingMarker.RESUMABLE, null));
+      LOG.info("kept the stored-vector parts of failed snapshot {} for the next build to reuse", id);
+    } else if (!swept.kept().isEmpty()) {
+      writeMarker(id, StagingMarker.forThisProcess(StagingMarker.RETIRED, null));
+      LOG.info("removed failed snapshot {} but kept {} file(s) that other snapshots reference (retired)", id,
+          swept.kept().size());
+    } else {
+      storage.delete(SnapshotLayout.stagingKey(id));
+      SnapshotSweep.removeEmpty(storage, id);
+    }
     return true;
   }
 

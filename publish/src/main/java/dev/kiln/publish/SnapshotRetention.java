@@ -17,8 +17,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Retention ({@code kiln snapshots gc}): keeps the newest {@code keep} complete snapshots and, always,
- * the published one and the one before it; removes older complete snapshots and the unfinished data
- * of builds that are no longer running. Data of a build that may still be running is left alone.
+ * the published one, the one before it and every snapshot a running build continues; removes older
+ * complete snapshots and the unfinished data of builds that are no longer running. Data of a build
+ * that may still be running is left alone.
+ *
+ * <p>A snapshot's files may be referenced by later snapshots (manifest format 2). Removing one therefore
+ * takes two steps: under the root's lock its manifest is deleted (readers stop seeing it); then,
+ * outside the lock, each object under its directory that no remaining manifest references is deleted
+ * ({@link SnapshotSweep}, against {@link RootManifests}). A directory left holding referenced files is
+ * marked {@code retired}; a later gc deletes those files once nothing references them. The argument
+ * that this never takes a file from a retained snapshot, with builds and other gcs running and gc
+ * killed at any point, is in docs/FORMATS.md ("Retention").
  */
 public final class SnapshotRetention {
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotRetention.class);
@@ -38,15 +47,32 @@ public final class SnapshotRetention {
    * @param expired complete snapshots to remove
    * @param orphans unfinished data of builds (or removals) that died
    * @param building unfinished data of builds that may still be running: left alone
+   * @param retired directories of removed snapshots that still held files later snapshots reference:
+   *     swept again, and removed once nothing references them
+   * @param continued kept snapshots that a running build continues (its {@code STAGING} marker's base)
    */
-  public record Plan(List<String> kept, List<String> expired, List<String> orphans, List<String> building) {}
+  public record Plan(List<String> kept, List<String> expired, List<String> orphans, List<String> building,
+      List<String> retired, List<String> continued) {}
+
+  /**
+   * What gc did.
+   *
+   * @param removed snapshots whose manifest gc removed, and orphans it took over
+   * @param retired of those (and of the directories retired before), the ones that still hold files
+   *     other snapshots reference
+   * @param deferred directories whose data was not swept this time (see {@code problem})
+   * @param problem why: the manifests that decide what is referenced could not all be read
+   */
+  public record Outcome(List<String> removed, List<String> retired, List<String> deferred, String problem) {}
 
   public Plan plan(int keep, long staleAfterMillis) {
     if (keep < 0) {
       throw new IllegalArgumentException("keep must be >= 0");
     }
-    List<String> complete = store.list();
+    UnfinishedSnapshots now = UnfinishedSnapshots.scan(store, System.currentTimeMillis(), staleAfterMillis);
+    List<String> complete = now.complete();
     Set<String> protect = protectedIds();
+    protect.addAll(now.bases());
     Set<String> kept = new LinkedHashSet<>();
     for (int i = complete.size() - 1, n = 0; i >= 0; i--) {
       String id = complete.get(i);
@@ -57,22 +83,9 @@ public final class SnapshotRetention {
         kept.add(id);
       }
     }
-    List<String> expired = complete.stream().filter(id -> !kept.contains(id)).toList();
-    List<String> orphans = new ArrayList<>();
-    List<String> building = new ArrayList<>();
-    long now = System.currentTimeMillis();
-    for (String id : store.allIds()) {
-      if (store.hasManifest(id)) {
-        continue;
-      }
-      Optional<StagingMarker> marker = store.stagingMarker(id);
-      if (marker.isEmpty() || marker.get().abandoned(now, staleAfterMillis, modified(id))) {
-        orphans.add(id);
-      } else {
-        building.add(id);
-      }
-    }
-    return new Plan(complete.stream().filter(kept::contains).toList(), expired, orphans, building);
+    return new Plan(complete.stream().filter(kept::contains).toList(),
+        complete.stream().filter(id -> !kept.contains(id)).toList(), now.orphans(), now.building(), now.retired(),
+        complete.stream().filter(now.bases()::contains).toList());
   }
 
   /** The published snapshot and the one before it: never removed. */
@@ -85,92 +98,156 @@ public final class SnapshotRetention {
     return p;
   }
 
-  /** When the staging marker object was last written, on the store's clock (-1: unknown). */
-  private long modified(String id) {
-    try {
-      return store.storage().lastModified(SnapshotLayout.stagingKey(id));
-    } catch (IOException e) {
-      return -1;
-    }
-  }
-
   /**
-   * Carries out a plan. Each removal decides under the root's lock — the one publish holds around
-   * its compare-and-set — after re-reading {@code CURRENT}: a snapshot that became the published one
-   * or its predecessor is kept, an orphan that gained a manifest or a fresh heartbeat is kept, and a
-   * publish cannot slip in between the check and the deletion of the manifest.
+   * Carries out a plan. The removals are decided under the root's lock — the one publish holds around
+   * its compare-and-set and a build's start holds to check its base — after re-reading {@code CURRENT}
+   * and every build marker: a snapshot that became the published one, its predecessor or the base of a
+   * running build is kept, an orphan that gained a manifest or a fresh heartbeat is kept, and neither a
+   * publish nor a build's start can slip in between the check and the deletion of the manifest.
+   *
+   * @return the snapshots removed
    */
   public List<String> execute(Plan plan) {
     return execute(plan, Long.MAX_VALUE);
   }
 
-  /** As {@link #execute(Plan)}, re-judging orphans' markers against {@code staleAfterMillis}. */
+  /** As {@link #execute(Plan)}, judging markers against {@code staleAfterMillis}. */
   public List<String> execute(Plan plan, long staleAfterMillis) {
-    List<String> removed = new ArrayList<>();
-    for (String id : plan.expired()) {
-      if (removeUnder(id, () -> {
-        if (protectedIds().contains(id)) {
-          LOG.info("gc: {} became the published snapshot or its predecessor meanwhile; kept", id);
-          return false;
-        }
-        return true;
-      })) {
-        removed.add(id);
-      }
-    }
-    for (String id : plan.orphans()) {
-      if (removeUnder(id, () -> {
-        if (store.hasManifest(id)) {
-          return false;
-        }
-        Optional<StagingMarker> marker = store.stagingMarker(id);
-        if (marker.isPresent() && staleAfterMillis != Long.MAX_VALUE
-            && !marker.get().abandoned(System.currentTimeMillis(), staleAfterMillis, modified(id))) {
-          LOG.info("gc: {} shows a fresh heartbeat now; kept", id);
-          return false;
-        }
-        return true;
-      })) {
-        removed.add(id);
-      }
-    }
-    return removed;
-  }
-
-  /** The decision of {@link #removeUnder}, made under the lock. */
-  private interface Check {
-    boolean stillRemovable() throws IOException;
+    return run(plan, staleAfterMillis).removed();
   }
 
   /**
-   * Removes a snapshot so that no reader ever sees part of it: under the lock, re-check, mark it as
-   * being deleted, remove the manifest (the snapshot disappears for readers and can no longer be
-   * published); then, outside the lock, the data and the marker.
+   * As {@link #execute(Plan, long)}, reporting which directories were retired or left for later.
+   * {@code staleAfterMillis} {@link Long#MAX_VALUE}: every marker not known to be dead counts as a
+   * running build's.
    */
-  private boolean removeUnder(String id, Check check) {
+  public Outcome run(Plan plan, long staleAfterMillis) {
     SnapshotStorage storage = store.storage();
+    List<String> removed = new ArrayList<>();
+    List<String> sweep = new ArrayList<>();
     try {
-      boolean go = storage.locked(SnapshotLayout.CURRENT, () -> {
-        if (!check.stillRemovable()) {
-          return false;
+      storage.locked(SnapshotLayout.CURRENT, () -> {
+        decide(plan, staleAfterMillis, removed, sweep);
+        return null;
+      });
+    } catch (IOException e) {
+      throw new SnapshotException("gc: cannot remove snapshots under " + store.layout().root() + ": " + e.getMessage(),
+          e);
+    }
+    PausePoint.reached("gc-data");
+    if (sweep.isEmpty()) {
+      return new Outcome(removed, List.of(), List.of(), null);
+    }
+    Set<String> keep;
+    try {
+      keep = referencedKeys(store);
+    } catch (SnapshotException e) {
+      LOG.warn("gc: the data of {} is left for a later gc: {}", sweep, e.getMessage());
+      return new Outcome(removed, List.of(), sweep, e.getMessage());
+    }
+    List<String> retired = new ArrayList<>();
+    for (String id : sweep) {
+      try {
+        if (sweepOne(id, keep)) {
+          retired.add(id);
         }
+      } catch (IOException e) {
+        throw new SnapshotException("cannot remove snapshot " + id + ": " + e.getMessage(), e);
+      }
+    }
+    return new Outcome(removed, retired, List.of(), null);
+  }
+
+  /** Under the root's lock: re-checks each removal and deletes the manifests of those that go. */
+  private void decide(Plan plan, long staleAfterMillis, List<String> removed, List<String> sweep) throws IOException {
+    SnapshotStorage storage = store.storage();
+    long now = System.currentTimeMillis();
+    Set<String> protect = protectedIds();
+    // Read under the lock: a build whose marker is not seen here checks its base under the lock after
+    // this hold, and so finds the base's manifest gone and stops before writing anything.
+    Set<String> bases = UnfinishedSnapshots.scan(store, now, staleAfterMillis).bases();
+    for (String id : plan.expired()) {
+      if (protect.contains(id)) {
+        LOG.info("gc: {} became the published snapshot or its predecessor meanwhile; kept", id);
+      } else if (bases.contains(id)) {
+        LOG.info("gc: {} is the base of a running build; kept", id);
+      } else if (store.hasManifest(id)) {
         PausePoint.reached("gc-remove");
         publisher.writeMarker(id, StagingMarker.forThisProcess(StagingMarker.DELETING, null));
         storage.delete(SnapshotLayout.manifestKey(id));
-        return true;
-      });
-      if (go) {
-        storage.deleteTree(SnapshotLayout.snapshotKey(id));
-        LOG.info("gc: removed {}", id);
+        removed.add(id);
+        sweep.add(id);
       }
-      return go;
-    } catch (IOException e) {
-      throw new SnapshotException("cannot remove snapshot " + id + ": " + e.getMessage(), e);
+    }
+    for (String id : plan.orphans()) {
+      if (store.hasManifest(id)) {
+        continue;
+      }
+      Optional<StagingMarker> marker = UnfinishedSnapshots.marker(store, id);
+      if (marker.isPresent() && staleAfterMillis != Long.MAX_VALUE
+          && !marker.get().abandoned(now, staleAfterMillis, UnfinishedSnapshots.modified(store, id))) {
+        LOG.info("gc: {} shows a fresh heartbeat now; kept", id);
+        continue;
+      }
+      PausePoint.reached("gc-remove");
+      String state = marker.map(StagingMarker::state).orElse(null);
+      if (!StagingMarker.DELETING.equals(state) && !StagingMarker.RETIRED.equals(state)) {
+        // Taken over from a dead build: were it alive after all, its heartbeat stops at this marker.
+        publisher.writeMarker(id, StagingMarker.forThisProcess(StagingMarker.DELETING, null));
+      }
+      removed.add(id);
+      sweep.add(id);
+    }
+    for (String id : plan.retired()) {
+      if (!store.hasManifest(id)) {
+        sweep.add(id);
+      }
     }
   }
 
-  /** Removes a snapshot unconditionally (under the lock, as gc does). */
-  void remove(String id) {
-    removeUnder(id, () -> true);
+  /**
+   * Deletes what nothing references under a directory without a manifest, then its marker and the
+   * directory, or marks it {@code retired} when referenced files remain.
+   *
+   * @return whether it was retired
+   */
+  private boolean sweepOne(String id, Set<String> keep) throws IOException {
+    SnapshotStorage storage = store.storage();
+    if (storage.exists(SnapshotLayout.manifestKey(id))) {
+      LOG.warn("gc: {} has a manifest again (a build presumed dead committed it); its data is kept", id);
+      return false;
+    }
+    SnapshotSweep.Outcome o = SnapshotSweep.sweep(storage, id, keep);
+    if (o.kept().isEmpty()) {
+      storage.delete(SnapshotLayout.stagingKey(id));
+      SnapshotSweep.removeEmpty(storage, id);
+      LOG.info("gc: removed {}", id);
+      return false;
+    }
+    PausePoint.reached("gc-retire");
+    publisher.writeMarker(id, StagingMarker.forThisProcess(StagingMarker.RETIRED, null));
+    LOG.info("gc: removed {} but kept {} file(s) that later snapshots reference (retired)", id, o.kept().size());
+    return true;
+  }
+
+  /**
+   * The keys no sweep may delete: every file a complete snapshot lists, where the storage holds it
+   * ({@link RootManifests#storedKeys}). A local root needs no reading: each snapshot holds links of the
+   * files it references, so none of them lies under another snapshot's directory.
+   *
+   * @throws SnapshotException when some complete snapshot's manifest cannot be read (what it references
+   *     is then unknown) or the root keeps changing
+   */
+  static Set<String> referencedKeys(SnapshotStore store) {
+    if (store.storage().linksSharedFiles()) {
+      return Set.of();
+    }
+    RootManifests manifests = RootManifests.read(store);
+    if (!manifests.unreadable().isEmpty()) {
+      throw new SnapshotException("the manifests of " + manifests.unreadable().keySet() + " cannot be read ("
+          + String.join("; ", manifests.unreadable().values()) + "), so what they reference is unknown; verify or"
+          + " remove them first");
+    }
+    return manifests.storedKeys(store.storage());
   }
 }
