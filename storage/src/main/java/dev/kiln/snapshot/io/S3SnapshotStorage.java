@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -484,7 +485,9 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
       throw io("list", dir, e);
     }
     // One DELETE per object: a snapshot has a few dozen files, and not every S3-compatible server
-    // accepts multi-object delete.
+    // accepts multi-object delete. Deepest first: a store that keeps directory markers (s3proxy on a file
+    // system) refuses, slowly, to remove a directory that still holds objects.
+    keys.sort(Comparator.reverseOrder());
     for (String k : keys) {
       delete(k.substring(prefix.length()));
     }
