@@ -6,6 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kiln.publish.SnapshotPublisher;
+import dev.kiln.publish.SnapshotRetention;
+import dev.kiln.snapshot.SnapshotException;
+import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.testing.FaultyS3Proxy;
 import dev.kiln.testing.FaultyS3Proxy.Fault;
 import dev.kiln.testing.FaultyS3Proxy.Op;
@@ -15,6 +20,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -286,6 +292,25 @@ class S3StorageFaultsITCase {
       proxy.plan(r -> r.op() == Op.PUT ? Fault.LOSE_RESPONSE : Fault.NONE);
       assertTrue(st.compareAndSet("CURRENT", utf8("a\n"), utf8("b\n")));
       assertArrayEquals(utf8("b\n"), server.bytes(bucketKey(root, "CURRENT")));
+    }
+  }
+
+  @Test
+  void gcNeverTakesABuildWhoseMarkerItCannotReadForADeadOne() throws Exception {
+    String root = newRoot();
+    try (S3SnapshotStorage st = storage(root, 2)) {
+      SnapshotStore store = new SnapshotStore(new SnapshotLayout(work.resolve("unused")), st);
+      String id = "20261207T000000Z-000001";
+      new SnapshotPublisher(store).begin(id, null); // a build of this very process: alive
+      String data = SnapshotLayout.shardKey(id, 0) + "_0.cfs";
+      st.write(data, utf8("written by the running build"));
+      SnapshotRetention gc = new SnapshotRetention(store);
+      assertEquals(List.of(id), gc.plan(1, 3_600_000L).building());
+
+      proxy.plan(r -> r.op() == Op.GET && r.key().endsWith("/" + SnapshotLayout.STAGING) ? Fault.ERROR_500 : Fault.NONE);
+      SnapshotException e = assertThrows(SnapshotException.class, () -> gc.plan(1, 3_600_000L));
+      assertTrue(e.getMessage().contains("staging marker of " + id), e.getMessage());
+      assertTrue(server.blobs().blobExists(BUCKET, bucketKey(root, data)), "the running build's data is kept");
     }
   }
 }
