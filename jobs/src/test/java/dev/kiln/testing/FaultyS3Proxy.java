@@ -303,10 +303,18 @@ public final class FaultyS3Proxy implements AutoCloseable {
 
   /** Forgets counters, occurrences and the log (not the plan). */
   public void reset() {
+    resetCounters();
+    occurrences.clear();
+  }
+
+  /**
+   * Forgets the counters and the log, but not how often each request was seen: a request the plan
+   * decided before is drawn for again as its next occurrence.
+   */
+  public void resetCounters() {
     requests.clear();
     retries.clear();
     injected.clear();
-    occurrences.clear();
     log.clear();
   }
 
