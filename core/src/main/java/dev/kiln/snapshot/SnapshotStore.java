@@ -150,13 +150,34 @@ public final class SnapshotStore {
     }
   }
 
-  /** The staging marker of an unfinished snapshot, if it has one (and it is readable). */
+  /**
+   * The staging marker of an unfinished snapshot, if it has one that parses (an oversized or malformed
+   * one counts as none). A marker that cannot be read (the store failed) is an error, not "none": gc
+   * would take a running build's data for a dead build's.
+   */
   public Optional<StagingMarker> stagingMarker(String id) {
+    String key = SnapshotLayout.stagingKey(id);
+    Optional<byte[]> bytes;
     try {
-      Optional<byte[]> bytes = storage.read(SnapshotLayout.stagingKey(id), SnapshotLayout.MAX_RECORD_BYTES);
+      bytes = storage.read(key, SnapshotLayout.MAX_RECORD_BYTES);
+    } catch (IOException e) {
+      if (oversized(key)) {
+        return Optional.empty();
+      }
+      throw new SnapshotException("cannot read the staging marker of " + id + ": " + e.getMessage(), e);
+    }
+    try {
       return bytes.isEmpty() ? Optional.empty() : Optional.of(JSON.readValue(bytes.get(), StagingMarker.class));
     } catch (IOException e) {
       return Optional.empty();
+    }
+  }
+
+  private boolean oversized(String key) {
+    try {
+      return storage.size(key) > SnapshotLayout.MAX_RECORD_BYTES;
+    } catch (IOException e) {
+      return false;
     }
   }
 

@@ -263,4 +263,22 @@ class S3SnapshotStorageITCase {
       assertTrue(e.getMessage().contains("shard-00000/_0.cfs: sha256"), e.getMessage());
     }
   }
+
+  @Test
+  void deleteTreeRemovesEveryObjectDeepestFirst() throws Exception {
+    String root = newRoot();
+    try (S3SnapshotStorage st = storage(root, true)) {
+      for (String key : List.of("snapshots/x/a", "snapshots/x/shard-00000/_0.cfs", "snapshots/x/shard-00000/_0.si",
+          "snapshots/x/embeddings/part-0.parquet", "snapshots/y/kept")) {
+        st.write(key, utf8("v"));
+      }
+      long started = System.nanoTime();
+      st.deleteTree("snapshots/x/");
+      // s3proxy's file system store keeps directory markers and takes 10 s to refuse removing one that
+      // still holds objects: the contents go first.
+      assertTrue(System.nanoTime() - started < 5_000_000_000L, "no directory was removed before its contents");
+      assertEquals(List.of("y"), st.list("snapshots/"));
+      assertEquals(List.of(), st.list("snapshots/x/"));
+    }
+  }
 }

@@ -1,5 +1,6 @@
 package dev.kiln.snapshot.io;
 
+import dev.kiln.config.ConfigException;
 import java.net.URI;
 import java.util.HashMap;
 import java.util.Locale;
@@ -12,15 +13,19 @@ import java.util.Map;
  * {@code AWS_ENDPOINT_URL_S3} / {@code AWS_ENDPOINT_URL}, {@code AWS_ACCESS_KEY_ID},
  * {@code AWS_SECRET_ACCESS_KEY} — plus {@code s3.region} ({@code AWS_REGION}, default
  * {@code us-east-1}) and {@code s3.conditional-writes} ({@code true} by default; {@code false} for a
- * store that rejects or ignores {@code If-Match}/{@code If-None-Match} on PUT, see docs/FORMATS.md).
+ * store that rejects or ignores {@code If-Match}/{@code If-None-Match} on PUT, see docs/FORMATS.md) and
+ * {@code s3.max-attempts} (attempts per request, retries included: {@value #DEFAULT_MAX_ATTEMPTS} by
+ * default, see {@link S3SnapshotStorage}).
  *
  * @param endpoint a custom endpoint (S3-compatible servers), or null for AWS
  * @param accessKey null: the SDK's default credential chain
  */
 public record S3Settings(URI endpoint, boolean pathStyle, String accessKey, String secretKey, String region,
-    boolean conditionalWrites) {
+    boolean conditionalWrites, int maxAttempts) {
 
   public static final String CONDITIONAL_WRITES = "s3.conditional-writes";
+  public static final String MAX_ATTEMPTS = "s3.max-attempts";
+  public static final int DEFAULT_MAX_ATTEMPTS = 8;
 
   /** Settings from {@code settings} over the process environment. */
   public static S3Settings of(Map<String, String> settings) {
@@ -34,7 +39,24 @@ public record S3Settings(URI endpoint, boolean pathStyle, String accessKey, Stri
     boolean pathStyle = Boolean.parseBoolean(s.getOrDefault("s3.path.style.access", endpoint != null ? "true" : "false"));
     return new S3Settings(endpoint == null ? null : URI.create(endpoint), pathStyle, s.get("s3.access-key"),
         s.get("s3.secret-key"), s.getOrDefault("s3.region", "us-east-1"),
-        !"false".equals(s.getOrDefault(CONDITIONAL_WRITES, "true").trim().toLowerCase(Locale.ROOT)));
+        !"false".equals(s.getOrDefault(CONDITIONAL_WRITES, "true").trim().toLowerCase(Locale.ROOT)),
+        maxAttempts(s.get(MAX_ATTEMPTS)));
+  }
+
+  private static int maxAttempts(String value) {
+    if (value == null) {
+      return DEFAULT_MAX_ATTEMPTS;
+    }
+    try {
+      int n = Integer.parseInt(value.trim());
+      if (n >= 1 && n <= 20) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // refused below
+    }
+    throw new ConfigException(MAX_ATTEMPTS + " must be a whole number from 1 to 20 (attempts per S3 request, retries"
+        + " included), was '" + value + "'");
   }
 
   /** The S3 keys the environment gives, with {@code settings} over them (what {@link #of} reads). */
@@ -74,6 +96,6 @@ public record S3Settings(URI endpoint, boolean pathStyle, String accessKey, Stri
   public String toString() {
     return "S3Settings[endpoint=" + endpoint + ", pathStyle=" + pathStyle + ", region=" + region
         + ", credentials=" + (accessKey != null ? "static" : "default chain") + ", conditionalWrites="
-        + conditionalWrites + "]";
+        + conditionalWrites + ", maxAttempts=" + maxAttempts + "]";
   }
 }

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -24,13 +25,17 @@ import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.ResponseBytes;
+import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.retries.api.BackoffStrategy;
+import software.amazon.awssdk.retries.api.RetryStrategy;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CommonPrefix;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
@@ -53,6 +58,16 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * answers {@code 501 Not Implemented} to them, compare-and-set falls back to reading and comparing
  * just before an unconditional PUT; two writers can then both pass the comparison, and only the
  * publisher's read-back after the write reports the loser (docs/FORMATS.md says what that guarantees).
+ *
+ * <p>Every request is retried by the SDK, up to {@code s3.max-attempts} attempts in all with an
+ * exponential back-off ({@link #retryStrategy}), on what S3 means to be retried: a 5xx, {@code SlowDown}
+ * and the other throttling answers, a connection that broke or timed out. A body read after the call
+ * returned ({@link #open}) resumes where it broke ({@link S3ObjectStream}). A retried conditional PUT
+ * can be refused because its own earlier attempt was carried out and only the answer was lost: so a
+ * refusal, or a failure after the last attempt, is followed by a read of the object, and if it holds
+ * exactly the bytes written, the write was ours and counts as done (the bytes written to
+ * {@code CURRENT} name the new snapshot, and a lock's name its holder with a random nonce: no other
+ * writer writes the same).
  */
 public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(S3SnapshotStorage.class);
@@ -63,11 +78,13 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
   private final String prefix;
   private final String root;
   private volatile boolean conditional;
+  private final int maxAttempts;
   /** Test seam: runs between compare-and-set's read and its write, to make a race deterministic. */
   volatile Runnable betweenReadAndWrite = () -> {};
 
-  S3SnapshotStorage(S3Client s3, String root, boolean conditionalWrites) {
+  S3SnapshotStorage(S3Client s3, String root, boolean conditionalWrites, int maxAttempts) {
     this.s3 = s3;
+    this.maxAttempts = maxAttempts;
     this.root = root;
     URI uri = URI.create(root);
     if (uri.getHost() == null || uri.getHost().isBlank()) {
@@ -82,7 +99,7 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
   /** A storage for {@code root} ({@code s3://BUCKET/PREFIX}) with its own client. */
   public static S3SnapshotStorage open(String root, S3Settings settings) {
     LOG.info("S3 snapshots root {}: {}", root, settings);
-    return new S3SnapshotStorage(client(settings), root, settings.conditionalWrites());
+    return new S3SnapshotStorage(client(settings), root, settings.conditionalWrites(), settings.maxAttempts());
   }
 
   static S3Client client(S3Settings settings) {
@@ -96,11 +113,30 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
         .forcePathStyle(settings.pathStyle())
         // Only what S3 requires: S3-compatible servers differ in support for the newer checksum trailers.
         .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED);
+        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
+        .overrideConfiguration(o -> o.retryStrategy(retryStrategy(settings.maxAttempts())));
     if (settings.endpoint() != null) {
       builder.endpointOverride(settings.endpoint());
     }
     return builder.build();
+  }
+
+  /**
+   * The SDK's standard retries (5xx, throttling, broken connections) with {@code maxAttempts}
+   * attempts in all, an exponential back-off with jitter (from 100 ms, at most 5 s between attempts;
+   * from 500 ms, at most 10 s, after a throttling answer such as {@code SlowDown}), and no circuit
+   * breaker: a burst of failures must not make later requests of a long build fail without a try. An
+   * answer whose body broke off is retried too, also where the SDK reports it as unparseable XML.
+   */
+  static RetryStrategy retryStrategy(int maxAttempts) {
+    return AwsRetryStrategy.standardRetryStrategy().toBuilder()
+        .maxAttempts(maxAttempts)
+        .backoffStrategy(BackoffStrategy.exponentialDelay(Duration.ofMillis(100), Duration.ofSeconds(5)))
+        .throttlingBackoffStrategy(BackoffStrategy.exponentialDelay(Duration.ofMillis(500), Duration.ofSeconds(10)))
+        .circuitBreakerEnabled(false)
+        // A body cut short fails inside the XML parser (a listing): its root cause is the broken read.
+        .retryOnRootCauseInstanceOf(IOException.class)
+        .build();
   }
 
   /** Whether compare-and-set uses conditional PUT (false: the read-compare-write fallback). */
@@ -141,13 +177,35 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
     }
   }
 
+  /**
+   * A stream over the object that survives a broken connection: a read that fails midway opens the
+   * object again from where it broke, on the same version ({@link S3ObjectStream}).
+   */
   @Override
   public InputStream open(String key) throws IOException {
+    return new S3ObjectStream(root + "/" + key, get(key, 0, null), (offset, etag) -> get(key, offset, etag),
+        maxAttempts);
+  }
+
+  /** The object from {@code offset} on; with {@code etag}, only that version of it. */
+  private ResponseInputStream<GetObjectResponse> get(String key, long offset, String etag) throws IOException {
     try {
-      return s3.getObject(b -> b.bucket(bucket).key(key(key)));
+      return s3.getObject(b -> {
+        b.bucket(bucket).key(key(key));
+        if (offset > 0) {
+          b.range("bytes=" + offset + "-");
+        }
+        if (etag != null) {
+          b.ifMatch(etag);
+        }
+      });
     } catch (S3Exception e) {
       if (e.statusCode() == 404) {
-        throw new NoSuchFileException(root + "/" + key);
+        throw etag == null ? new NoSuchFileException(root + "/" + key)
+            : new S3ObjectStream.ObjectChangedException(root + "/" + key + " was removed", e);
+      }
+      if (etag != null && e.statusCode() == 412) {
+        throw new S3ObjectStream.ObjectChangedException(root + "/" + key + " no longer has the ETag " + etag, e);
       }
       throw io("open", key, e);
     } catch (SdkException e) {
@@ -223,6 +281,12 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
       return true;
     } catch (S3Exception e) {
       if (e.statusCode() == 412 || e.statusCode() == 409) {
+        // Refused: another writer changed it, or an earlier attempt of this very PUT did (its answer lost).
+        if (holds(key, update)) {
+          LOG.info("conditional PUT of {} refused ({}) on a retry: an earlier attempt was carried out", key,
+              e.statusCode());
+          return true;
+        }
         LOG.info("conditional PUT of {} refused ({}): another writer changed it", key, e.statusCode());
         return false;
       }
@@ -232,10 +296,33 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
         conditional = false;
         return compareAndSet(key, expected, update);
       }
-      throw io("conditionally write", key, e);
+      return carriedOut(key, update, "conditionally write", e);
     } catch (SdkException e) {
-      throw io("conditionally write", key, e);
+      return carriedOut(key, update, "conditionally write", e);
     }
+  }
+
+  /**
+   * After a conditional PUT whose last attempt failed without a refusal: true if one of its attempts
+   * was carried out after all (the object holds exactly {@code update}), else the failure.
+   */
+  private boolean carriedOut(String key, byte[] update, String what, SdkException e) throws IOException {
+    IOException failure = io(what, key, e);
+    try {
+      if (holds(key, update)) {
+        LOG.warn("{} {}/{} failed ({}), but the object holds what it wrote: an attempt was carried out", what, root,
+            key, e.getMessage());
+        return true;
+      }
+    } catch (IOException again) {
+      failure.addSuppressed(again);
+    }
+    throw failure;
+  }
+
+  /** Whether the object exists and holds exactly {@code bytes}. */
+  private boolean holds(String key, byte[] bytes) throws IOException {
+    return readWithETag(key).map(v -> Arrays.equals(v.bytes(), bytes)).orElse(false);
   }
 
   /** A lock object this old belongs to a process that died holding it. */
@@ -265,8 +352,10 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
   }
 
   private void acquire(String lockKey) throws IOException {
-    byte[] owner = (ProcessHandle.current().pid() + "@" + StagingMarker.forThisProcess("lock", null)
-        .host() + " " + Instant.now()).getBytes(StandardCharsets.UTF_8);
+    // Unique to this acquisition (the nonce): a retried create that finds this body knows it is its own.
+    StagingMarker me = StagingMarker.forThisProcess("lock", null);
+    byte[] owner = (me.pid() + "@" + me.host() + " " + Instant.now() + " " + me.nonce())
+        .getBytes(StandardCharsets.UTF_8);
     long deadline = System.nanoTime() + LOCK_WAIT.toNanos();
     boolean logged = false;
     while (true) {
@@ -297,7 +386,11 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
     }
   }
 
-  /** Creates the object only if it does not exist; false when it does. */
+  /**
+   * Creates the object only if it does not exist; false when it does. A refusal, or a failure after
+   * the last attempt, reads the object: if it holds {@code body}, an earlier attempt of this create was
+   * carried out and its answer lost, and the lock is ours.
+   */
   private boolean tryCreate(String lockKey, byte[] body) throws IOException {
     if (!conditional) {
       if (exists(lockKey)) {
@@ -312,24 +405,34 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
       return true;
     } catch (S3Exception e) {
       if (e.statusCode() == 412 || e.statusCode() == 409) {
-        return false;
+        return holds(lockKey, body);
       }
       if (e.statusCode() == 501) {
         conditional = false;
         return tryCreate(lockKey, body);
       }
-      if (exists(lockKey)) {
-        return false;
-      }
-      throw io("create lock", lockKey, e);
+      return createdAfterAll(lockKey, body, e);
     } catch (SdkException e) {
-      // A server may refuse the conditional PUT before reading its body (412 to "Expect: 100-continue"),
-      // which the client reports as a broken write: if the lock is there, someone else holds it.
-      if (exists(lockKey)) {
-        return false;
-      }
-      throw io("create lock", lockKey, e);
+      // Also a server that refuses the conditional PUT before reading its body (412 to "Expect:
+      // 100-continue"), which the client reports as a broken write: whoever's lock is there decides.
+      return createdAfterAll(lockKey, body, e);
     }
+  }
+
+  /** After a create that failed: true if the lock there is ours, false if another's, else the failure. */
+  private boolean createdAfterAll(String lockKey, byte[] body, SdkException e) throws IOException {
+    IOException failure = io("create lock", lockKey, e);
+    Optional<byte[]> there;
+    try {
+      there = read(lockKey);
+    } catch (IOException again) {
+      failure.addSuppressed(again);
+      throw failure;
+    }
+    if (there.isPresent()) {
+      return Arrays.equals(there.get(), body);
+    }
+    throw failure;
   }
 
   @Override
@@ -382,7 +485,9 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
       throw io("list", dir, e);
     }
     // One DELETE per object: a snapshot has a few dozen files, and not every S3-compatible server
-    // accepts multi-object delete.
+    // accepts multi-object delete. Deepest first: a store that keeps directory markers (s3proxy on a file
+    // system) refuses, slowly, to remove a directory that still holds objects.
+    keys.sort(Comparator.reverseOrder());
     for (String k : keys) {
       delete(k.substring(prefix.length()));
     }

@@ -3,8 +3,10 @@ package dev.kiln.snapshot.io;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.kiln.config.ConfigException;
 import java.net.URI;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -39,6 +41,18 @@ class S3SettingsTest {
     assertFalse(plain.pathStyle());
     assertNull(plain.accessKey(), "the SDK's default credential chain");
     assertEquals("us-east-1", plain.region());
+    assertEquals(S3Settings.DEFAULT_MAX_ATTEMPTS, plain.maxAttempts());
+  }
+
+  @Test
+  void maxAttemptsIsBounded() {
+    assertEquals(3, S3Settings.of(Map.of(S3Settings.MAX_ATTEMPTS, " 3 "), Map.of()).maxAttempts());
+    assertEquals(1, S3Settings.of(Map.of(S3Settings.MAX_ATTEMPTS, "1"), Map.of()).maxAttempts());
+    for (String bad : new String[] {"0", "21", "-1", "many"}) {
+      ConfigException e = assertThrows(ConfigException.class,
+          () -> S3Settings.of(Map.of(S3Settings.MAX_ATTEMPTS, bad), Map.of()), bad);
+      assertTrue(e.getMessage().contains(S3Settings.MAX_ATTEMPTS), e.getMessage());
+    }
   }
 
   @Test
