@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Nightly rebuild on a Flink session cluster: build (and, today, publish from this client) → gc.
+# Nightly rebuild on a Flink session cluster: build (the job publishes) → gc. The session's TaskManagers
+# need DJL and ONNX Runtime in Flink's lib/, parent-first, to run a build every night without a restart
+# (docs/DEPLOYMENT.md, "Several builds on one TaskManager").
 # Run it from a scheduler (cron, Airflow, the CronJob in deploy/k8s/rebuild-cronjob.yaml); it exits non-zero
 # when the build fails, so the scheduler sees it, and only collects garbage after a successful build.
 #
@@ -7,7 +9,7 @@
 #   KILN_CONFIG     build.yaml (corpus, model, shards, ...)
 #   KILN_SNAPSHOTS  the snapshots root, reachable from this client and every TaskManager (shared FS, s3://, hdfs://)
 #   KILN_KEEP       complete snapshots to keep (default 3); FLINK_HOME, KILN_PARALLELISM optional
-# Not detached (no -d): the build's verify/merge/publish steps still run in this client (docs/DEPLOYMENT.md).
+# Not detached (no -d): this script waits for the build, so it runs gc only after a published build.
 set -euo pipefail
 : "${KILN_JAR:?set KILN_JAR}" "${KILN_CONFIG:?set KILN_CONFIG}" "${KILN_SNAPSHOTS:?set KILN_SNAPSHOTS}"
 FLINK="${FLINK_HOME:-/opt/flink}/bin/flink"

@@ -135,13 +135,15 @@ public final class DeviceSelector {
    */
   public static int visibleGpus(ModelEngine engine) {
     try {
-      if (engine == ModelEngine.ONNX) {
-        boolean cuda = OrtEnvironment.getAvailableProviders()
-            .contains(OrtProvider.CUDA);
-        return cuda ? CudaUtils.getGpuCount() : 0;
-      }
-      DjlEnvironment.ensureOffline();
-      return Engine.getEngine(engine.djlName()).getGpuCount();
+      DjlEnvironment.prepare();
+      return DjlEnvironment.inDjlContext(() -> {
+        if (engine == ModelEngine.ONNX) {
+          boolean cuda = OrtEnvironment.getAvailableProviders()
+              .contains(OrtProvider.CUDA);
+          return cuda ? CudaUtils.getGpuCount() : 0;
+        }
+        return Engine.getEngine(engine.djlName()).getGpuCount();
+      });
     } catch (RuntimeException | LinkageError e) {
       LOG.debug("cannot count GPUs for {}: {}", engine, e.toString());
       return 0;

@@ -26,7 +26,11 @@ public final class ModelTokenizer implements AutoCloseable {
   }
 
   public static ModelTokenizer open(ModelSpec spec) {
-    DjlEnvironment.ensureOffline();
+    DjlEnvironment.prepare();
+    return DjlEnvironment.inDjlContext(() -> load(spec));
+  }
+
+  private static ModelTokenizer load(ModelSpec spec) {
     try {
       Path file = ModelFiles.materialize(spec, spec.tokenizerResource());
       HuggingFaceTokenizer plain = HuggingFaceTokenizer.builder()

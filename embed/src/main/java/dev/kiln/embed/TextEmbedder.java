@@ -66,7 +66,18 @@ public final class TextEmbedder implements AutoCloseable {
    *     takes them per session; PyTorch has one process-wide pool, sized by the first slot to load
    */
   public static TextEmbedder open(ModelSpec spec, int batchSize, int threads, EmbedDevice device) {
-    DjlEnvironment.ensureOffline();
+    DjlEnvironment.prepare();
+    return DjlEnvironment.inDjlContext(() -> load(spec, batchSize, threads, device));
+  }
+
+  private static TextEmbedder load(ModelSpec spec, int batchSize, int threads, EmbedDevice device) {
+    if (!DjlEnvironment.engines().contains(spec.engine().djlName())) {
+      // Where DJL is shared from Flink's lib/, only the engines there count (DjlEnvironment).
+      throw new IllegalStateException("model " + spec.name() + " runs on DJL's " + spec.engine().djlName()
+          + " engine, which DJL did not find beside it (it found " + DjlEnvironment.engines() + "). With DJL in"
+          + " Flink's lib/ (docs/DEPLOYMENT.md, \"Several builds on one TaskManager\") put the engine's jars there"
+          + " too: for PyTorch ai.djl.pytorch:pytorch-engine and pytorch-jni, and libtorch where DJL finds it offline");
+    }
     int t = Math.max(1, threads);
     if ("fp16".equals(spec.precision()) && !device.isGpu()) {
       throw new IllegalStateException("model " + spec.name() + " is a half-precision (fp16) file, which needs a"

@@ -11,6 +11,7 @@ import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
@@ -96,6 +97,31 @@ class JobJarITCase {
     if (none("kiln.jar.natives")) {
       assertFalse(torch, "PyTorch natives");
       assertTrue(entries.stream().noneMatch(e -> e.startsWith("ai/onnxruntime/")), "ONNX Runtime's Java API too");
+    }
+  }
+
+  /**
+   * {@code target/flink-lib/}, what a TaskManager's {@code lib/} gets for several builds (docs/DEPLOYMENT.md,
+   * "Several builds on one TaskManager"): DJL's API, tokenizers and ONNX Runtime engine, ONNX Runtime, and
+   * DJL's Gson and JNA, nothing else; its DJL is the job jar's own (TaskManagers refuse another version).
+   */
+  @Test
+  void flinkLibHoldsDjlAndOnnxRuntimeInTheJobJarsVersions() throws IOException {
+    List<String> names;
+    try (Stream<Path> s = Files.list(Path.of("target", "flink-lib"))) {
+      names = s.map(p -> p.getFileName().toString().replaceFirst("-[0-9][^-]*(-[0-9][^-]*)?\\.jar$", "")).sorted()
+          .toList();
+    }
+    assertTrue(List.of("api", "gson", "jna", "onnxruntime", "onnxruntime-engine", "tokenizers").equals(names)
+        || List.of("api", "gson", "jna", "onnxruntime-engine", "onnxruntime_gpu", "tokenizers").equals(names), names.toString());
+    Path api;
+    try (Stream<Path> s = Files.list(Path.of("target", "flink-lib"))) {
+      api = s.filter(p -> p.getFileName().toString().matches("api-[0-9].*\\.jar")).findFirst().orElseThrow();
+    }
+    try (JarFile lib = new JarFile(api.toFile()); JarFile job = new JarFile(jar.toFile())) {
+      String properties = "ai/djl/engine/api.properties";
+      assertEquals(new String(job.getInputStream(job.getEntry(properties)).readAllBytes(), StandardCharsets.UTF_8),
+          new String(lib.getInputStream(lib.getEntry(properties)).readAllBytes(), StandardCharsets.UTF_8));
     }
   }
 

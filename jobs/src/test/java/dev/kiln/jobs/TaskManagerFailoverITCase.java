@@ -89,9 +89,9 @@ class TaskManagerFailoverITCase {
           .path("exceptionHistory").path("entries");
       assertTrue(history.size() > 0, "the job recorded the lost TaskManager and restarted: " + history);
 
-      // The undisturbed build runs on fresh TaskManagers: a JVM that ran a job holds that job's JNI
-      // libraries (DJL's tokenizers), which a second job's class loader cannot load again
-      // (docs/DEPLOYMENT.md, "Several builds on one TaskManager").
+      // The undisturbed build runs on fresh TaskManagers: these are not set up for a second Kiln job (DJL
+      // comes in the job jar, and its natives belong to the first job's class loader), so they refuse it
+      // (docs/DEPLOYMENT.md, "Several builds on one TaskManager"; SeveralBuildsITCase).
       cluster.kill("tm-2");
       cluster.kill("tm-3");
       cluster.startTaskManager("tm-4", List.of());

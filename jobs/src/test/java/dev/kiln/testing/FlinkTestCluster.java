@@ -2,6 +2,7 @@ package dev.kiln.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -54,7 +55,8 @@ public final class FlinkTestCluster implements AutoCloseable {
   /**
    * Writes the configuration and starts the JobManager.
    *
-   * @param extra further {@code config.yaml} lines (heartbeats, slots, memory)
+   * @param extra further {@code config.yaml} lines (heartbeats, slots, memory), each replacing a default
+   *     line of the same key
    */
   public FlinkTestCluster(Path work, List<String> extra) throws Exception {
     this.work = work;
@@ -77,7 +79,12 @@ public final class FlinkTestCluster implements AutoCloseable {
         "taskmanager.memory.network.min: 128m",
         "taskmanager.memory.network.max: 128m",
         "io.tmp.dirs: " + Files.createDirectories(work.resolve("tmp"))));
-    lines.addAll(extra);
+    for (String e : extra) {
+      // A line for a key set above replaces it (YAML refuses a key twice).
+      String key = e.substring(0, e.indexOf(':') + 1);
+      lines.removeIf(l -> l.startsWith(key));
+      lines.add(e);
+    }
     lines.add("");
     Files.writeString(conf.resolve("config.yaml"), String.join("\n", lines));
     Files.writeString(conf.resolve("log4j.properties"), String.join("\n",
@@ -101,9 +108,47 @@ public final class FlinkTestCluster implements AutoCloseable {
 
   /** Starts a TaskManager JVM named {@code name} with extra JVM flags (system properties, say). */
   public void startTaskManager(String name, List<String> jvmFlags) throws IOException {
+    startTaskManager(name, jvmFlags, List.of(), List.of());
+  }
+
+  /**
+   * Starts a TaskManager JVM with extra JVM flags, {@code lib} on its class path as if in Flink's
+   * {@code lib/}, and {@code config} ({@code key=value}) as dynamic properties over {@code config.yaml}.
+   */
+  public void startTaskManager(String name, List<String> jvmFlags, List<Path> lib, List<String> config)
+      throws IOException {
     List<String> jvm = new ArrayList<>(tmJvm);
     jvm.addAll(jvmFlags);
-    start(name, "org.apache.flink.runtime.taskexecutor.TaskManagerRunner", jvm, tmDynamic);
+    List<String> dynamic = new ArrayList<>(tmDynamic);
+    for (String c : config) {
+      dynamic.add("-D");
+      dynamic.add(c);
+    }
+    StringBuilder cp = new StringBuilder(classpath);
+    for (Path jar : lib) {
+      cp.append(File.pathSeparatorChar).append(jar.toAbsolutePath());
+    }
+    start(name, "org.apache.flink.runtime.taskexecutor.TaskManagerRunner", jvm, dynamic, cp.toString());
+  }
+
+  /**
+   * What {@code mvn package} puts in {@code target/flink-lib/} for a TaskManager's {@code lib/}, so that
+   * any number of Kiln builds share one copy of the native libraries (docs/DEPLOYMENT.md, "Several builds on
+   * one TaskManager").
+   */
+  public static List<Path> sharedNativesLib() throws IOException {
+    Path dir = Path.of("target", "flink-lib");
+    if (!Files.isDirectory(dir)) {
+      throw new AssertionError("target/flink-lib/ is missing: build with 'mvn verify'");
+    }
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.filter(p -> p.toString().endsWith(".jar")).sorted().toList();
+    }
+  }
+
+  /** The JVM's process id of a process this cluster started, for {@code jcmd}. */
+  public long pid(String name) {
+    return processes.get(name).pid();
   }
 
   /** {@code kill -9} of one process; returns once it is gone. */
@@ -190,6 +235,11 @@ public final class FlinkTestCluster implements AutoCloseable {
   }
 
   private void start(String name, String mainClass, List<String> jvm, List<String> dynamic) throws IOException {
+    start(name, mainClass, jvm, dynamic, classpath);
+  }
+
+  private void start(String name, String mainClass, List<String> jvm, List<String> dynamic, String cp)
+      throws IOException {
     Path log = work.resolve(name + ".log");
     List<String> flags = new ArrayList<>(jvm);
     flags.add("-Dlog.file=" + log);
@@ -197,7 +247,7 @@ public final class FlinkTestCluster implements AutoCloseable {
     List<String> cmd = new ArrayList<>(KilnProcess.javaCommand(mainClass, flags));
     cmd.remove("-Xmx1g"); // Flink's own memory flags (in jvm) size these JVMs
     // javaCommand puts the test classpath last but one: swap in Flink's own.
-    cmd.set(cmd.size() - 2, classpath);
+    cmd.set(cmd.size() - 2, cp);
     cmd.add("--configDir");
     cmd.add(conf.toString());
     cmd.addAll(dynamic);

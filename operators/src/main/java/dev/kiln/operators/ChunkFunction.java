@@ -65,7 +65,8 @@ public final class ChunkFunction extends ProcessFunction<SourcedDocument, Chunk>
 
   @Override
   public void open(OpenContext ctx) {
-    tokenizer = ModelTokenizer.open(ModelRegistry.resolve(model));
+    NativeLibraries.check(getRuntimeContext());
+    tokenizer = NativeLibraries.load(() -> ModelTokenizer.open(ModelRegistry.resolve(model)));
     chunker = new DocumentChunker(tokenizer, config);
     chunks = getRuntimeContext().getLongCounter(JobCounters.CHUNKS);
     parents = getRuntimeContext().getLongCounter(JobCounters.PARENTS);

@@ -125,6 +125,7 @@ public final class EmbedFunction extends AbstractRichFunction {
 
   @Override
   public void open(OpenContext ctx) {
+    NativeLibraries.check(getRuntimeContext());
     spec = ModelRegistry.resolve(config.model);
     subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
     localSlot = SlotPlacement.claim();
@@ -182,7 +183,8 @@ public final class EmbedFunction extends AbstractRichFunction {
   private TextEmbedder embedder() {
     if (embedder == null) {
       EmbedDevice device = DeviceSelector.select(config.device, gpuIndexes, localSlot, spec.engine());
-      embedder = TextEmbedder.open(spec, config.effectiveBatchSize(device.isGpu()), threads, device);
+      embedder = NativeLibraries.load(
+          () -> TextEmbedder.open(spec, config.effectiveBatchSize(device.isGpu()), threads, device));
       modelLoads.add(1);
       metrics.device(device.toString());
     }

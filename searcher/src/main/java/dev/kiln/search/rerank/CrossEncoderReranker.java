@@ -57,7 +57,7 @@ public final class CrossEncoderReranker implements Reranker {
 
   /** Loads the model directory; a missing or unreadable part is a {@link ConfigException}. */
   public static CrossEncoderReranker open(Path dir) {
-    DjlEnvironment.ensureOffline();
+    DjlEnvironment.prepare();
     CrossEncoderConfig config = CrossEncoderConfig.read(dir);
     if (!Engine.getAllEngines().contains(config.engine())) {
       throw new SettingException(Setting.RERANKER, " " + dir + ": " + config.model + " needs the DJL "
