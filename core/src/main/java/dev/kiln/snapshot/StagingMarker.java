@@ -71,6 +71,17 @@ public record StagingMarker(
         HexFormat.of().formatHex(nonce), now);
   }
 
+  /**
+   * This build's marker as owned by this process from {@code now} on: its host, pid and process space
+   * instead of the writer's, the same build nonce, start and base. A job takes over the marker its client
+   * wrote, so that gc judges the build by the process that runs it (the client of a detached submission
+   * exits at once).
+   */
+  public StagingMarker takenOverHere(Instant now) {
+    return new StagingMarker(state, hostName(), ProcessHandle.current().pid(), started, base, thisHostId(), nonce,
+        now.toString());
+  }
+
   /** This marker with its heartbeat at {@code now}. */
   public StagingMarker beat(Instant now) {
     return new StagingMarker(state, host, pid, started, base, hostId, nonce, now.toString());

@@ -30,13 +30,16 @@ import dev.kiln.route.DocShardKey;
 import dev.kiln.route.ShardPartitioner;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotLayout;
+import dev.kiln.snapshot.StagingMarker;
 import dev.kiln.vectors.VectorFiles;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.JobManagerOptions;
@@ -106,11 +109,13 @@ public final class BuildJob {
    * Adds the build pipeline, committer included, to {@code env} and runs it.
    *
    * @param reuse the stored vectors the embed stage may reuse
+   * @param staging the snapshot's STAGING marker as the client wrote it: the job takes it over and keeps
+   *     its heartbeat every {@code heartbeat} ({@link StagingBeatSource})
    * @return the job's accumulators and the commit's result
    * @throws DetachedSubmission when the environment submitted the job detached (it commits itself)
    */
   public JobOutcome execute(StreamExecutionEnvironment env, String snapshotId, BuildMode mode,
-      EmbeddingReuse.Plan reuse, CommitPlan plan) throws Exception {
+      EmbeddingReuse.Plan reuse, CommitPlan plan, StagingMarker staging, Duration heartbeat) throws Exception {
     env.setRuntimeMode(RuntimeExecutionMode.BATCH);
     env.setParallelism(config.parallelism);
     env.configure(JobSettings.jobSettings(config, env instanceof LocalStreamEnvironment));
@@ -149,6 +154,11 @@ public final class BuildJob {
         .mapPartition(TaskThreadFailures.of(new QuarantineWriterFunction(ctx.quarantineDir(snapshotId))))
         .returns(StageReport.class)
         .name("write-quarantine"));
+    // The job keeps its snapshot's STAGING marker alive itself, from the JobManager, for as long as it runs.
+    env.fromSource(new StagingBeatSource(target, snapshotId, staging, heartbeat), WatermarkStrategy.noWatermarks(),
+            "staging-heartbeat", TypeInformation.of(Void.class))
+        .setParallelism(1)
+        .sinkTo(new DiscardingSink<>()).name("staging-heartbeat-end").setParallelism(1);
     return run(env, snapshotId, documents, continued, changes, reports, reuse, plan);
   }
 

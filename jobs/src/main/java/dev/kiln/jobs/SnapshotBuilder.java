@@ -14,11 +14,13 @@ import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.snapshot.StagingMarker;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import org.apache.flink.configuration.DeploymentOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.ExceptionUtils;
 import org.slf4j.Logger;
@@ -91,16 +93,23 @@ public final class SnapshotBuilder {
         ctx.model().dimension());
     CommitPlan plan = ManifestDraft.plan(ctx, id, base, mode, listed == null ? null : listed.entry(), reuse, force);
     // The marker's heartbeat tells gc on any host that this build is alive, however long it runs, and its
-    // base which snapshot gc must keep meanwhile: the one whose files the build continues.
+    // base which snapshot gc must keep meanwhile: the one whose files the build continues. The job keeps
+    // it itself (StagingBeatSource, in the JobManager), taking the marker over as it starts. This client
+    // beats it too while it waits for the job (it yields once the job took over); a detached client, which
+    // does not wait, stops before it submits, so that no beat of its crosses the takeover and leaves the
+    // marker to a process about to exit.
     String continued = mode instanceof BuildMode.Changelog(ChangelogPlan changelog) ? changelog.base() : base;
-    StagingHeartbeat heartbeat = StagingHeartbeat.start(store.storage(), id, publisher.begin(id, continued),
-        StagingHeartbeat.DEFAULT_INTERVAL);
+    StagingMarker begun = publisher.begin(id, continued);
+    StagingHeartbeat heartbeat = StagingHeartbeat.start(store.storage(), id, begun, StagingHeartbeat.DEFAULT_INTERVAL);
     BuildJob.JobOutcome outcome;
     try {
       if (listed != null) {
         CorpusListing.write(store, id, listed.data());
       }
-      outcome = job.execute(env, id, mode, reuse, plan);
+      if (!env.getConfiguration().get(DeploymentOptions.ATTACHED)) {
+        heartbeat.close();
+      }
+      outcome = job.execute(env, id, mode, reuse, plan, begun, StagingHeartbeat.DEFAULT_INTERVAL);
     } catch (DetachedSubmission e) {
       heartbeat.close();
       // The job verifies and publishes by itself: leave it to it.

@@ -162,7 +162,8 @@ class SeveralBuildsITCase {
       List<String> ran = new ArrayList<>();
       for (JsonNode v : cluster.rest("/jobs/" + failed).get("vertices")) {
         String status = v.get("status").asText();
-        if (!"CREATED".equals(status) && !"CANCELED".equals(status)) {
+        // (The job's STAGING heartbeat, a source without records, ends at once on its own.)
+        if (!"CREATED".equals(status) && !"CANCELED".equals(status) && !v.get("name").asText().contains("staging-heartbeat")) {
           ran.add(v.get("name").asText() + ": " + status);
         }
       }

@@ -146,6 +146,15 @@ public final class FlinkTestCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * Lets a process paused at a {@code PausePoint} with {@code -Dkiln.test.pause-resume=stdin} go on (a line
+   * on its standard input).
+   */
+  public void resume(String name) throws IOException {
+    processes.get(name).getOutputStream().write('\n');
+    processes.get(name).getOutputStream().flush();
+  }
+
   /** The JVM's process id of a process this cluster started, for {@code jcmd}. */
   public long pid(String name) {
     return processes.get(name).pid();
@@ -171,7 +180,17 @@ public final class FlinkTestCluster implements AutoCloseable {
 
   /** Runs the job jar's main with {@code args} as {@code flink run} does, attached; returns when the job ends. */
   public void run(Path jar, String... args) throws Exception {
+    run(client(), jar, args);
+  }
+
+  /** Runs the job jar's main as {@code flink run -d} does: returns once the job is submitted. */
+  public void runDetached(Path jar, String... args) throws Exception {
     Configuration client = client();
+    client.set(DeploymentOptions.ATTACHED, false);
+    run(client, jar, args);
+  }
+
+  private static void run(Configuration client, Path jar, String... args) throws Exception {
     client.set(PipelineOptions.JARS, List.of(jar.toUri().toURL().toString()));
     PackagedProgram program = PackagedProgram.newBuilder().setJarFile(jar.toFile()).setArguments(args)
         .setConfiguration(client).build();
