@@ -318,7 +318,7 @@ class S3FaultInjectionITCase {
           // snapshot is whole (the invariants check it); the build said it failed.
           published.add(after.orElseThrow());
           throw new SnapshotException("the build failed after CURRENT moved to " + after.get() + ": "
-              + Kiln.describe(e), e);
+              + clean("build", e), e);
         }
         throw e;
       }
@@ -449,11 +449,13 @@ class S3FaultInjectionITCase {
   }
 
   /**
-   * A failed step's error as the CLI would print it ({@link Kiln#describe}); it must be Kiln's own
-   * (a {@link SnapshotException} or {@link ConfigException}) or name the S3 object or root it failed on.
+   * A failed step's error as the CLI would print it (the message of Kiln's own error, else
+   * {@link Kiln#describe}); it must be Kiln's own (a {@link SnapshotException} or
+   * {@link ConfigException}) or name the S3 object or root it failed on.
    */
   static String clean(String step, Throwable e) {
-    String described = Kiln.describe(e);
+    String described = e instanceof SnapshotException || e instanceof ConfigException
+        ? e.getClass().getSimpleName() + ": " + e.getMessage() : Kiln.describe(e);
     boolean kilns = false;
     for (Throwable t = e; t != null; t = t.getCause()) {
       kilns |= t instanceof SnapshotException || t instanceof ConfigException;

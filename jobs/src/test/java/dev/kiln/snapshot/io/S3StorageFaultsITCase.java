@@ -141,11 +141,28 @@ class S3StorageFaultsITCase {
   }
 
   @Test
+  void aStreamThatBreaksMoreOftenThanItHasAttemptsIsReadWholeWhileEachTryBringsBytes() throws Exception {
+    String root = newRoot();
+    byte[] bytes = data(100_000);
+    server.put(bucketKey(root, "snapshots/x/long"), bytes);
+    try (S3SnapshotStorage st = storage(root, 3)) {
+      // Each broken answer still carries half of what was asked: the read progresses every time.
+      proxy.plan(first(Op.GET, "long", Fault.RESET_MID_BODY, 8));
+      try (InputStream in = st.open("snapshots/x/long")) {
+        assertArrayEquals(bytes, in.readAllBytes());
+      }
+      assertEquals(8, proxy.injected(Fault.RESET_MID_BODY));
+    }
+  }
+
+  @Test
   void aStreamThatKeepsBreakingFailsNamingTheObject() throws Exception {
     String root = newRoot();
     server.put(bucketKey(root, "snapshots/x/big"), data(50_000));
     try (S3SnapshotStorage st = storage(root, 3)) {
-      proxy.plan(r -> r.op() == Op.GET ? Fault.RESET_MID_BODY : Fault.NONE);
+      // A reset before the body: no try brings a byte.
+      proxy.plan(r -> r.op() == Op.GET && r.occurrence() > 0 ? Fault.LOSE_RESPONSE
+          : r.op() == Op.GET ? Fault.RESET_MID_BODY : Fault.NONE);
       IOException e = assertThrows(IOException.class, () -> {
         try (InputStream in = st.open("snapshots/x/big")) {
           in.readAllBytes();

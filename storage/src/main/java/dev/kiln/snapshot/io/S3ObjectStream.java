@@ -17,8 +17,10 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
  * ({@code If-Match}), so the bytes handed out are one version of the object or the read fails. A body
  * that ends cleanly but short of the length the first answer declared counts as broken too.
  *
- * <p>At most {@code maxResumes} reopenings per stream, each after a back-off that doubles; then the
- * read fails naming the object, the offset and the last cause. Not thread-safe, like any stream.
+ * <p>At most {@code maxResumes} reopenings in a row that bring no byte further (each after a back-off
+ * that doubles), and {@link #RESUMES_PER_ATTEMPT} times that many in all: a long download over a link
+ * that breaks now and then goes on as long as it progresses. Then the read fails naming the object,
+ * the offset and the last cause. Not thread-safe, like any stream.
  */
 final class S3ObjectStream extends InputStream {
   /** Opens the object from {@code offset} to its end, on the version {@code etag}. */
@@ -27,6 +29,8 @@ final class S3ObjectStream extends InputStream {
     ResponseInputStream<GetObjectResponse> open(long offset, String etag) throws IOException;
   }
 
+  /** Reopenings in all, per allowed reopening in a row without progress. */
+  static final int RESUMES_PER_ATTEMPT = 10;
   private static final Duration FIRST_BACKOFF = Duration.ofMillis(50);
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
 
@@ -38,6 +42,8 @@ final class S3ObjectStream extends InputStream {
   private ResponseInputStream<GetObjectResponse> in;
   private long position;
   private int resumes;
+  /** Reopenings since a read last brought a byte. */
+  private int stalled;
 
   /**
    * @param name the object as errors name it ({@code s3://bucket/key})
@@ -76,6 +82,7 @@ final class S3ObjectStream extends InputStream {
         int n = in.read(b, off, len);
         if (n > 0) {
           position += n;
+          stalled = 0;
           return n;
         }
         if (n == 0) {
@@ -97,11 +104,12 @@ final class S3ObjectStream extends InputStream {
   private void resume(IOException cause) throws IOException {
     in.abort();
     while (true) {
-      if (resumes >= maxResumes) {
+      if (stalled >= maxResumes || resumes >= maxResumes * RESUMES_PER_ATTEMPT) {
         throw new IOException("cannot read " + name + ": the connection broke " + (resumes + 1) + " times, last at byte "
             + position + (length >= 0 ? " of " + length : "") + ": " + cause.getMessage(), cause);
       }
       resumes++;
+      stalled++;
       backOff();
       try {
         in = reopen.open(position, etag);
@@ -118,7 +126,7 @@ final class S3ObjectStream extends InputStream {
   }
 
   private void backOff() throws InterruptedIOException {
-    long millis = Math.min(MAX_BACKOFF.toMillis(), FIRST_BACKOFF.toMillis() << Math.min(resumes - 1, 16));
+    long millis = Math.min(MAX_BACKOFF.toMillis(), FIRST_BACKOFF.toMillis() << Math.min(stalled - 1, 16));
     try {
       Thread.sleep(millis);
     } catch (InterruptedException e) {
