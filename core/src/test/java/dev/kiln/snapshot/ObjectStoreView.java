@@ -8,12 +8,13 @@ import java.util.Optional;
 
 /**
  * A local root seen as an object store sees it: no file identities and no hard links of shared files,
- * so a format-2 reference is read at its owner's key — what S3 and HDFS roots do, without a server.
+ * so a format-2 reference is read at its owner's key — what S3 and HDFS roots do, without a server
+ * (verification here, retention in the publish module's tests).
  */
-final class ObjectStoreView implements SnapshotStorage {
+public final class ObjectStoreView implements SnapshotStorage {
   private final LocalSnapshotStorage local;
 
-  ObjectStoreView(Path root) {
+  public ObjectStoreView(Path root) {
     this.local = new LocalSnapshotStorage(root);
   }
 
