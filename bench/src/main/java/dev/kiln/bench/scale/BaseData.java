@@ -56,6 +56,20 @@ final class BaseData {
   }
 
   /**
+   * The default dataset's base under {@code work} ({@code base-<dataset>/}), built once if missing: what
+   * the remote benchmarks draw their synthetic corpus from.
+   */
+  static BaseData forDefaults(Path datasets, Path work, String heap, Path logs, ScaleOptions defaults)
+      throws Exception {
+    Path baseDir = work.resolve("base-" + defaults.dataset);
+    Path dataset = datasets.resolve(defaults.dataset);
+    buildIfMissing(heap, logs, Path.of("configs/build.yaml").toAbsolutePath(), dataset.resolve("corpus.jsonl"),
+        baseDir.resolve("snapshots"));
+    return load(dataset.resolve("corpus.jsonl"), dataset.resolve("queries.jsonl"), baseDir.resolve("snapshots"),
+        baseDir.resolve("query-vectors.json"), defaults.model);
+  }
+
+  /**
    * @param snapshots the snapshots root holding a build of {@code corpus} with {@code model}
    * @param queryCache where the embedded queries are kept (created on the first run)
    */

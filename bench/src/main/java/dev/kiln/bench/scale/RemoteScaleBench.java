@@ -43,12 +43,7 @@ public final class RemoteScaleBench {
     Path run = work.resolve("remote-n" + n);
     LocalFiles.deleteTree(run);
     Path logs = Files.createDirectories(run.resolve("logs"));
-    Path baseDir = work.resolve("base-" + defaults.dataset);
-    BaseData.buildIfMissing(heap, logs, Path.of("configs/build.yaml").toAbsolutePath(),
-        datasets.resolve(defaults.dataset).resolve("corpus.jsonl"), baseDir.resolve("snapshots"));
-    BaseData base = BaseData.load(datasets.resolve(defaults.dataset).resolve("corpus.jsonl"),
-        datasets.resolve(defaults.dataset).resolve("queries.jsonl"), baseDir.resolve("snapshots"),
-        baseDir.resolve("query-vectors.json"), defaults.model);
+    BaseData base = BaseData.forDefaults(datasets, work, heap, logs, defaults);
     SyntheticCorpus synth = new SyntheticCorpus(base, defaults.seed, defaults.noise);
     Path corpus = run.resolve("corpus");
     synth.write(n, corpus, 0, null);
