@@ -5,6 +5,8 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -86,6 +88,23 @@ public final class LocalSnapshotStorage implements SnapshotStorage {
   @Override
   public boolean linksSharedFiles() {
     return true;
+  }
+
+  /** A hard link, or a copy where the file system has none (both ends are under one root). */
+  @Override
+  public void share(String from, String to) throws IOException {
+    Path source = path(from);
+    regularFile(source);
+    Path target = path(to);
+    Files.createDirectories(target.getParent());
+    try {
+      Files.createLink(target, source);
+    } catch (UnsupportedOperationException | FileSystemException e) {
+      if (e instanceof FileAlreadyExistsException) {
+        throw (FileAlreadyExistsException) e;
+      }
+      Files.copy(source, target, StandardCopyOption.COPY_ATTRIBUTES);
+    }
   }
 
   @Override

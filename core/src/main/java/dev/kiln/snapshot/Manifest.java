@@ -234,18 +234,28 @@ public record Manifest(
       // Written only when non-zero: readers before it refuse unknown keys here.
       @JsonProperty("deduplicated") @JsonInclude(JsonInclude.Include.NON_DEFAULT) long deduplicated,
       // Unpublished builds whose closed parts were offered for reuse (resume); written only when any were.
-      @JsonProperty("resumed_from") @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> resumedFrom) {
+      @JsonProperty("resumed_from") @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> resumedFrom,
+      // Format 2, written only when true: the files (own and referenced) hold every chunk's vector although
+      // the build was partial, so the next build needs no walk back through earlier snapshots.
+      @JsonProperty("complete") @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean complete) {
+
+    /** Stored vectors as the job's commit writes them before format 2's references. */
+    public EmbeddingsInfo(String directory, String modelFingerprint, int dimension, long embedded, long reused,
+        String reusedFrom, List<FileEntry> files, long supplied, long deduplicated, List<String> resumedFrom) {
+      this(directory, modelFingerprint, dimension, embedded, reused, reusedFrom, files, supplied, deduplicated,
+          resumedFrom, false);
+    }
 
     /** Stored vectors of a build that was given none precomputed. */
     public EmbeddingsInfo(String directory, String modelFingerprint, int dimension, long embedded, long reused,
         String reusedFrom, List<FileEntry> files) {
-      this(directory, modelFingerprint, dimension, embedded, reused, reusedFrom, files, 0, 0, List.of());
+      this(directory, modelFingerprint, dimension, embedded, reused, reusedFrom, files, 0, 0, List.of(), false);
     }
 
     /** Stored vectors of a build with no identical chunks. */
     public EmbeddingsInfo(String directory, String modelFingerprint, int dimension, long embedded, long reused,
         String reusedFrom, List<FileEntry> files, long supplied) {
-      this(directory, modelFingerprint, dimension, embedded, reused, reusedFrom, files, supplied, 0, List.of());
+      this(directory, modelFingerprint, dimension, embedded, reused, reusedFrom, files, supplied, 0, List.of(), false);
     }
   }
 

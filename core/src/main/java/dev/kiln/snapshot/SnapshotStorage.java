@@ -113,6 +113,17 @@ public interface SnapshotStorage {
     return false;
   }
 
+  /**
+   * Makes the file at {@code from} also readable at {@code to}, without copying it where the storage
+   * can help it: a hard link on a local file system. Only storages that {@link #linksSharedFiles}
+   * are asked; on the others a reference in the manifest is all a shared file needs.
+   *
+   * @throws java.nio.file.FileAlreadyExistsException when {@code to} exists
+   */
+  default void share(String from, String to) throws IOException {
+    throw new UnsupportedOperationException("this storage keeps shared files at their owner's key only");
+  }
+
   /** The key at which a reader of snapshot {@code id} finds file {@code f} of {@code directory}. */
   default String fileKey(String id, String directory, Manifest.FileEntry f) {
     return linksSharedFiles()

@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  */
 public record ReusePart(String location, String sha256) implements Serializable {
   /** {@link RollingParts#partName}: subtask and number of subtasks of the build that wrote it. */
-  private static final Pattern NAME = Pattern.compile("part-(\\d{5})-of-(\\d{5})-\\d{2}-\\d{5}\\.parquet");
+  private static final Pattern NAME = Pattern.compile("part-(\\d{5})-of-(\\d{5})-\\d{2}-\\d{5}(?:-[0-9A-Za-z][0-9A-Za-z-]*)?\\.parquet");
 
   public ReusePart {
     if (location == null || sha256 == null) {

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * The stored-vector parts of one embed subtask attempt, written as it goes: a part is closed (a
@@ -21,17 +22,23 @@ import java.util.Locale;
  * attempt never collides with the parts of the one before, and the number of embed subtasks: a
  * subtask's parts hold only the keys of its content-key partition ({@code ContentKey.partition}), so
  * a later build with as many embed subtasks reads only the parts of its own partition
- * ({@link ReusePart#neededBy}).
+ * ({@link ReusePart#neededBy}). A build's parts also carry its snapshot id (the tag), so that a snapshot
+ * listing its own parts beside those it references from earlier snapshots (format 2) never has two
+ * parts of one name: on a local root both are links in one directory.
  */
 public final class RollingParts implements Closeable {
   /** Suffix of the checksum record written beside each closed part. */
   public static final String CHECKSUM_SUFFIX = ".sha256";
+
+  /** What a tag may be: a snapshot id's characters. */
+  static final Pattern TAG = Pattern.compile("[0-9A-Za-z][0-9A-Za-z-]{0,63}");
 
   private final PartTransfer transfer;
   private final String dir;
   private final int subtask;
   private final int subtasks;
   private final int attempt;
+  private final String tag;
   private final String fingerprint;
   private final int dimension;
   private final long maxRows;
@@ -46,6 +53,19 @@ public final class RollingParts implements Closeable {
 
   public RollingParts(PartTransfer transfer, String dir, int subtask, int subtasks, int attempt, String fingerprint,
       int dimension, long maxRows, long maxSeconds) {
+    this(transfer, dir, subtask, subtasks, attempt, null, fingerprint, dimension, maxRows, maxSeconds);
+  }
+
+  /**
+   * @param tag the writing build's snapshot id, appended to every part's name; {@code null} for none
+   *     (tests and benchmarks that write parts outside a snapshot)
+   */
+  public RollingParts(PartTransfer transfer, String dir, int subtask, int subtasks, int attempt, String tag,
+      String fingerprint, int dimension, long maxRows, long maxSeconds) {
+    if (tag != null && !TAG.matcher(tag).matches()) {
+      throw new IllegalArgumentException("a part tag is letters, digits and '-', was '" + tag + "'");
+    }
+    this.tag = tag;
     this.transfer = transfer;
     this.dir = dir;
     this.subtask = subtask;
@@ -63,12 +83,18 @@ public final class RollingParts implements Closeable {
    * {@code subtasks}: {@code part-SSSSS-of-NNNNN-AA-QQQQQ.parquet}.
    */
   public static String partName(int subtask, int subtasks, int attempt, int sequence) {
-    return String.format(Locale.ROOT, "part-%05d-of-%05d-%02d-%05d.parquet", subtask, subtasks, attempt, sequence);
+    return partName(subtask, subtasks, attempt, sequence, null);
+  }
+
+  /** {@link #partName(int, int, int, int)} with the writing build's tag: {@code part-SSSSS-of-NNNNN-AA-QQQQQ-TAG.parquet}. */
+  public static String partName(int subtask, int subtasks, int attempt, int sequence, String tag) {
+    return String.format(Locale.ROOT, "part-%05d-of-%05d-%02d-%05d%s.parquet", subtask, subtasks, attempt, sequence,
+        tag == null ? "" : "-" + tag);
   }
 
   public void write(String key, float[] vector) throws IOException {
     if (writer == null) {
-      name = partName(subtask, subtasks, attempt, sequence++);
+      name = partName(subtask, subtasks, attempt, sequence++, tag);
       file = remote ? Files.createTempFile("kiln-vectors-" + subtask + "-", ".parquet") : Path.of(dir).resolve(name);
       Files.createDirectories(file.getParent());
       writer = new VectorFiles.Writer(file, fingerprint, dimension);

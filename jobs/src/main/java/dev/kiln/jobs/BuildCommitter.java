@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -214,11 +215,16 @@ final class BuildCommitter {
     }
     long quarantined = count(totals, JobCounters.QUARANTINED);
     Manifest.EmbeddingsInfo drafted = draft.embeddings();
+    List<Manifest.FileEntry> vectorFiles =
+        new ArrayList<>(StoredVectorParts.describe(store.storage(), plan.snapshotId, drafted.directory()));
+    InheritedVectors.Attached inherited = InheritedVectors.attach(store.storage(), plan.snapshotId,
+        drafted.directory(), plan.inheritedVectors,
+        vectorFiles.stream().map(Manifest.FileEntry::name).collect(Collectors.toSet()));
+    vectorFiles.addAll(inherited.references());
     Manifest.EmbeddingsInfo embeddings = new Manifest.EmbeddingsInfo(drafted.directory(), drafted.modelFingerprint(),
         drafted.dimension(), count(totals, JobCounters.CHUNKS_EMBEDDED), count(totals, JobCounters.CHUNKS_REUSED),
-        plan.reusedFrom, StoredVectorParts.describe(store.storage(), plan.snapshotId, drafted.directory()),
-        count(totals, JobCounters.CHUNKS_SUPPLIED), count(totals, JobCounters.CHUNKS_DEDUPLICATED),
-        plan.resumedFrom);
+        plan.reusedFrom, vectorFiles, count(totals, JobCounters.CHUNKS_SUPPLIED),
+        count(totals, JobCounters.CHUNKS_DEDUPLICATED), plan.resumedFrom, inherited.complete());
     Manifest m = new Manifest(Manifest.FORMAT_VERSION, plan.snapshotId, Instant.now().toString(), draft.parent(),
         draft.model(), draft.chunker(), draft.index(), counters, entries,
         new Manifest.QuarantineInfo(quarantined, bad.byReason(), quarantined > 0 ? plan.quarantineDir : null),

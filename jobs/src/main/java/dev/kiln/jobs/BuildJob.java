@@ -219,7 +219,7 @@ public final class BuildJob {
     DataStream<Chunk> byKey = chunks.partitionCustom(new JobKeys.ContentKeyPartitioner(), new JobKeys.ContentKeySelector(keySettings));
     SingleOutputStreamOperator<EmbeddedChunk> embedded = EmbedOperator.embed(byKey,
             new EmbedFunction(config.embed, threads, ctx.modelFingerprint(), keySettings,
-                config.chunker.breadcrumbPrefix, vectorsDir, reuse.source()))
+                config.chunker.breadcrumbPrefix, vectorsDir, snapshotId, reuse.source()))
         .setParallelism(config.parallelism);
     reports = reports.union(embedded.getSideOutput(StageReports.TAG));
     // Chunks whose records carried their vectors skip the embed stage and its content-key shuffle

@@ -38,6 +38,8 @@ final class CommitPlan implements Serializable {
   final ChangelogCommit changelog;
   /** An incremental corpus build's base chunk count (the expected count starts there), or -1. */
   final long incrementalBaseChunks;
+  /** A partial build's stored vectors of earlier snapshots, listed by reference; none for a full build. */
+  final InheritedVectors.Plan inheritedVectors;
 
   /** A changelog build's facts for the manifest and the expected chunk count. */
   record ChangelogCommit(String topic, String base, long baseChunks, Map<String, Long> startOffsets,
@@ -51,7 +53,8 @@ final class CommitPlan implements Serializable {
   @SuppressWarnings("ParameterNumber") // a value object: one parameter per decision
   CommitPlan(String snapshotId, String base, boolean publish, boolean force, SnapshotsTarget target, int shards,
       boolean parents, double maxBadFraction, String quarantineDir, IndexConfig index, String manifestDraft,
-      String reusedFrom, List<String> resumedFrom, ChangelogCommit changelog, long incrementalBaseChunks) {
+      String reusedFrom, List<String> resumedFrom, ChangelogCommit changelog, long incrementalBaseChunks,
+      InheritedVectors.Plan inheritedVectors) {
     this.snapshotId = snapshotId;
     this.base = base;
     this.publish = publish;
@@ -67,5 +70,6 @@ final class CommitPlan implements Serializable {
     this.resumedFrom = new ArrayList<>(resumedFrom);
     this.changelog = changelog;
     this.incrementalBaseChunks = incrementalBaseChunks;
+    this.inheritedVectors = inheritedVectors;
   }
 }

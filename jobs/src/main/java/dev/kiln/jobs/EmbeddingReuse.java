@@ -6,7 +6,6 @@ import dev.kiln.operators.JobCounters;
 import dev.kiln.operators.fs.SnapshotsTarget;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
-import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.vectors.ReusePart;
 import dev.kiln.vectors.ReuseSource;
@@ -69,8 +68,9 @@ final class EmbeddingReuse {
     Manifest m = store.manifest(id);
     Manifest.EmbeddingsInfo e = m.embeddings();
     // A partial snapshot that embedded nothing (an incremental build of an unchanged corpus) stores no
-    // vectors of its own, but the snapshots before it may.
-    boolean chain = !explicit && partial(m);
+    // vectors of its own, but the snapshots before it may; one that lists its base's vectors by
+    // reference (format 2, "complete") needs no walk.
+    boolean chain = !explicit && partial(m) && (e == null || !e.complete());
     if (e == null || (e.files().isEmpty() && !chain)) {
       return none("snapshot " + id + " stores no vectors");
     }
@@ -88,7 +88,7 @@ final class EmbeddingReuse {
       LOG.warn("{}; reusing nothing", msg);
       return none(msg);
     }
-    List<ReusePart> files = new ArrayList<>(partPaths(target, id, e));
+    List<ReusePart> files = new ArrayList<>(partPaths(target, store, id, e));
     String reason = "vectors of snapshot " + id + " (" + files.size() + " part file(s))";
     if (chain) {
       List<String> earlier = new ArrayList<>();
@@ -147,7 +147,7 @@ final class EmbeddingReuse {
         continue;
       }
       if (!e.files().isEmpty()) {
-        files.addAll(partPaths(target, id, e));
+        files.addAll(partPaths(target, store, id, e));
         used.add(id);
       }
       if (!partial(m)) {
@@ -157,13 +157,15 @@ final class EmbeddingReuse {
   }
 
   /**
-   * A snapshot's stored-vector parts where the embed subtasks open them ({@link SnapshotsTarget#dir}), each
+   * A snapshot's stored-vector parts, own and referenced, where the embed subtasks open them ({@link SnapshotsTarget#dir}), each
    * with the SHA-256 its manifest records.
    */
-  private static List<ReusePart> partPaths(SnapshotsTarget target, String id, Manifest.EmbeddingsInfo e) {
+  private static List<ReusePart> partPaths(SnapshotsTarget target, SnapshotStore store, String id,
+      Manifest.EmbeddingsInfo e) {
+    // Where the storage keeps what snapshot id reads: the owner's key on an object store, the
+    // snapshot's own link on a local root (the owner's directory may be gone).
     return e.files().stream()
-        .map(f -> new ReusePart(target.dir(SnapshotLayout.fileKey(id, e.directory(), f)),
-            f.sha256()))
+        .map(f -> new ReusePart(target.dir(store.storage().fileKey(id, e.directory(), f)), f.sha256()))
         .toList();
   }
 

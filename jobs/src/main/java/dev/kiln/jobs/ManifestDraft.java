@@ -25,7 +25,8 @@ final class ManifestDraft {
   private ManifestDraft() {}
 
   static CommitPlan plan(BuildContext ctx, String id, String base, BuildMode mode,
-      Manifest.CorpusFilesEntry corpusFiles, EmbeddingReuse.Plan reuse, boolean force) {
+      Manifest.CorpusFilesEntry corpusFiles, EmbeddingReuse.Plan reuse, InheritedVectors.Plan inherited,
+      boolean force) {
     BuildConfig config = ctx.config();
     ModelSpec model = ctx.model();
     Manifest draft = new Manifest(Manifest.FORMAT_VERSION, id, null, base,
@@ -55,7 +56,7 @@ final class ManifestDraft {
     return new CommitPlan(id, base, config.publish, force, ctx.target(), config.shards,
         config.chunker.parents.enabled, config.ingest.maxBadFraction, ctx.quarantineDir(id), config.index, json,
         reuse.source().isEmpty() ? null : reuse.source().snapshotId(), reuse.source().resumedFrom(), log,
-        incrementalBaseChunks);
+        incrementalBaseChunks, inherited);
   }
 
   private static Manifest.ChunkerInfo chunkerInfo(ChunkerConfig c, ModelSpec model) {

@@ -91,7 +91,8 @@ public final class SnapshotBuilder {
     // the client and by the subtasks).
     EmbeddingReuse.Plan reuse = EmbeddingReuse.plan(config.embed, ctx.target(), store, ctx.modelFingerprint(),
         ctx.model().dimension());
-    CommitPlan plan = ManifestDraft.plan(ctx, id, base, mode, listed == null ? null : listed.entry(), reuse, force);
+    CommitPlan plan = ManifestDraft.plan(ctx, id, base, mode, listed == null ? null : listed.entry(), reuse,
+        InheritedVectors.plan(store, mode, ctx.modelFingerprint(), ctx.model().dimension()), force);
     // The marker's heartbeat tells gc on any host that this build is alive, however long it runs, and its
     // base which snapshot gc must keep meanwhile: the one whose files the build continues. The job keeps
     // it itself (StagingBeatSource, in the JobManager), taking the marker over as it starts. This client

@@ -69,6 +69,7 @@ public final class EmbedFunction extends AbstractRichFunction {
   private final String keySettings;
   private final boolean breadcrumbPrefix;
   private final String vectorsDir;
+  private final String partTag;
   private final ReuseSource reuse;
   private transient ModelSpec spec;
   private transient int subtask;
@@ -105,22 +106,24 @@ public final class EmbedFunction extends AbstractRichFunction {
    * @param breadcrumbPrefix embed structured chunks under their breadcrumb instead of the title
    * @param vectorsDir where this snapshot's part files go (a local directory or a remote URI), or
    *     {@code null} to store nothing
+   * @param partTag the snapshot id the part files' names carry ({@link RollingParts#partName})
    * @param reuse stored vectors to take instead of running the model (local paths or remote URIs)
    */
   public EmbedFunction(EmbedConfig config, int threads, String modelFingerprint, String keySettings,
-      boolean breadcrumbPrefix, String vectorsDir, ReuseSource reuse) {
+      boolean breadcrumbPrefix, String vectorsDir, String partTag, ReuseSource reuse) {
     this.config = config;
     this.threads = threads;
     this.modelFingerprint = modelFingerprint;
     this.keySettings = keySettings;
     this.breadcrumbPrefix = breadcrumbPrefix;
     this.vectorsDir = vectorsDir;
+    this.partTag = partTag;
     this.reuse = reuse;
   }
 
   /** A stage that embeds everything and stores nothing (benchmarks, tests). */
   public EmbedFunction(EmbedConfig config, int threads) {
-    this(config, threads, "", "", true, null, ReuseSource.NONE);
+    this(config, threads, "", "", true, null, null, ReuseSource.NONE);
   }
 
   @Override
@@ -333,7 +336,7 @@ public final class EmbedFunction extends AbstractRichFunction {
       if (store == null) {
         store = new RollingParts(FlinkPartTransfer.INSTANCE, vectorsDir, subtask,
             getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
-            getRuntimeContext().getTaskInfo().getAttemptNumber(), modelFingerprint, spec.dimension(),
+            getRuntimeContext().getTaskInfo().getAttemptNumber(), partTag, modelFingerprint, spec.dimension(),
             config.partChunks, config.partSeconds);
       }
       store.write(key, vector);
