@@ -1,41 +1,24 @@
 package dev.kiln.snapshot.io;
 
 import dev.kiln.snapshot.SnapshotStorage;
-import dev.kiln.snapshot.StagingMarker;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InterruptedIOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.ResponseInputStream;
-import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
-import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.retries.api.BackoffStrategy;
-import software.amazon.awssdk.retries.api.RetryStrategy;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CommonPrefix;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
@@ -60,7 +43,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * publisher's read-back after the write reports the loser (docs/FORMATS.md says what that guarantees).
  *
  * <p>Every request is retried by the SDK, up to {@code s3.max-attempts} attempts in all with an
- * exponential back-off ({@link #retryStrategy}), on what S3 means to be retried: a 5xx, {@code SlowDown}
+ * exponential back-off ({@link S3Clients#retryStrategy}), on what S3 means to be retried: a 5xx, {@code SlowDown}
  * and the other throttling answers, a connection that broke or timed out. A body read after the call
  * returned ({@link #open}) resumes where it broke ({@link S3ObjectStream}). A retried conditional PUT
  * can be refused because its own earlier attempt was carried out and only the answer was lost: so a
@@ -79,6 +62,7 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
   private final String root;
   private volatile boolean conditional;
   private final int maxAttempts;
+  private final S3Lock locks = new S3Lock(this);
   /** Test seam: runs between compare-and-set's read and its write, to make a race deterministic. */
   volatile Runnable betweenReadAndWrite = () -> {};
 
@@ -102,41 +86,9 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
     return new S3SnapshotStorage(client(settings), root, settings.conditionalWrites(), settings.maxAttempts());
   }
 
+  /** The client {@link #open} uses ({@link S3Clients#client}). */
   static S3Client client(S3Settings settings) {
-    AwsCredentialsProvider credentials = settings.accessKey() != null
-        ? StaticCredentialsProvider.create(AwsBasicCredentials.create(settings.accessKey(), settings.secretKey()))
-        : DefaultCredentialsProvider.builder().build();
-    var builder = S3Client.builder()
-        .httpClient(UrlConnectionHttpClient.create())
-        .region(Region.of(settings.region()))
-        .credentialsProvider(credentials)
-        .forcePathStyle(settings.pathStyle())
-        // Only what S3 requires: S3-compatible servers differ in support for the newer checksum trailers.
-        .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-        .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-        .overrideConfiguration(o -> o.retryStrategy(retryStrategy(settings.maxAttempts())));
-    if (settings.endpoint() != null) {
-      builder.endpointOverride(settings.endpoint());
-    }
-    return builder.build();
-  }
-
-  /**
-   * The SDK's standard retries (5xx, throttling, broken connections) with {@code maxAttempts}
-   * attempts in all, an exponential back-off with jitter (from 100 ms, at most 5 s between attempts;
-   * from 500 ms, at most 10 s, after a throttling answer such as {@code SlowDown}), and no circuit
-   * breaker: a burst of failures must not make later requests of a long build fail without a try. An
-   * answer whose body broke off is retried too, also where the SDK reports it as unparseable XML.
-   */
-  static RetryStrategy retryStrategy(int maxAttempts) {
-    return AwsRetryStrategy.standardRetryStrategy().toBuilder()
-        .maxAttempts(maxAttempts)
-        .backoffStrategy(BackoffStrategy.exponentialDelay(Duration.ofMillis(100), Duration.ofSeconds(5)))
-        .throttlingBackoffStrategy(BackoffStrategy.exponentialDelay(Duration.ofMillis(500), Duration.ofSeconds(10)))
-        .circuitBreakerEnabled(false)
-        // A body cut short fails inside the XML parser (a listing): its root cause is the broken read.
-        .retryOnRootCauseInstanceOf(IOException.class)
-        .build();
+    return S3Clients.client(settings);
   }
 
   /** Whether compare-and-set uses conditional PUT (false: the read-compare-write fallback). */
@@ -325,65 +277,13 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
     return readWithETag(key).map(v -> Arrays.equals(v.bytes(), bytes)).orElse(false);
   }
 
-  /** A lock object this old belongs to a process that died holding it. */
-  static final Duration STALE_LOCK = Duration.ofMinutes(10);
-  private static final Duration LOCK_WAIT = Duration.ofSeconds(60);
-  private final ThreadLocal<Set<String>> held = ThreadLocal.withInitial(HashSet::new);
-
   /**
-   * Holds {@code KEY.lock}, an object created with {@code If-None-Match: *} (exclusive on S3 and
-   * s3proxy), around the action; a lock older than {@link #STALE_LOCK} is a crashed holder's and is
-   * taken over. Without conditional writes the lock is best effort (exists, then PUT).
+   * Holds {@code KEY.lock} around the action ({@link S3Lock}): an object created with
+   * {@code If-None-Match: *}, taken over when older than {@link S3Lock#STALE_LOCK}.
    */
   @Override
   public <T> T locked(String key, LockedAction<T> action) throws IOException {
-    String lockKey = key + ".lock";
-    if (held.get().contains(lockKey)) {
-      return action.run();
-    }
-    acquire(lockKey);
-    held.get().add(lockKey);
-    try {
-      return action.run();
-    } finally {
-      held.get().remove(lockKey);
-      delete(lockKey);
-    }
-  }
-
-  private void acquire(String lockKey) throws IOException {
-    // Unique to this acquisition (the nonce): a retried create that finds this body knows it is its own.
-    StagingMarker me = StagingMarker.forThisProcess("lock", null);
-    byte[] owner = (me.pid() + "@" + me.host() + " " + Instant.now() + " " + me.nonce())
-        .getBytes(StandardCharsets.UTF_8);
-    long deadline = System.nanoTime() + LOCK_WAIT.toNanos();
-    boolean logged = false;
-    while (true) {
-      if (tryCreate(lockKey, owner)) {
-        return;
-      }
-      long modified = lastModified(lockKey);
-      if (modified >= 0 && System.currentTimeMillis() - modified > STALE_LOCK.toMillis()) {
-        LOG.warn("lock {} is older than {}: taking it over from a crashed holder", lockKey, STALE_LOCK);
-        delete(lockKey);
-        continue;
-      }
-      if (!logged) {
-        LOG.info("waiting for the lock {}/{} (another publish, rollback or gc holds it)", root, lockKey);
-        logged = true;
-      }
-      if (System.nanoTime() > deadline) {
-        throw new IOException("lock " + root + "/" + lockKey + " is held by another publisher for more than "
-            + LOCK_WAIT.toSeconds() + " s (" + new String(read(lockKey, 4096).orElse(new byte[0]),
-                StandardCharsets.UTF_8) + "); if no build, publish, rollback or gc is running, delete it");
-      }
-      try {
-        Thread.sleep(100);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("interrupted waiting for " + lockKey);
-      }
-    }
+    return locks.locked(key, action);
   }
 
   /**
@@ -391,7 +291,7 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
    * the last attempt, reads the object: if it holds {@code body}, an earlier attempt of this create was
    * carried out and its answer lost, and the lock is ours.
    */
-  private boolean tryCreate(String lockKey, byte[] body) throws IOException {
+  boolean tryCreate(String lockKey, byte[] body) throws IOException {
     if (!conditional) {
       if (exists(lockKey)) {
         return false;
