@@ -18,8 +18,8 @@ final class PlainProgress implements BuildProgress {
   private final PrintStream out;
   private final long intervalMillis;
   private final Clock clock;
-  /** When each stage was first seen started. */
-  private final Map<String, Long> startedAt = new HashMap<>();
+  /** Each stage's first count seen, and when: {@code {millis, done}}. */
+  private final Map<String, long[]> first = new HashMap<>();
   private final Map<String, Long> printedDone = new HashMap<>();
   private long lastPrint;
 
@@ -33,7 +33,7 @@ final class PlainProgress implements BuildProgress {
   @Override
   public void update(List<StageProgress> stages) {
     long now = clock.millis();
-    stages.stream().filter(StageProgress::started).forEach(s -> startedAt.putIfAbsent(s.stage(), now));
+    stages.stream().filter(StageProgress::started).forEach(s -> first.putIfAbsent(s.stage(), new long[] {now, s.done()}));
     if (now - lastPrint < intervalMillis) {
       return;
     }
@@ -52,7 +52,7 @@ final class PlainProgress implements BuildProgress {
     long now = clock.millis();
     for (StageProgress s : stages) {
       if (s.started()) {
-        startedAt.putIfAbsent(s.stage(), now);
+        first.putIfAbsent(s.stage(), new long[] {now, s.done()});
         out.println(line(s, now, true));
       }
     }
@@ -60,8 +60,9 @@ final class PlainProgress implements BuildProgress {
   }
 
   String line(StageProgress s, long now, boolean finished) {
-    double seconds = Math.max(0.001, (now - startedAt.get(s.stage())) / 1000.0);
-    double rate = s.done() / seconds;
+    long[] from = first.get(s.stage());
+    double seconds = (now - from[0]) / 1000.0;
+    long moved = s.done() - from[1];
     StringBuilder b = new StringBuilder("progress: ").append(s.stage()).append(' ');
     b.append(s.done());
     if (s.total() != StageProgress.UNKNOWN) {
@@ -71,11 +72,15 @@ final class PlainProgress implements BuildProgress {
     if (s.total() > 0) {
       b.append(" (").append(s.done() * 100 / s.total()).append("%)");
     }
-    b.append(String.format(Locale.ROOT, ", %.1f %s/s", rate, s.unit()));
+    if (moved > 0 && seconds > 0) {
+      double rate = moved / seconds;
+      b.append(String.format(Locale.ROOT, ", %.1f %s/s", rate, s.unit()));
+      if (!finished && s.total() != StageProgress.UNKNOWN) {
+        b.append(", ETA ").append(eta(Math.round((s.total() - s.done()) / rate)));
+      }
+    }
     if (finished) {
-      b.append(String.format(Locale.ROOT, ", done in %.1fs", seconds));
-    } else if (s.total() != StageProgress.UNKNOWN && rate > 0) {
-      b.append(", ETA ").append(eta(Math.round((s.total() - s.done()) / rate)));
+      b.append(", done");
     }
     if (!s.detail().isEmpty()) {
       b.append(" [").append(s.detail()).append(']');

@@ -1,6 +1,7 @@
 package dev.kiln.cli.progress;
 
 import java.io.PrintStream;
+import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
@@ -53,9 +54,14 @@ final class TerminalProgress implements BuildProgress {
     }
   }
 
+  /**
+   * A bar that counts from the stage's first count seen: the library's rate and ETA are then over what
+   * moved while it watched, not a first step of a whole batch over no time (see {@link PlainProgress}).
+   */
   private ProgressBar open(StageProgress s) {
     return new ProgressBarBuilder().setTaskName(String.format("%-5s", s.stage()))
         .setInitialMax(s.total())
+        .startsFrom(s.done(), Duration.ZERO)
         .setUnit(" " + s.unit(), 1)
         .showSpeed()
         .setSpeedUnit(ChronoUnit.SECONDS)

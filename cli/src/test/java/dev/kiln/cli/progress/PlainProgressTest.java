@@ -63,11 +63,25 @@ class PlainProgressTest {
     clock.millis = 24_000;
     p.finish(stages(50, 400, 400));
     assertEquals(String.join("\n",
-        "progress: read 50 records, 5.0 records/s [3 documents]",
-        "progress: embed 300/400 chunks (75%), 30.0 chunks/s, ETA 3s",
-        "progress: read 50 records, 2.1 records/s, done in 24.0s [3 documents]",
-        "progress: embed 400/400 chunks (100%), 33.3 chunks/s, done in 12.0s",
+        // Rates count from a stage's first count seen (read: 10 at t=0; embed: 100 at t=12 s).
+        "progress: read 50 records, 4.0 records/s [3 documents]",
+        "progress: embed 300/400 chunks (75%), 20.0 chunks/s, ETA 5s",
+        "progress: read 50 records, 1.7 records/s, done [3 documents]",
+        "progress: embed 400/400 chunks (100%), 25.0 chunks/s, done",
         ""), bytes.toString(StandardCharsets.UTF_8).replace("\r\n", "\n"));
+  }
+
+  @Test
+  void aStageSeenOnceHasNoRateYetRatherThanAWrongOne() {
+    Manual clock = new Manual();
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PlainProgress p = new PlainProgress(new PrintStream(bytes, true, StandardCharsets.UTF_8), Duration.ofSeconds(10),
+        clock);
+    clock.millis = 10_000;
+    // The embed stage's first step: a whole batch, after work the counter did not show.
+    p.update(stages(5, 256, 874));
+    assertEquals("progress: read 5 records [3 documents]\nprogress: embed 256/874 chunks (29%)\n",
+        bytes.toString(StandardCharsets.UTF_8).replace("\r\n", "\n"));
   }
 
   @Test
