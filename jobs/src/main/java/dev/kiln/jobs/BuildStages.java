@@ -24,8 +24,7 @@ final class BuildStages {
         new StageProgress("read", "records", get(accumulators, JobCounters.RECORDS_READ), StageProgress.UNKNOWN,
             get(accumulators, JobCounters.DOCUMENTS) + " documents, " + chunks + " chunks"),
         new StageProgress("embed", "chunks", passed, chunks, embedded + " embedded, " + reused + " reused"),
-        new StageProgress("write", "chunks", get(accumulators, JobCounters.CHUNKS_WRITTEN), chunks,
-            get(accumulators, JobCounters.SHARDS) + " shards"));
+        new StageProgress("write", "chunks", get(accumulators, JobCounters.CHUNKS_WRITTEN), chunks, ""));
   }
 
   private static long get(Map<String, Object> accumulators, String name) {

@@ -1,9 +1,12 @@
 package dev.kiln.cli.progress;
 
 import java.io.PrintStream;
+import java.text.DecimalFormat;
+import java.text.DecimalFormatSymbols;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Locale;
 import me.tongfei.progressbar.ConsoleProgressBarConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -63,7 +66,7 @@ final class TerminalProgress implements BuildProgress {
         .setInitialMax(s.total())
         .startsFrom(s.done(), Duration.ZERO)
         .setUnit(" " + s.unit(), 1)
-        .showSpeed()
+        .showSpeed(new DecimalFormat("0.0", DecimalFormatSymbols.getInstance(Locale.ROOT)))
         .setSpeedUnit(ChronoUnit.SECONDS)
         .setStyle(ProgressBarStyle.ASCII)
         .setUpdateIntervalMillis(500)

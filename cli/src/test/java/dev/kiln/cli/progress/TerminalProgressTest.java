@@ -22,11 +22,11 @@ class TerminalProgressTest {
     Thread.sleep(600);
     p.finish(List.of(new StageProgress("read", "records", 9, StageProgress.UNKNOWN, "9 documents"),
         new StageProgress("embed", "chunks", 20, 20, "20 embedded"),
-        new StageProgress("write", "chunks", 20, 20, "1 shards")));
+        new StageProgress("write", "chunks", 20, 20, "")));
     String out = bytes.toString(StandardCharsets.UTF_8);
     assertTrue(out.contains("read") && out.contains("9/? records") && out.contains("records/s 9 documents"), out);
     assertTrue(out.contains("embed") && out.contains("20/20 chunks") && out.contains("chunks/s"), out);
-    assertTrue(out.contains("write") && out.contains("20/20 chunks") && out.contains("1 shards"), out);
+    assertTrue(out.contains("write") && out.contains("20/20 chunks"), out);
     assertTrue(out.contains("100%"), out);
     assertTrue(out.contains("\r"), "a bar is redrawn in place: " + out);
   }
