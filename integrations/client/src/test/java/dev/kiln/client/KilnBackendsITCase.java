@@ -57,6 +57,23 @@ class KilnBackendsITCase {
   }
 
   @Test
+  void openedFromTheRootItSearchesCurrentAndClosesItsSearcher() {
+    List<String> expected = ids(embedded.search("blue whale krill", SearchMode.HYBRID, 2, KilnFilter.none()));
+    KilnBackend opened = KilnBackends.open(root.toString());
+    try {
+      assertEquals(expected, ids(opened.search("blue whale krill", SearchMode.HYBRID, 2, KilnFilter.none())));
+    } finally {
+      opened.close();
+    }
+    assertThrows(RuntimeException.class,
+        () -> opened.search("blue whale krill", SearchMode.HYBRID, 2, KilnFilter.none()),
+        "the backend closed the searcher it opened");
+    // The caller's searcher is untouched by closing a backend over it.
+    KilnBackends.embedded(kiln.searcher()).close();
+    assertEquals(expected, ids(embedded.search("blue whale krill", SearchMode.HYBRID, 2, KilnFilter.none())));
+  }
+
+  @Test
   void filtersRestrictBothBackendsAlike() {
     KilnFilter geologyInEnglishSince2020 = KilnFilter.eq("topic", "geology").and(KilnFilter.eq("lang", "en"))
         .and(KilnFilter.range("year", RangeOp.GTE, 2020));
