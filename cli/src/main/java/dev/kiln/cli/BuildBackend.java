@@ -1,5 +1,6 @@
 package dev.kiln.cli;
 
+import dev.kiln.cli.progress.BuildProgress;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.config.ConfigException;
 import java.nio.file.Path;
@@ -22,6 +23,14 @@ public interface BuildBackend {
    * @param force build even when {@code CURRENT} was built from the same inputs
    */
   void build(BuildConfig config, boolean cluster, boolean force) throws Exception;
+
+  /**
+   * As {@link #build(BuildConfig, boolean, boolean)}, reporting each stage's progress to {@code progress}
+   * while the job runs; a backend that cannot watch its job reports nothing.
+   */
+  default void build(BuildConfig config, boolean cluster, boolean force, BuildProgress progress) throws Exception {
+    build(config, cluster, force);
+  }
 
   /**
    * Runs regression files: builds each dataset's snapshot when missing, evaluates it, and returns

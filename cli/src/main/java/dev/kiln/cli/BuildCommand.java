@@ -1,8 +1,11 @@
 package dev.kiln.cli;
 
+import dev.kiln.cli.progress.BuildProgress;
+import dev.kiln.cli.progress.ProgressMode;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.config.ConfigOverrides;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -18,6 +21,8 @@ import picocli.CommandLine.Option;
 public final class BuildCommand implements Callable<Integer> {
   /** The config used when --config is absent. */
   static final String DEFAULT_CONFIG = BuildDefaults.DEFAULT_CONFIG;
+  /** How often --progress plain prints a line per moving stage. */
+  static final int PROGRESS_SECONDS = 10;
 
   @Option(names = "--config", paramLabel = "FILE", description = "YAML config (default: ${kiln.home}/" + DEFAULT_CONFIG + ")")
   Path configFile;
@@ -105,6 +110,11 @@ public final class BuildCommand implements Callable<Integer> {
       description = "publish even if CURRENT no longer names the snapshot this build started from")
   boolean force;
 
+  @Option(names = "--progress", paramLabel = "auto|bar|plain|none",
+      description = "per-stage progress with rate and ETA on stderr: bars on a terminal, log lines every "
+          + PROGRESS_SECONDS + " s otherwise (default: auto: bars when kiln runs at a terminal)")
+  String progress;
+
   @Option(names = "--cluster", hidden = true, description = "use the cluster's environment (flink run)")
   boolean cluster;
 
@@ -117,7 +127,9 @@ public final class BuildCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     BuildConfig config = effectiveConfig();
-    BuildBackend.find("build").build(config, cluster, force);
+    ProgressMode mode = ProgressMode.resolve(progress, ProgressMode.isTerminal());
+    BuildBackend.find("build").build(config, cluster, force,
+        BuildProgress.open(mode, System.err, Duration.ofSeconds(PROGRESS_SECONDS)));
     return Kiln.OK;
   }
 
