@@ -1,5 +1,5 @@
 // Kiln's web page. Every string from the server reaches the page as text (textContent, never
-// innerHTML), so a document holding markup is shown as markup, not run; the server's
+// as HTML), so a document holding markup is shown as markup, not run; the server's
 // Content-Security-Policy forbids inline script besides. The API key lives in sessionStorage only.
 'use strict';
 
