@@ -28,20 +28,37 @@ public record RelevanceGate(double minScore, double maxDrop) {
     if (isOff() || hits.isEmpty()) {
       return hits;
     }
+    List<String> refusals = refusals(hits);
+    List<SearchHit> kept = new ArrayList<>(hits.size());
+    for (int i = 0; i < hits.size(); i++) {
+      if (refusals.get(i) == null) {
+        kept.add(hits.get(i));
+      }
+    }
+    return kept;
+  }
+
+  /**
+   * For each hit (best first), why the gate drops it, or null where it keeps it: the one place the
+   * gate decides, so that what {@link #apply} keeps and what an explanation says cannot differ.
+   */
+  public List<String> refusals(List<SearchHit> hits) {
     double top = Double.NEGATIVE_INFINITY;
     for (SearchHit h : hits) {
       top = Math.max(top, calibrated(h));
     }
-    List<SearchHit> kept = new ArrayList<>(hits.size());
+    List<String> out = new ArrayList<>(hits.size());
     for (SearchHit h : hits) {
       double c = calibrated(h);
-      boolean floor = Double.isNaN(minScore) || c >= minScore;
-      boolean drop = Double.isNaN(maxDrop) || top - c <= maxDrop;
-      if (floor && drop) {
-        kept.add(h);
+      if (!Double.isNaN(minScore) && !(c >= minScore)) {
+        out.add("calibrated score " + c + " is under the floor " + minScore);
+      } else if (!Double.isNaN(maxDrop) && !(top - c <= maxDrop)) {
+        out.add("calibrated score " + c + " is more than " + maxDrop + " below the top hit's " + top);
+      } else {
+        out.add(null);
       }
     }
-    return kept;
+    return out;
   }
 
   private static double calibrated(SearchHit h) {

@@ -141,7 +141,7 @@ public final class Searcher implements RetrievalPath {
    * here. It is used for the query text itself, not for a rewritten one.
    */
   public SearchResponse search(SearchRequest request, float[] queryVector) {
-    return run(request, queryVector, !gate.isOff());
+    return run(request, queryVector, !gate.isOff(), gate);
   }
 
   /**
@@ -150,10 +150,28 @@ public final class Searcher implements RetrievalPath {
    * scale with.
    */
   public SearchResponse searchCalibrated(SearchRequest request, float[] queryVector) {
-    return run(request, queryVector, true);
+    return run(request, queryVector, true, gate);
   }
 
-  private SearchResponse run(SearchRequest request, float[] queryVector, boolean calibrate) {
+  /**
+   * As {@link #searchCalibrated}, with the relevance gate left out: every hit the gate would judge,
+   * each with its calibrated score, so that a caller can show what {@link #gate()} keeps and drops.
+   */
+  public SearchResponse searchUngated(SearchRequest request) {
+    return run(request, null, true, RelevanceGate.OFF);
+  }
+
+  /** The relevance gate every search passes its hits through. */
+  public RelevanceGate gate() {
+    return gate;
+  }
+
+  /** Whether a cross-encoder reranks the hits, so that {@link SearchHit#relevance()} is its score. */
+  public boolean reranks() {
+    return rerank != null;
+  }
+
+  private SearchResponse run(SearchRequest request, float[] queryVector, boolean calibrate, RelevanceGate gate) {
     int k = request.k();
     MetadataFilter filter = bind(request.filter());
     Retriever retriever = retrievers.forMode(request.mode());

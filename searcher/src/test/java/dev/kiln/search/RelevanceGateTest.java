@@ -37,4 +37,21 @@ class RelevanceGateTest {
     assertEquals("no relevant context", r.reason());
     assertEquals(null, new SearchResponse("snap", SearchMode.DENSE, hits(1)).reason());
   }
+
+  @Test
+  void refusalsSayWhichRuleDroppedEachHitAndMatchWhatApplyKeeps() {
+    List<SearchHit> h = hits(0.9, 0.8, 0.5, 0.2);
+    RelevanceGate gate = new RelevanceGate(0.3, 0.35);
+    List<String> why = gate.refusals(h);
+    assertEquals(null, why.get(0));
+    assertEquals(null, why.get(1));
+    assertEquals("calibrated score 0.5 is more than 0.35 below the top hit's 0.9", why.get(2));
+    assertEquals("calibrated score 0.2 is under the floor 0.3", why.get(3));
+    assertEquals(List.of(0.9, 0.8), scores(gate.apply(h)));
+    assertEquals(List.of(0.9, 0.8, 0.5, 0.2), scores(RelevanceGate.OFF.apply(h)));
+    List<String> none = new ArrayList<>();
+    none.add(null);
+    none.add(null);
+    assertEquals(none, RelevanceGate.OFF.refusals(hits(0.9, 0.1)));
+  }
 }

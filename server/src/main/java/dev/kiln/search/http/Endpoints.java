@@ -37,10 +37,15 @@ final class Endpoints {
   private final ObjectMapper bodies = JsonMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
       .build();
 
+  /** The web page ({@code /ui}) and what it reads beside the search API. */
+  final UiAssets ui = new UiAssets();
+  final Inspection inspection;
+
   Endpoints(ServedRoots searchers, ServerMetrics metrics, SourceUris sources) {
     this.searchers = searchers;
     this.metrics = metrics;
     this.sources = sources;
+    this.inspection = new Inspection(searchers, sources);
   }
 
   /** A parsed {@code /search} or {@code /context} request; {@code budget} is unused by search. */

@@ -308,6 +308,16 @@ public final class ReloadingSearcher implements Closeable {
     }
   }
 
+  /** Where the snapshots come from. */
+  SnapshotSource source() {
+    return source;
+  }
+
+  /** The options every snapshot is opened with. */
+  SearchOptions options() {
+    return options;
+  }
+
   /** The snapshot served before the current one, or null. */
   public synchronized String previousId() {
     return previousId;

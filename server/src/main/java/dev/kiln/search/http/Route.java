@@ -16,6 +16,13 @@ enum Route {
   HEALTH("/health", "health", Access.OPEN, "GET", "HEAD"),
   SNAPSHOT("/snapshot", "snapshot", Access.UNBOUND_KEY, "GET", "HEAD"),
   METRICS("/metrics", "metrics", Access.UNBOUND_KEY, "GET", "HEAD"),
+  /** The web page's static files ({@code /ui} and below): they hold no data, the API calls they make do. */
+  UI("/ui", "ui", Access.OPEN, "GET", "HEAD"),
+  /** The root's snapshots ({@link Inspection}): like {@code /snapshot}, the whole service's. */
+  SNAPSHOTS("/snapshots", "snapshots", Access.UNBOUND_KEY, "GET", "HEAD"),
+  MANIFEST("/manifest", "manifest", Access.UNBOUND_KEY, "GET", "HEAD"),
+  /** A search explained: as {@code /search}, a bound key's filter narrowed to its binding. */
+  EXPLAIN("/explain", "explain", Access.ANY_KEY, "GET"),
   /** No such endpoint: 404 whatever the method. */
   UNKNOWN(null, "unknown", Access.OPEN);
 
@@ -43,6 +50,9 @@ enum Route {
   }
 
   static Route of(String path) {
+    if (path.startsWith("/ui/")) {
+      return UI;
+    }
     for (Route r : values()) {
       if (r.path != null && r.path.equals(path)) {
         return r;

@@ -96,6 +96,10 @@ final class SearchHandler extends Handler.Abstract {
       case SNAPSHOT -> inline(ex, endpoints::snapshot);
       case METRICS -> inline(ex, endpoints::metrics);
       case SEARCH, CONTEXT -> readThenQueue(ex, key);
+      case UI -> ex.send(endpoints.ui.get(path));
+      case SNAPSHOTS -> inline(ex, endpoints.inspection::snapshots);
+      case MANIFEST -> inline(ex, () -> endpoints.inspection.manifest(request.getHttpURI().getQuery()));
+      case EXPLAIN -> pooled(ex, endpoints.inspection::explain, key);
       case UNKNOWN -> throw new IllegalStateException("answered 404 above");
     }
     return true;
@@ -117,10 +121,28 @@ final class SearchHandler extends Handler.Abstract {
   private void inline(Exchange ex, LightEndpoint endpoint) {
     try {
       ex.send(endpoint.answer());
+    } catch (BadRequest e) {
+      ex.send(Reply.error(400, e.getMessage()));
     } catch (SnapshotUnavailable e) {
       ex.send(Reply.error(503, e.getMessage()));
     } catch (IOException | RuntimeException e) {
       ex.send(failed(ex, e));
+    }
+  }
+
+  private interface KeyedEndpoint {
+    Reply answer(String rawQuery, ApiKeys.Key key) throws IOException;
+  }
+
+  /** A GET that searches, so it runs on the search pool under the same bound as searches. */
+  private void pooled(Exchange ex, KeyedEndpoint endpoint, ApiKeys.Key key) {
+    String query = ex.request.getHttpURI().getQuery();
+    ex.request.addIdleTimeoutListener(t -> false);
+    try {
+      searchPool.execute(() -> inline(ex, () -> endpoint.answer(query, key)));
+    } catch (RejectedExecutionException e) {
+      metrics.rejected();
+      ex.send(Reply.error(503, busyMessage).withHeader("Retry-After", "1"));
     }
   }
 

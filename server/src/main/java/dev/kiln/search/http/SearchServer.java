@@ -22,6 +22,7 @@ import org.slf4j.LoggerFactory;
  * <pre>
  * GET  /search?q=…&amp;k=10&amp;mode=hybrid&amp;filter=key:value   POST /search  {"q", "k", "mode", "filter"}
  * GET|POST /context  (as /search, plus budget = tokens)      GET /health  GET /snapshot  GET /metrics
+ * GET /ui (the web page)  GET /snapshots  GET /manifest?snapshot=ID  GET /explain (as /search, plus snapshot=ID)
  * </pre>
  *
  * Bad input (k outside 1..1000, a query over 8 KiB, an unknown mode, a malformed filter, a body that
@@ -51,9 +52,11 @@ public final class SearchServer implements Closeable {
   private final ServerConnector connector;
   private final ThreadPoolExecutor searchPool;
   private final ServerMetrics metrics;
+  private final Inspection inspection;
 
   private SearchServer(Server server, ServerConnector connector, ThreadPoolExecutor searchPool,
-      ServerMetrics metrics) {
+      ServerMetrics metrics, Inspection inspection) {
+    this.inspection = inspection;
     this.server = server;
     this.connector = connector;
     this.searchPool = searchPool;
@@ -121,7 +124,7 @@ public final class SearchServer implements Closeable {
       }
       throw new IOException("cannot serve on " + config.host() + ":" + config.port() + ": " + e.getMessage(), e);
     }
-    SearchServer s = new SearchServer(server, connector, searchPool, metrics);
+    SearchServer s = new SearchServer(server, connector, searchPool, metrics, endpoints.inspection);
     if ((config.host().equals("0.0.0.0") || config.host().equals("::")) && config.allowedHosts().isEmpty()) {
       LOG.warn("bound to {} but no --allowed-host given: clients using this machine's name or address get 403; "
           + "only localhost, 127.0.0.1 and [::1] are accepted", config.host());
@@ -153,5 +156,6 @@ public final class SearchServer implements Closeable {
     } catch (Exception e) {
       LOG.warn("stopping the HTTP server: {}", e.toString());
     }
+    inspection.close(); // the other snapshots the web page opened
   }
 }

@@ -26,6 +26,14 @@ public interface SnapshotSource {
    */
   default void swapped(String serving, String previous) {}
 
+  /**
+   * The snapshots root as it lies on this machine, or null for a remote source (whose local cache
+   * holds only what it serves): what the web page lists and opens other snapshots from.
+   */
+  default Path localRoot() {
+    return null;
+  }
+
   /** A local snapshots root, opened where it lies. */
   static SnapshotSource local(Path root) {
     SnapshotStore store = new SnapshotStore(root);
@@ -37,6 +45,11 @@ public interface SnapshotSource {
 
       @Override
       public Path prepare(String id) {
+        return root;
+      }
+
+      @Override
+      public Path localRoot() {
         return root;
       }
 
