@@ -106,7 +106,8 @@ public final class SearchServer implements Closeable {
           return t;
         }, new ThreadPoolExecutor.AbortPolicy());
 
-    Endpoints endpoints = new Endpoints(searchers, metrics, config.sources());
+    Endpoints endpoints = new Endpoints(searchers, metrics, config.sources(),
+        new RequestOptionParser(config.limits(), config.rewriter()));
     server.setHandler(new SearchHandler(endpoints, metrics, new HostGuard(config.host(), config.allowedHosts()),
         config.apiKeys(), searchPool, config, headers));
     server.setErrorHandler(new JsonErrors()); // Jetty's own 400, 414, 431 … as JSON, not HTML
@@ -130,6 +131,8 @@ public final class SearchServer implements Closeable {
             + "{}", config.host(), s.port(), config.threads(), config.queue(), config.idleTimeoutMs(),
         config.maxConnections(), config.apiKeys() == null ? "no API keys"
             : config.apiKeys().size() + " API keys");
+    LOG.info("{}; rewriter for requests that name none: {}", config.limits().describe(),
+        config.rewriter() == null ? "the searcher's" : config.rewriter());
     return s;
   }
 
