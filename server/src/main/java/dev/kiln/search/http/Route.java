@@ -16,6 +16,8 @@ enum Route {
   HEALTH("/health", "health", Access.OPEN, "GET", "HEAD"),
   SNAPSHOT("/snapshot", "snapshot", Access.UNBOUND_KEY, "GET", "HEAD"),
   METRICS("/metrics", "metrics", Access.UNBOUND_KEY, "GET", "HEAD"),
+  /** The API's own description: public, like the API's documentation. */
+  OPENAPI("/openapi.json", "openapi", Access.OPEN, "GET", "HEAD"),
   /** No such endpoint: 404 whatever the method. */
   UNKNOWN(null, "unknown", Access.OPEN);
 
