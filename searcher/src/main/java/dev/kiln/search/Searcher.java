@@ -145,10 +145,7 @@ public final class Searcher implements RetrievalPath {
     return run(request, queryVector, true);
   }
 
-  /**
-   * @param calibrate compute every hit's calibrated score even when no gate needs it
-   * @throws SettingException for request options out of range (the request's, not the searcher's)
-   */
+  /** {@code calibrate}: every hit's calibrated score even where no gate needs it. */
   private SearchResponse run(SearchRequest request, float[] queryVector, boolean calibrate) {
     int k = request.k();
     SearchPipeline stages = pipeline.forRequest(request.options());
@@ -165,7 +162,7 @@ public final class Searcher implements RetrievalPath {
       hits = rerank.apply(request.query(), hits, k);
     } else if (calibrate) {
       // The gate compares a calibrated score: the dense similarity, whatever ranked the hits.
-      float[] given = given(query, queryVector);
+      float[] given = query.reusable(queryVector);
       hits = retriever.scoresCalibrated() ? DenseRelevance.ofScores(hits)
           : relevance.apply(hits, checkDimension(query.vector() != null ? query.vector()
               : given != null ? given : embedder.embed(request.query())));
@@ -174,20 +171,16 @@ public final class Searcher implements RetrievalPath {
     return new SearchResponse(snapshotId, request.mode(), hits);
   }
 
-  /**
-   * The query as {@code retriever} reads it: rewritten only if it reads terms, embedded only if it
-   * reads a vector ({@code queryVector}, when given, is the text's own embedding).
-   *
-   * @param filter bound to this snapshot: a rewriter's first pass runs under it
-   */
+  /** {@link #prepare(SearchPipeline, Retriever, String, float[], MetadataFilter)} under the searcher's own stages. */
   RetrieverQuery prepare(Retriever retriever, String text, float[] queryVector, MetadataFilter filter) {
     return prepare(pipeline, retriever, text, queryVector, filter);
   }
 
   /**
-   * As above under {@code stages}: a retriever that reads only a vector runs the rewriter too when it
-   * may change the dense text (a passage from HyDE is embedded as a passage, with the model's passage
-   * prefix).
+   * The query as {@code retriever} reads it: rewritten if it reads terms, or reads a vector and the
+   * rewriter may change the dense text (a HyDE passage is embedded as a passage); embedded only if it
+   * reads a vector ({@code queryVector}, when given, is the text's own embedding). {@code filter}, bound
+   * to this snapshot, is the one a rewriter's first pass runs under.
    */
   private RetrieverQuery prepare(SearchPipeline stages, Retriever retriever, String text, float[] queryVector,
       MetadataFilter filter) {
@@ -198,18 +191,12 @@ public final class Searcher implements RetrievalPath {
         : RetrieverQuery.unrewritten(text);
     float[] vector = null;
     if (retriever.usesVector()) {
-      float[] given = given(new RetrieverQuery(text, rewritten, null), queryVector);
+      float[] given = new RetrieverQuery(text, rewritten, null).reusable(queryVector);
       vector = checkDimension(given != null ? given
           : rewritten.densePassage() ? embedder.embedPassage(rewritten.denseText())
           : embedder.embed(rewritten.denseText()));
     }
     return new RetrieverQuery(text, rewritten, vector);
-  }
-
-  /** A caller's embedding of the query text, usable only while the rewrite left that text as it was. */
-  private static float[] given(RetrieverQuery query, float[] queryVector) {
-    return queryVector != null && !query.rewritten().densePassage()
-        && query.rewritten().denseText().equals(query.text()) ? queryVector : null;
   }
 
   /** The first-stage retriever {@code mode} runs on this snapshot. */

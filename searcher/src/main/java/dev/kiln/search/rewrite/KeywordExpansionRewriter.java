@@ -23,7 +23,7 @@ public final class KeywordExpansionRewriter implements QueryRewriter {
   public static final int DEFAULT_FB_DOCS = 8;
   public static final int DEFAULT_TERMS = 6;
   public static final int DEFAULT_MIN_SUPPORT = 2;
-  public static final float DEFAULT_WEIGHT = 0.3f;
+  public static final float DEFAULT_WEIGHT = 0.15f;
   /** Terms in more than this fraction of chunks are not keywords. */
   public static final double DEFAULT_MAX_DOC_RATIO = 0.05;
 

@@ -1,12 +1,15 @@
 package dev.kiln.search.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.embed.TextEmbedder;
 import dev.kiln.search.SearchOptions;
+import dev.kiln.search.Setting;
+import dev.kiln.search.SettingException;
 import dev.kiln.search.SnapshotFixture;
 import java.io.IOException;
 import java.net.URI;
@@ -113,6 +116,21 @@ class RequestOptionsHttpTest {
       assertEquals(400, r.statusCode(), c.getKey() + " → " + r.body());
       assertTrue(JSON.readTree(r.body()).get("error").asText().contains(c.getValue()), r.body());
     }
+  }
+
+  @Test
+  void theLimitsAndTheDefaultRewriterAreLoggedAtStartAndAnUnknownOneRefused() throws Exception {
+    ServerConfig config = ServerConfig.of("127.0.0.1", 0, 1).withLimits(new RequestLimits(7, 8, 9))
+        .withRewriter("keywords");
+    try (CapturedLog log = new CapturedLog(SearchServer.class);
+        SearchServer other = SearchServer.start(searchers, config)) {
+      assertTrue(log.events().contains("per-request limits: ef <= 7, dense-depth and bm25-depth <= 8,"
+          + " rerank-depth <= 9; rewriter for requests that name none: keywords"), log.events().toString());
+      assertTrue(other.port() > 0);
+    }
+    SettingException unknown = assertThrows(SettingException.class,
+        () -> SearchServer.start(searchers, config.withRewriter("hyde")));
+    assertEquals(Setting.REWRITER, unknown.setting());
   }
 
   @Test
