@@ -19,10 +19,13 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -225,6 +228,38 @@ class OpenApiConformanceTest {
     HttpResponse<String> missing = call("GET", "/nothing-here", null);
     assertEquals(404, missing.statusCode());
     assertEquals(List.of(), schemas.problems(document.at("/components/schemas/Error"), JSON.readTree(missing.body())));
+  }
+
+  /** The refusals only a server with API keys gives: 401 without a key, 403 for a bound key or a foreign Host. */
+  @Test
+  void keyRefusalsConform(@TempDir Path etc) throws Exception {
+    Path keys = etc.resolve("api-keys");
+    Files.writeString(keys, "acme-tenant-key-0123456789  tenant=acme\n");
+    Files.setPosixFilePermissions(keys, PosixFilePermissions.fromString("rw-------"));
+    try (SearchServer keyed = SearchServer.start(searchers,
+        ServerConfig.of("127.0.0.1", 0, 1).withApiKeys(ApiKeys.load(keys)))) {
+      Map<String, HttpRequest.Builder> calls = new LinkedHashMap<>();
+      String base = "http://127.0.0.1:" + keyed.port();
+      calls.put("401 GET /search", HttpRequest.newBuilder(URI.create(base + "/search?q=lava")));
+      calls.put("403 GET /snapshot", HttpRequest.newBuilder(URI.create(base + "/snapshot"))
+          .header("X-Api-Key", "acme-tenant-key-0123456789"));
+      calls.put("403 GET /metrics", HttpRequest.newBuilder(URI.create(base + "/metrics"))
+          .header("Authorization", "Bearer acme-tenant-key-0123456789"));
+      calls.put("403 GET /openapi.json", HttpRequest.newBuilder(URI.create(base + "/openapi.json"))
+          .header("Origin", "https://evil.example"));
+      calls.put("200 GET /openapi.json", HttpRequest.newBuilder(URI.create(base + "/openapi.json")));
+      calls.put("200 GET /health", HttpRequest.newBuilder(URI.create(base + "/health")));
+      for (Map.Entry<String, HttpRequest.Builder> c : calls.entrySet()) {
+        String[] expected = c.getKey().split(" ");
+        HttpResponse<String> r = HTTP.send(c.getValue().timeout(Duration.ofSeconds(30)).build(),
+            HttpResponse.BodyHandlers.ofString());
+        assertEquals(Integer.parseInt(expected[0]), r.statusCode(), c.getKey() + " → " + r.body());
+        JsonNode response = document.path("paths").path(expected[2]).path("get").path("responses").path(expected[0]);
+        assertTrue(!response.isMissingNode(), c.getKey() + " is not documented");
+        JsonNode schema = response.at("/content/application~1json/schema");
+        assertEquals(List.of(), schemas.problems(schema, JSON.readTree(r.body())), c.getKey());
+      }
+    }
   }
 
   private static List<String> prefixed(String prefix, List<String> problems) {
