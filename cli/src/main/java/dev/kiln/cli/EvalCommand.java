@@ -9,6 +9,7 @@ import dev.kiln.eval.EvalReport;
 import dev.kiln.eval.Evaluator;
 import dev.kiln.eval.Qrels;
 import dev.kiln.eval.Queries;
+import dev.kiln.search.RequestOptions;
 import dev.kiln.search.RetrievalPath;
 import dev.kiln.search.SearchMode;
 import dev.kiln.search.SearchOptions;
@@ -70,11 +71,14 @@ final class EvalCommand implements Callable<Integer> {
       }
     }
     SearchOptions options = retrieval.toOptions();
+    RequestOptions perQuery = retrieval.requestOptions();
     try (RetrievalPath searcher = SearchPaths.open(snapshots, weights, snapshot, options, verification, fs)) {
-      String variant = variant(searchMode, options);
+      String variant = variant(searchMode, options)
+          + (perQuery.rewriter() == null ? "" : "+" + perQuery.rewriter());
       // With a relevance gate, unjudged queries (unanswerable ones) are run too, to count abstentions.
       boolean gated = !Double.isNaN(options.minScore()) || !Double.isNaN(options.maxDrop());
-      Evaluator evaluator = new Evaluator(searcher).aggregation(Aggregation.parse(aggregate)).unjudged(gated);
+      Evaluator evaluator = new Evaluator(searcher).aggregation(Aggregation.parse(aggregate)).unjudged(gated)
+          .options(perQuery);
       if (run != null) {
         evaluator.runFile(run, "kiln-" + variant);
       }

@@ -1,11 +1,13 @@
 package dev.kiln.cli;
 
 import dev.kiln.index.KnnSearch;
+import dev.kiln.search.RequestOptions;
 import dev.kiln.search.SearchOptions;
 import dev.kiln.search.fusion.FusionMethod;
 import dev.kiln.search.rewrite.DenseFeedback;
 import dev.kiln.search.rewrite.FeedbackScope;
 import dev.kiln.search.rewrite.LexicalFeedback;
+import dev.kiln.search.rewrite.QueryRewriters;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
@@ -87,6 +89,23 @@ final class RetrievalOptions {
   @Option(names = "--prf-scope", paramLabel = "candidates|index", defaultValue = "candidates",
       description = "hybrid feedback passes re-score the first pass's candidates, or search the whole snapshot again (default: ${DEFAULT-VALUE})")
   String prfScope;
+
+  @Option(names = "--rewriter", paramLabel = "NAME",
+      description = "query rewriter by name: none, rm3, keywords, or one a jar on the classpath provides"
+          + " (docs/REWRITERS.md); dense search embeds a rewrite that is passage text as a passage")
+  String rewriter;
+
+  /**
+   * What each request sets over the searcher's options: the rewriter, checked here so that an unknown
+   * name fails before any snapshot opens.
+   */
+  RequestOptions requestOptions() {
+    if (rewriter == null) {
+      return RequestOptions.NONE;
+    }
+    QueryRewriters.named(rewriter);
+    return RequestOptions.builder().rewriter(rewriter).build();
+  }
 
   SearchOptions toOptions() {
     SearchOptions.Builder options = SearchOptions.builder()

@@ -88,7 +88,8 @@ final class SearchCommand implements Callable<Integer> {
     if (!"none".equals(expand) && !"parents".equals(expand)) {
       throw new ConfigException("--expand must be 'none' or 'parents', was '" + expand + "'");
     }
-    SearchRequest request = new SearchRequest(q, searchMode, k, MetadataFilter.parse(filters));
+    SearchRequest request = new SearchRequest(q, searchMode, k, MetadataFilter.parse(filters),
+        retrieval.requestOptions());
     List<String> roots = SearchPaths.roots(snapshots);
     if (roots.size() > 1 && (context || "parents".equals(expand))) {
       throw new ConfigException((context ? "--context" : "--expand parents") + " reads one snapshot's parents and"

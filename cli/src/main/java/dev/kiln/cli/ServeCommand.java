@@ -8,6 +8,7 @@ import dev.kiln.search.fusion.FusionMethod;
 import dev.kiln.search.http.ApiKeys;
 import dev.kiln.search.http.ReloadSettings;
 import dev.kiln.search.http.ReloadingSearcher;
+import dev.kiln.search.http.RequestLimits;
 import dev.kiln.search.http.SearchServer;
 import dev.kiln.search.http.ServedRoots;
 import dev.kiln.search.http.ServerConfig;
@@ -16,6 +17,7 @@ import dev.kiln.snapshot.io.RemoteRoots;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -87,6 +89,18 @@ final class ServeCommand implements Callable<Integer> {
           + " starts until it returns (default: ${DEFAULT-VALUE})")
   long checkTimeoutMs;
 
+  @Option(names = "--max-ef", paramLabel = "N", defaultValue = "" + RequestLimits.DEFAULT_MAX_EF,
+      description = "largest ef one request may ask for; above it: 400 (default: ${DEFAULT-VALUE})")
+  int maxEf;
+
+  @Option(names = "--max-depth", paramLabel = "N", defaultValue = "" + RequestLimits.DEFAULT_MAX_DEPTH,
+      description = "largest dense-depth and bm25-depth one request may ask for (default: ${DEFAULT-VALUE})")
+  int maxDepth;
+
+  @Option(names = "--max-rerank-depth", paramLabel = "N", defaultValue = "" + RequestLimits.DEFAULT_MAX_RERANK_DEPTH,
+      description = "largest rerank-depth one request may ask for (default: ${DEFAULT-VALUE})")
+  int maxRerankDepth;
+
   @Mixin RetrievalOptions retrieval;
   @Mixin VerifyOption verify;
   @Mixin FileSystemOptions fs;
@@ -117,7 +131,15 @@ final class ServeCommand implements Callable<Integer> {
     if (maxConnections < 1) {
       throw new ConfigException("--max-connections must be >= 1, was " + maxConnections);
     }
+    for (Map.Entry<String, Integer> limit : Map.of("--max-ef", maxEf, "--max-depth", maxDepth,
+        "--max-rerank-depth", maxRerankDepth).entrySet()) {
+      if (limit.getValue() < 1) {
+        throw new ConfigException(limit.getKey() + " must be >= 1, was " + limit.getValue());
+      }
+    }
+    retrieval.requestOptions(); // an unknown --rewriter fails here, naming the known ones
     ServerConfig config = ServerConfig.of(host, port, n).withQueue(queue).withIdleTimeoutMs(idleTimeoutMs)
+        .withLimits(new RequestLimits(maxEf, maxDepth, maxRerankDepth)).withRewriter(retrieval.rewriter)
         .withMaxConnections(maxConnections).withAllowedHosts(allowedHosts)
         .withApiKeys(apiKeys == null ? null : ApiKeys.load(apiKeys));
     try {

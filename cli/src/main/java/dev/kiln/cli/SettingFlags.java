@@ -21,7 +21,11 @@ final class SettingFlags {
       case DENSE_DEPTH -> "--dense-depth (or --depth)";
       case BM25_DEPTH -> "--bm25-depth (or --depth)";
       case EXACT_FILTER_RATIO -> "--exact-filter-ratio";
+      case MIN_SCORE -> "--min-score";
       case MAX_DROP -> "--max-drop";
+      case RERANK -> "--rerank-model (a request's rerank)";
+      case FEEDBACK -> "--prf";
+      case REWRITER -> "--rewriter";
       case RERANKER -> "--rerank-model";
       case RERANK_DEPTH -> "--rerank-depth";
       case EF -> "--ef";

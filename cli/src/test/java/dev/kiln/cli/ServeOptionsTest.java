@@ -16,6 +16,9 @@ class ServeOptionsTest {
     assertEquals(Kiln.USAGE, Kiln.execute("serve", "--snapshots", root, "--queue", "-1"));
     assertEquals(Kiln.USAGE, Kiln.execute("serve", "--snapshots", root, "--idle-timeout-ms", "0"));
     assertEquals(Kiln.USAGE, Kiln.execute("serve", "--snapshots", root, "--max-connections", "0"));
+    assertEquals(Kiln.USAGE, Kiln.execute("serve", "--snapshots", root, "--max-ef", "0"));
+    assertEquals(Kiln.USAGE, Kiln.execute("serve", "--snapshots", root, "--max-depth", "-3"));
+    assertEquals(Kiln.USAGE, Kiln.execute("serve", "--snapshots", root, "--max-rerank-depth", "0"));
     assertEquals(Kiln.USAGE, Kiln.execute("serve", "--snapshots", root, "--api-keys", dir.resolve("none").toString()));
     assertEquals(Kiln.USAGE, Kiln.execute("serve", "--snapshots", root, "--source-root", "/data/corpus=a/b"));
     assertEquals(Kiln.USAGE, Kiln.execute("serve", "--snapshots", root, "--source-root", "=acme"));
@@ -26,7 +29,7 @@ class ServeOptionsTest {
     // Sound options get as far as the snapshots root, which has nothing published: a failure, not usage.
     Files.setPosixFilePermissions(readable, PosixFilePermissions.fromString("rw-------"));
     assertEquals(Kiln.FAILURE, Kiln.execute("serve", "--snapshots", root, "--api-keys", readable.toString(),
-        "--queue", "0", "--allowed-host", "kiln.internal", "--source-root", "/data/corpus=acme",
+        "--queue", "0", "--max-ef", "200", "--rewriter", "keywords", "--allowed-host", "kiln.internal", "--source-root", "/data/corpus=acme",
         "--source-root", "s3://corpora/globex"));
   }
 }

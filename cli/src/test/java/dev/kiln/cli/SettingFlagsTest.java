@@ -7,6 +7,7 @@ import dev.kiln.search.Setting;
 import dev.kiln.search.SettingException;
 import dev.kiln.search.SnapshotFixture;
 import dev.kiln.search.rerank.CrossEncoderReranker;
+import dev.kiln.search.rewrite.QueryRewriters;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -50,6 +51,11 @@ class SettingFlagsTest {
         "search", "--snapshots", root, "--prf-scope", "everything", "q");
     assertUsageError("--hybrid-prf-orig-weight must be in [0, 1], was 2.0",
         "serve", "--snapshots", root, "--port", "0", "--hybrid-prf-orig-weight", "2");
+    // The searcher's test jar, on this classpath, adds a rewriter of its own (test-passage).
+    String known = "--rewriter 'nope' is unknown; known rewriters: " + QueryRewriters.names();
+    assertTrue(known.endsWith("keywords, none, rm3, test-passage"), known);
+    assertUsageError(known, "search", "--snapshots", root, "--rewriter", "nope", "q");
+    assertUsageError(known, "serve", "--snapshots", root, "--port", "0", "--rewriter", "nope");
     assertUsageError("--dense-prf-docs must be >= 0, was -1", "search", "--snapshots", root, "--dense-prf-docs", "-1", "q");
   }
 

@@ -1,8 +1,10 @@
 package dev.kiln.eval;
 
+import dev.kiln.search.RequestOptions;
 import dev.kiln.search.RetrievalPath;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchMode;
+import dev.kiln.search.SearchRequest;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -37,6 +39,7 @@ public final class Evaluator {
   private Aggregation aggregation = Aggregation.MAX;
   private Path runFile;
   private String runTag = "kiln";
+  private RequestOptions options = RequestOptions.NONE;
 
   public Evaluator(RetrievalPath searcher) {
     this(searcher, DEFAULT_DEPTH);
@@ -64,6 +67,12 @@ public final class Evaluator {
    */
   public Evaluator unjudged(boolean run) {
     this.unjudged = run;
+    return this;
+  }
+
+  /** Retrieval options every query sets over the searcher's (a rewriter by name, say). */
+  public Evaluator options(RequestOptions value) {
+    this.options = value == null ? RequestOptions.NONE : value;
     return this;
   }
 
@@ -98,7 +107,7 @@ public final class Evaluator {
           continue;
         }
         Map<String, Integer> grades = qrels.judgments(queryId);
-        List<SearchHit> hits = searcher.search(text, mode, depth).results();
+        List<SearchHit> hits = searcher.search(SearchRequest.of(text, mode, depth).withOptions(options)).results();
         abstained += hits.isEmpty() ? 1 : 0;
         List<DocumentRanking.ScoredDoc> ranked = DocumentRanking.aggregate(hits, depth, aggregation);
         List<String> docs = ranked.stream().map(DocumentRanking.ScoredDoc::docId).toList();
@@ -123,7 +132,8 @@ public final class Evaluator {
       for (String queryId : queries.ids()) {
         if (qrels.judgments(queryId).isEmpty()) {
           ran++;
-          ranAbstained += searcher.search(queries.text(queryId), mode, depth).results().isEmpty() ? 1 : 0;
+          ranAbstained += searcher.search(SearchRequest.of(queries.text(queryId), mode, depth).withOptions(options))
+              .results().isEmpty() ? 1 : 0;
         }
       }
     }

@@ -88,7 +88,7 @@ public final class FederatedSearcher implements RetrievalPath {
   @Override
   public SearchResponse search(SearchRequest request) {
     int depth = Math.min(SearchRequest.MAX_K, Math.max(request.k(), MIN_PATH_DEPTH));
-    SearchRequest perPath = new SearchRequest(request.query(), request.mode(), depth, request.filter());
+    SearchRequest perPath = new SearchRequest(request.query(), request.mode(), depth, request.filter(), request.options());
     Map<String, float[]> vectors = new HashMap<>(); // model fingerprint -> the query's vector under it
     List<List<ScoredId>> rankings = new ArrayList<>(paths.size());
     List<Double> weights = new ArrayList<>(paths.size());

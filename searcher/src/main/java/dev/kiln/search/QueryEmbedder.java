@@ -46,6 +46,16 @@ final class QueryEmbedder implements Closeable {
     }
   }
 
+  /** Passage text (a rewriter's hypothetical answer) embedded as chunks were, with the passage prefix. */
+  float[] embedPassage(String passage) {
+    TextEmbedder embedder = acquire();
+    try {
+      return embedder.embedPassages(List.of(passage))[0];
+    } finally {
+      release(embedder);
+    }
+  }
+
   /** Model instances loaded so far. */
   synchronized int loaded() {
     return all.size();

@@ -26,6 +26,14 @@ public record RetrieverQuery(String text, RewrittenQuery rewritten, float[] vect
     this(text, rewritten, vector, null);
   }
 
+  /**
+   * A caller's embedding of the query text, usable only while the rewrite left that text as it was (and
+   * did not make it a passage); null otherwise, and when there is none.
+   */
+  float[] reusable(float[] textVector) {
+    return textVector != null && !rewritten.densePassage() && rewritten.denseText().equals(text) ? textVector : null;
+  }
+
   /** What a retriever that reads no terms gets: the text itself, no BM25 terms. */
   public static RewrittenQuery unrewritten(String text) {
     return new RewrittenQuery(text, Map.of());

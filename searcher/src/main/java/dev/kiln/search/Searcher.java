@@ -10,7 +10,6 @@ import dev.kiln.search.filter.MetadataFilter;
 import dev.kiln.search.rerank.Reranker;
 import dev.kiln.search.rewrite.QueryRewriter;
 import dev.kiln.search.rewrite.RewrittenQuery;
-import dev.kiln.search.rewrite.Rm3Rewriter;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import java.io.IOException;
@@ -46,7 +45,6 @@ import org.apache.lucene.util.IOUtils;
 public final class Searcher implements RetrievalPath {
   private final String snapshotId;
   private final Manifest manifest;
-  private final SearchOptions options;
   private final ShardReaders shards;
   private final SnapshotIndexSearcher searcher;
   private final Analyzer analyzer;
@@ -54,12 +52,10 @@ public final class Searcher implements RetrievalPath {
   private final Bm25QueryBuilder bm25Queries;
   private final QueryEmbedder embedder;
   private final Retrieval retrieval;
-  private final Retrievers retrievers;
-  private final QueryRewriter rewriter;
+  /** The stages the searcher's own options compose; a request with options of its own derives its own. */
+  private final SearchPipeline pipeline;
   private final Reranker reranker;
-  private final RerankStage rerank;
   private final DenseRelevance relevance;
-  private final RelevanceGate gate;
   private final SnapshotLookups lookups;
   /** Why dense search is refused on this snapshot (stored vectors disagree with the manifest), or null. */
   private final String vectorsProblem;
@@ -72,7 +68,6 @@ public final class Searcher implements RetrievalPath {
     this.hashedAtOpen = hashedAtOpen;
     this.snapshotId = manifest.id();
     this.manifest = manifest;
-    this.options = options;
     this.shards = shards;
     this.analyzer = analyzer;
     this.searcher = SearchThreads.searcher(shards.reader());
@@ -83,14 +78,11 @@ public final class Searcher implements RetrievalPath {
     this.bm25Queries = new Bm25QueryBuilder(analyzer, chinese, ShardSchema.TEXT);
     this.embedder = new QueryEmbedder(manifest, options.queryEmbedders());
     this.vectorsProblem = vectorsProblem(shards, manifest);
-    this.retrieval = new Retrieval(searcher, bm25Queries, options, manifest.index().encoding().quantized());
-    this.retrievers = new Retrievers(searcher, retrieval, bm25Queries, options);
-    this.rewriter = customRewriter != null ? customRewriter
-        : options.prf() ? new Rm3Rewriter() : QueryRewriter.IDENTITY;
+    this.pipeline = SearchPipeline.of(new SearchPipeline.Snapshot(searcher, bm25Queries,
+        manifest.index().encoding().quantized(), reranker, customRewriter), options);
+    this.retrieval = pipeline.retrieval();
     this.reranker = reranker;
-    this.rerank = reranker == null ? null : new RerankStage(reranker, options.rerankDepth());
     this.relevance = new DenseRelevance(searcher, retrieval, snapshotId);
-    this.gate = new RelevanceGate(options.minScore(), options.maxDrop());
     this.lookups = new SnapshotLookups(snapshotsRoot, manifest);
   }
 
@@ -99,7 +91,7 @@ public final class Searcher implements RetrievalPath {
     return new SearcherBuilder();
   }
 
-  /** The snapshot {@code CURRENT} points to, default options: {@code builder().root(root).build()}. */
+  /** {@code builder().root(root).build()}: the snapshot {@code CURRENT} points to, default options. */
   public static Searcher open(Path snapshotsRoot) {
     return builder().root(snapshotsRoot).build();
   }
@@ -121,7 +113,7 @@ public final class Searcher implements RetrievalPath {
   }
 
   public SearchOptions options() {
-    return options;
+    return pipeline.options();
   }
 
   /** Chunks in the snapshot. */
@@ -141,7 +133,7 @@ public final class Searcher implements RetrievalPath {
    * here. It is used for the query text itself, not for a rewritten one.
    */
   public SearchResponse search(SearchRequest request, float[] queryVector) {
-    return run(request, queryVector, !gate.isOff(), gate);
+    return run(request, queryVector, false, false);
   }
 
   /**
@@ -150,32 +142,40 @@ public final class Searcher implements RetrievalPath {
    * scale with.
    */
   public SearchResponse searchCalibrated(SearchRequest request, float[] queryVector) {
-    return run(request, queryVector, true, gate);
+    return run(request, queryVector, true, false);
   }
 
   /**
-   * As {@link #searchCalibrated}, with the relevance gate left out: every hit the gate would judge,
-   * each with its calibrated score, so that a caller can show what {@link #gate()} keeps and drops.
+   * As {@link #searchCalibrated}, with the relevance gate left out: every hit the request's gate would
+   * judge, each with its calibrated score, so that a caller can show what {@link #gate} keeps and drops.
    */
   public SearchResponse searchUngated(SearchRequest request) {
-    return run(request, null, true, RelevanceGate.OFF);
+    return run(request, null, true, true);
   }
 
-  /** The relevance gate every search passes its hits through. */
-  public RelevanceGate gate() {
-    return gate;
+  /** The relevance gate {@code request}'s hits pass through: the server's, or its own options'. */
+  public RelevanceGate gate(SearchRequest request) {
+    return pipeline.forRequest(request.options()).gate();
   }
 
-  /** Whether a cross-encoder reranks the hits, so that {@link SearchHit#relevance()} is its score. */
-  public boolean reranks() {
-    return rerank != null;
+  /** Whether a cross-encoder reranks {@code request}'s hits, so that {@link SearchHit#relevance()} is its score. */
+  public boolean reranks(SearchRequest request) {
+    return pipeline.forRequest(request.options()).rerank() != null;
   }
 
-  private SearchResponse run(SearchRequest request, float[] queryVector, boolean calibrate, RelevanceGate gate) {
+  /**
+   * {@code calibrate}: every hit's calibrated score even where no gate needs it; {@code ungated}: the
+   * gate left out (its scores still computed).
+   */
+  private SearchResponse run(SearchRequest request, float[] queryVector, boolean calibrate, boolean ungated) {
     int k = request.k();
+    SearchPipeline stages = pipeline.forRequest(request.options());
+    RelevanceGate gate = stages.gate();
+    RerankStage rerank = stages.rerank();
+    calibrate |= !gate.isOff();
     MetadataFilter filter = bind(request.filter());
-    Retriever retriever = retrievers.forMode(request.mode());
-    RetrieverQuery query = prepare(retriever, request.query(), queryVector, filter);
+    Retriever retriever = stages.retrievers().forMode(request.mode());
+    RetrieverQuery query = prepare(stages, retriever, request.query(), queryVector, filter);
     // With a reranker, retrieval feeds it its depth of candidates; it then cuts to k.
     int n = rerank == null ? k : rerank.candidates(k);
     List<SearchHit> hits = read(retriever, query, n, filter);
@@ -183,42 +183,48 @@ public final class Searcher implements RetrievalPath {
       hits = rerank.apply(request.query(), hits, k);
     } else if (calibrate) {
       // The gate compares a calibrated score: the dense similarity, whatever ranked the hits.
-      float[] given = given(query, queryVector);
+      float[] given = query.reusable(queryVector);
       hits = retriever.scoresCalibrated() ? DenseRelevance.ofScores(hits)
           : relevance.apply(hits, checkDimension(query.vector() != null ? query.vector()
               : given != null ? given : embedder.embed(request.query())));
     }
-    hits = gate.apply(hits);
+    if (!ungated) {
+      hits = gate.apply(hits);
+    }
     return new SearchResponse(snapshotId, request.mode(), hits);
   }
 
-  /**
-   * The query as {@code retriever} reads it: rewritten only if it reads terms, embedded only if it
-   * reads a vector ({@code queryVector}, when given, is the text's own embedding).
-   *
-   * @param filter bound to this snapshot: a rewriter's first pass runs under it
-   */
+  /** {@link #prepare(SearchPipeline, Retriever, String, float[], MetadataFilter)} under the searcher's own stages. */
   RetrieverQuery prepare(Retriever retriever, String text, float[] queryVector, MetadataFilter filter) {
-    RewrittenQuery rewritten = retriever.usesTerms()
+    return prepare(pipeline, retriever, text, queryVector, filter);
+  }
+
+  /**
+   * The query as {@code retriever} reads it: rewritten if it reads terms, or reads a vector and the
+   * rewriter may change the dense text (a HyDE passage is embedded as a passage); embedded only if it
+   * reads a vector ({@code queryVector}, when given, is the text's own embedding). {@code filter}, bound
+   * to this snapshot, is the one a rewriter's first pass runs under.
+   */
+  private RetrieverQuery prepare(SearchPipeline stages, Retriever retriever, String text, float[] queryVector,
+      MetadataFilter filter) {
+    QueryRewriter rewriter = stages.rewriter();
+    RewrittenQuery rewritten = retriever.usesTerms() || (retriever.usesVector() && rewriter.rewritesDenseText())
         ? rewriter.rewrite(text,
-            new SnapshotRewriteContext(searcher, bm25Queries, retrieval, filter, snapshotId))
+            new SnapshotRewriteContext(searcher, bm25Queries, stages.retrieval(), filter, snapshotId))
         : RetrieverQuery.unrewritten(text);
     float[] vector = null;
     if (retriever.usesVector()) {
-      float[] given = given(new RetrieverQuery(text, rewritten, null), queryVector);
-      vector = checkDimension(given != null ? given : embedder.embed(rewritten.denseText()));
+      float[] given = new RetrieverQuery(text, rewritten, null).reusable(queryVector);
+      vector = checkDimension(given != null ? given
+          : rewritten.densePassage() ? embedder.embedPassage(rewritten.denseText())
+          : embedder.embed(rewritten.denseText()));
     }
     return new RetrieverQuery(text, rewritten, vector);
   }
 
-  /** A caller's embedding of the query text, usable only while the rewrite left that text as it was. */
-  private static float[] given(RetrieverQuery query, float[] queryVector) {
-    return queryVector != null && query.rewritten().denseText().equals(query.text()) ? queryVector : null;
-  }
-
   /** The first-stage retriever {@code mode} runs on this snapshot. */
   Retriever retriever(SearchMode mode) {
-    return retrievers.forMode(mode);
+    return pipeline.retrievers().forMode(mode);
   }
 
   /** The snapshot's BM25 analysis of {@code text}: term → count. */

@@ -4,6 +4,7 @@ import dev.kiln.index.Analyzers;
 import dev.kiln.search.rerank.CrossEncoderReranker;
 import dev.kiln.search.rerank.Reranker;
 import dev.kiln.search.rewrite.QueryRewriter;
+import dev.kiln.search.rewrite.QueryRewriters;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.RemoteSnapshotRoots;
 import dev.kiln.snapshot.SnapshotException;
@@ -109,6 +110,18 @@ public final class SearcherBuilder {
    */
   public SearcherBuilder rewriter(QueryRewriter value) {
     this.rewriter = value;
+    return this;
+  }
+
+  /**
+   * The rewriter called {@code name} ({@link QueryRewriters}: {@code none},
+   * {@code rm3}, {@code keywords}, or one a jar on the classpath provides); null restores the options'
+   * choice.
+   *
+   * @throws SettingException ({@link Setting#REWRITER}) naming the known rewriters, for an unknown name
+   */
+  public SearcherBuilder rewriter(String name) {
+    this.rewriter = name == null ? null : QueryRewriters.named(name);
     return this;
   }
 

@@ -22,8 +22,16 @@ public enum Setting {
   BM25_DEPTH("bm25-depth"),
   /** {@link SearchOptions.Builder#exactFilterRatio}. */
   EXACT_FILTER_RATIO("exact-filter-ratio"),
+  /** {@link SearchOptions.Builder#minScore}. */
+  MIN_SCORE("min-score"),
   /** {@link SearchOptions.Builder#maxDrop}. */
   MAX_DROP("max-drop"),
+  /** {@link RequestOptions#rerank()}: reranking switched on or off for one request. */
+  RERANK("rerank"),
+  /** {@link RequestOptions#feedback()}: pseudo-relevance feedback switched on or off for one request. */
+  FEEDBACK("feedback"),
+  /** {@link RequestOptions#rewriter()} or {@link SearcherBuilder#rewriter(String)}: a query rewriter by name. */
+  REWRITER("rewriter"),
   /** {@link SearchOptions.Builder#reranker(Path)}: the cross-encoder's directory. */
   RERANKER("reranker"),
   /** {@link SearchOptions.Builder#rerankDepth}. */

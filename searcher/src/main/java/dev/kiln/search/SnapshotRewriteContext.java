@@ -37,6 +37,11 @@ final class SnapshotRewriteContext implements RewriteContext {
   }
 
   @Override
+  public double docRatio(String term) {
+    return bm25Queries.docRatio(searcher.getIndexReader(), term);
+  }
+
+  @Override
   public List<String> firstPassTexts(String query, int n) {
     try {
       HitReader reader = new HitReader(searcher);

@@ -57,6 +57,12 @@ public final class Rm3Rewriter implements QueryRewriter {
     this.maxDocRatio = maxDocRatio;
   }
 
+  /** RM3 reweighs BM25 terms only. */
+  @Override
+  public boolean rewritesDenseText() {
+    return false;
+  }
+
   @Override
   public RewrittenQuery rewrite(String query, RewriteContext context) {
     Map<String, Integer> original = context.analyze(query);

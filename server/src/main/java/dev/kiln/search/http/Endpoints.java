@@ -12,8 +12,8 @@ import dev.kiln.search.RetrievalPath;
 import dev.kiln.search.SearchRequest;
 import dev.kiln.search.SearchResponse;
 import dev.kiln.search.Searcher;
+import dev.kiln.search.SettingException;
 import dev.kiln.search.context.ContextAssembler;
-import dev.kiln.search.filter.FilterException;
 import dev.kiln.search.filter.MetadataFilter;
 import java.io.IOException;
 import java.util.List;
@@ -32,6 +32,7 @@ final class Endpoints {
   private final ServedRoots searchers;
   private final ServerMetrics metrics;
   private final SourceUris sources;
+  private final RequestOptionParser options;
   private final ObjectMapper json = new ObjectMapper();
   /** Request bodies: a field given twice is refused, not silently the last one. */
   private final ObjectMapper bodies = JsonMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
@@ -42,6 +43,12 @@ final class Endpoints {
   final Inspection inspection;
 
   Endpoints(ServedRoots searchers, ServerMetrics metrics, SourceUris sources) {
+    this(searchers, metrics, sources, new RequestOptionParser(RequestLimits.DEFAULTS, null));
+  }
+
+  /** @param options reads the per-request retrieval options, within the operator's limits */
+  Endpoints(ServedRoots searchers, ServerMetrics metrics, SourceUris sources, RequestOptionParser options) {
+    this.options = options;
     this.searchers = searchers;
     this.metrics = metrics;
     this.sources = sources;
@@ -56,13 +63,14 @@ final class Endpoints {
     if (method.equals("POST")) {
       JsonNode node = readJson(body);
       QueryParams.checkFields(node, endpoint);
-      SearchRequest request = QueryParams.fromJson(node);
+      SearchRequest request = QueryParams.fromJson(node).withOptions(options.fromJson(node));
       int budget = endpoint.equals("context")
           ? QueryParams.budget(node.hasNonNull("budget") ? node.get("budget").asText() : null) : 0;
       return new SearchCall(endpoint, request, budget);
     }
     Map<String, List<String>> p = QueryParams.parseQueryString(rawQuery);
-    SearchRequest request = QueryParams.fromParams(p);
+    QueryParams.checkParams(p, endpoint);
+    SearchRequest request = QueryParams.fromParams(p).withOptions(options.fromParams(p));
     int budget = endpoint.equals("context")
         ? QueryParams.budget(p.containsKey("budget") ? p.get("budget").get(0) : null) : 0;
     return new SearchCall(endpoint, request, budget);
@@ -103,8 +111,9 @@ final class Endpoints {
   Reply run(SearchCall call, ApiKeys.Key key) throws IOException {
     try {
       return runFiltered(call, key);
-    } catch (FilterException e) {
-      // Known only once a snapshot is at hand: a range on a key it did not index for ranges.
+    } catch (SettingException e) {
+      // Known only once a snapshot is at hand: a range on a key it did not index for ranges, a rerank
+      // asked of a server without a reranker.
       throw new BadRequest(QueryParams.clientMessage(e));
     }
   }
@@ -125,7 +134,7 @@ final class Endpoints {
       }
       RetrievalPath path = leases.path();
       SearchResponse response = filter.isPresent()
-          ? path.search(new SearchRequest(request.query(), request.mode(), request.k(), filter.get()))
+          ? path.search(request.withFilter(filter.get()))
           : new SearchResponse(searchers.currentId(), request.mode(), List.of());
       response = sources.show(response);
       if (call.endpoint().equals("context")) {

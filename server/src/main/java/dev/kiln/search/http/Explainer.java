@@ -44,7 +44,7 @@ final class Explainer {
   ObjectNode explain(Searcher searcher, SearchRequest request, UnaryOperator<SearchResponse> shown) {
     SearchResponse ungated = shown.apply(searcher.searchUngated(request));
     List<SearchHit> hits = ungated.results();
-    RelevanceGate gate = searcher.gate();
+    RelevanceGate gate = searcher.gate(request);
     List<String> refusals = gate.refusals(hits);
     int depth = legDepth(request.k());
     ObjectNode out = json.createObjectNode();
@@ -52,7 +52,7 @@ final class Explainer {
     out.put("mode", request.mode().label());
     out.put("k", request.k());
     out.put("leg_depth", depth);
-    out.put("reranked", searcher.reranks());
+    out.put("reranked", searcher.reranks(request));
     ObjectNode gateNode = out.putObject("gate");
     gateNode.put("on", !gate.isOff());
     putNumber(gateNode, "min_score", gate.minScore());
@@ -84,7 +84,7 @@ final class Explainer {
       } else {
         scores.putNull("fused");
       }
-      if (searcher.reranks() && h.relevance() != null) {
+      if (searcher.reranks(request) && h.relevance() != null) {
         scores.put("rerank", h.relevance());
       } else {
         scores.putNull("rerank");

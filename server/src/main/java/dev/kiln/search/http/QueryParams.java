@@ -66,9 +66,21 @@ final class QueryParams {
     boolean context = endpoint.equals("context");
     for (Map.Entry<String, JsonNode> field : body.properties()) {
       String name = field.getKey();
-      if (!SEARCH_FIELDS.contains(name) && !(context && name.equals("budget"))) {
+      if (!SEARCH_FIELDS.contains(name) && !(context && name.equals("budget")) && RequestOption.named(name) == null) {
         throw new BadRequest("unknown field '" + name + "': /" + endpoint + " takes q (or query), k, mode, filter"
-            + (context ? ", budget" : ""));
+            + (context ? ", budget" : "") + " and the retrieval options " + String.join(", ", RequestOption.names()));
+      }
+    }
+  }
+
+  /** The query parameters a GET takes: as {@link #checkFields}, a misspelt option is refused by name. */
+  static void checkParams(Map<String, List<String>> params, String endpoint) {
+    boolean context = endpoint.equals("context");
+    for (String name : params.keySet()) {
+      if (!(name.equals("q") || name.equals("k") || name.equals("mode") || name.equals("filter"))
+          && !(context && name.equals("budget")) && RequestOption.named(name) == null) {
+        throw new BadRequest("unknown parameter '" + name + "': /" + endpoint + " takes q, k, mode, filter"
+            + (context ? ", budget" : "") + " and the retrieval options " + String.join(", ", RequestOption.names()));
       }
     }
   }

@@ -23,6 +23,8 @@ enum Route {
   MANIFEST("/manifest", "manifest", Access.UNBOUND_KEY, "GET", "HEAD"),
   /** A search explained: as {@code /search}, a bound key's filter narrowed to its binding. */
   EXPLAIN("/explain", "explain", Access.ANY_KEY, "GET"),
+  /** The API's own description: public, like the API's documentation. */
+  OPENAPI("/openapi.json", "openapi", Access.OPEN, "GET", "HEAD"),
   /** No such endpoint: 404 whatever the method. */
   UNKNOWN(null, "unknown", Access.OPEN);
 

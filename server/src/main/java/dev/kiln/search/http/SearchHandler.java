@@ -70,7 +70,7 @@ final class SearchHandler extends Handler.Abstract {
       return true;
     }
     if (route == Route.UNKNOWN) {
-      ex.send(Reply.error(404, "no endpoint " + path + ": use /search, /context, /health, /snapshot or /metrics"));
+      ex.send(Reply.error(404, "no endpoint " + path + ": use /search, /context, /health, /snapshot, /metrics or /openapi.json"));
       return true;
     }
     ApiKeys.Key key = null;
@@ -95,6 +95,7 @@ final class SearchHandler extends Handler.Abstract {
       case HEALTH -> inline(ex, endpoints::health);
       case SNAPSHOT -> inline(ex, endpoints::snapshot);
       case METRICS -> inline(ex, endpoints::metrics);
+      case OPENAPI -> inline(ex, OpenApiDocument::reply);
       case SEARCH, CONTEXT -> readThenQueue(ex, key);
       case UI -> ex.send(endpoints.ui.get(path));
       case SNAPSHOTS -> inline(ex, endpoints.inspection::snapshots);

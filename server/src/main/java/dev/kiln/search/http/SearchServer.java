@@ -75,6 +75,8 @@ public final class SearchServer implements Closeable {
 
   /** Serves one root or several federated ({@link ServedRoots}), each reloading on its own. */
   public static SearchServer start(ServedRoots searchers, ServerConfig config) throws IOException {
+    // First, so that an unknown --rewriter fails before anything is made.
+    RequestOptionParser requestOptions = new RequestOptionParser(config.limits(), config.rewriter());
     // Network threads only parse, check and answer the light endpoints; searches have their own pool.
     QueuedThreadPool networkThreads = new QueuedThreadPool(64, 4);
     networkThreads.setName("kiln-http");
@@ -109,7 +111,7 @@ public final class SearchServer implements Closeable {
           return t;
         }, new ThreadPoolExecutor.AbortPolicy());
 
-    Endpoints endpoints = new Endpoints(searchers, metrics, config.sources());
+    Endpoints endpoints = new Endpoints(searchers, metrics, config.sources(), requestOptions);
     server.setHandler(new SearchHandler(endpoints, metrics, new HostGuard(config.host(), config.allowedHosts()),
         config.apiKeys(), searchPool, config, headers));
     server.setErrorHandler(new JsonErrors()); // Jetty's own 400, 414, 431 … as JSON, not HTML
@@ -133,6 +135,8 @@ public final class SearchServer implements Closeable {
             + "{}", config.host(), s.port(), config.threads(), config.queue(), config.idleTimeoutMs(),
         config.maxConnections(), config.apiKeys() == null ? "no API keys"
             : config.apiKeys().size() + " API keys");
+    LOG.info("{}; rewriter for requests that name none: {}", config.limits().describe(),
+        config.rewriter() == null ? "the searcher's" : config.rewriter());
     return s;
   }
 

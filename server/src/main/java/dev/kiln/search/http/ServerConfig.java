@@ -18,9 +18,12 @@ import java.util.Objects;
  *     the loopback names (see {@link HostGuard})
  * @param apiKeys keys a request must present, or {@code null} for none
  * @param sources how hits' {@code source_uri} is shown: relative to the corpus roots it names
+ * @param limits the most one request's retrieval options may ask ({@link RequestOption})
+ * @param rewriter the query rewriter a request that names none runs ({@code --rewriter}), or null
  */
 public record ServerConfig(String host, int port, int threads, int queue, long idleTimeoutMs,
-    int maxConnections, List<String> allowedHosts, ApiKeys apiKeys, SourceUris sources) {
+    int maxConnections, List<String> allowedHosts, ApiKeys apiKeys, SourceUris sources, RequestLimits limits,
+    String rewriter) {
   public static final int DEFAULT_QUEUE = 64;
   public static final long DEFAULT_IDLE_TIMEOUT_MS = 10_000;
   public static final int DEFAULT_MAX_CONNECTIONS = 512;
@@ -43,6 +46,13 @@ public record ServerConfig(String host, int port, int threads, int queue, long i
     }
     allowedHosts = List.copyOf(allowedHosts);
     Objects.requireNonNull(sources, "sources");
+    limits = limits == null ? RequestLimits.DEFAULTS : limits;
+  }
+
+  /** The config without per-request limits of its own ({@link RequestLimits#DEFAULTS}) and no rewriter. */
+  public ServerConfig(String host, int port, int threads, int queue, long idleTimeoutMs,
+      int maxConnections, List<String> allowedHosts, ApiKeys apiKeys, SourceUris sources) {
+    this(host, port, threads, queue, idleTimeoutMs, maxConnections, allowedHosts, apiKeys, sources, null, null);
   }
 
   /**
@@ -55,26 +65,37 @@ public record ServerConfig(String host, int port, int threads, int queue, long i
   }
 
   public ServerConfig withQueue(int value) {
-    return new ServerConfig(host, port, threads, value, idleTimeoutMs, maxConnections, allowedHosts, apiKeys, sources);
+    return new ServerConfig(host, port, threads, value, idleTimeoutMs, maxConnections, allowedHosts, apiKeys, sources, limits, rewriter);
   }
 
   public ServerConfig withIdleTimeoutMs(long value) {
-    return new ServerConfig(host, port, threads, queue, value, maxConnections, allowedHosts, apiKeys, sources);
+    return new ServerConfig(host, port, threads, queue, value, maxConnections, allowedHosts, apiKeys, sources, limits, rewriter);
   }
 
   public ServerConfig withMaxConnections(int value) {
-    return new ServerConfig(host, port, threads, queue, idleTimeoutMs, value, allowedHosts, apiKeys, sources);
+    return new ServerConfig(host, port, threads, queue, idleTimeoutMs, value, allowedHosts, apiKeys, sources, limits, rewriter);
   }
 
   public ServerConfig withAllowedHosts(List<String> value) {
-    return new ServerConfig(host, port, threads, queue, idleTimeoutMs, maxConnections, value, apiKeys, sources);
+    return new ServerConfig(host, port, threads, queue, idleTimeoutMs, maxConnections, value, apiKeys, sources, limits, rewriter);
   }
 
   public ServerConfig withApiKeys(ApiKeys value) {
-    return new ServerConfig(host, port, threads, queue, idleTimeoutMs, maxConnections, allowedHosts, value, sources);
+    return new ServerConfig(host, port, threads, queue, idleTimeoutMs, maxConnections, allowedHosts, value, sources, limits, rewriter);
+  }
+
+  public ServerConfig withLimits(RequestLimits value) {
+    return new ServerConfig(host, port, threads, queue, idleTimeoutMs, maxConnections, allowedHosts, apiKeys, sources,
+        value, rewriter);
+  }
+
+  /** The rewriter requests that name none run ({@code --rewriter}); null: the searcher's own. */
+  public ServerConfig withRewriter(String value) {
+    return new ServerConfig(host, port, threads, queue, idleTimeoutMs, maxConnections, allowedHosts, apiKeys, sources,
+        limits, value);
   }
 
   public ServerConfig withSources(SourceUris value) {
-    return new ServerConfig(host, port, threads, queue, idleTimeoutMs, maxConnections, allowedHosts, apiKeys, value);
+    return new ServerConfig(host, port, threads, queue, idleTimeoutMs, maxConnections, allowedHosts, apiKeys, value, limits, rewriter);
   }
 }
