@@ -16,6 +16,8 @@ enum Route {
   HEALTH("/health", "health", Access.OPEN, "GET", "HEAD"),
   SNAPSHOT("/snapshot", "snapshot", Access.UNBOUND_KEY, "GET", "HEAD"),
   METRICS("/metrics", "metrics", Access.UNBOUND_KEY, "GET", "HEAD"),
+  /** A shard group's side of a router's search ({@link GroupEndpoint}); narrowed by the key as searches are. */
+  GROUP("/internal/group", "group", Access.ANY_KEY, "POST"),
   /** No such endpoint: 404 whatever the method. */
   UNKNOWN(null, "unknown", Access.OPEN);
 
