@@ -29,6 +29,14 @@ public final class ShardMerge {
    * @throws IllegalStateException when the groups do not cover the snapshot's shards exactly once
    */
   public static long[] shardStarts(List<ShardGroupSearch.Stats> stats) {
+    return shardStarts(stats, false);
+  }
+
+  /**
+   * {@link #shardStarts(List)}; with {@code partial}, shards no group answered for count as empty (a
+   * partial answer, which names them).
+   */
+  public static long[] shardStarts(List<ShardGroupSearch.Stats> stats, boolean partial) {
     int count = stats.get(0).plan().shardCount();
     long[] maxDocs = new long[count];
     boolean[] seen = new boolean[count];
@@ -45,7 +53,7 @@ public final class ShardMerge {
     long[] starts = new long[count];
     long at = 0;
     for (int i = 0; i < count; i++) {
-      if (!seen[i]) {
+      if (!seen[i] && !partial) {
         throw new IllegalStateException("no group serves shard " + i);
       }
       starts[i] = at;

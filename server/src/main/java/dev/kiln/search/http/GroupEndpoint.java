@@ -75,6 +75,7 @@ final class GroupEndpoint {
                 request.filter()));
             out.put("k", request.k());
             out.put("mode", request.mode().name());
+            out.put("filtered", searcher.bind(request.filter()).toQuery() != null);
             yield ok(out);
           }
           case "legs" -> ok(json.createObjectNode().putPOJO("legs", ShardGroupSearch.legs(searcher, request.query(),

@@ -127,6 +127,11 @@ public final class ReloadingSearcher implements Closeable {
     this(SnapshotSource.local(root), options, ReloadSettings.polling(pollMillis));
   }
 
+  /** Opens the current snapshot of a local root and follows it as {@code settings} say. */
+  public ReloadingSearcher(Path root, SearchOptions options, ReloadSettings settings) {
+    this(SnapshotSource.local(root), options, settings);
+  }
+
   /**
    * Opens the snapshot {@code source}'s {@code CURRENT} names (a remote source downloads it first).
    *
