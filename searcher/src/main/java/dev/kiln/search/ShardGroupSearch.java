@@ -36,7 +36,8 @@ import org.apache.lucene.search.similarities.BM25Similarity;
  *       frequencies and the text field's collection statistics (BM25's idf and average length), how
  *       many chunks the filter matches (the exact-versus-graph choice of {@link FilteredVectorSearch}
  *       is snapshot-wide), the largest segment (the automatic HNSW depth) and each shard's maxDoc
- *       (where its doc ids start in the single process). The router sums them.</li>
+ *       (where its doc ids start in the single process), and the query's embedding. The router sums
+ *       them and takes the first group's embedding for all.</li>
  *   <li>{@link #legs}: each first-stage leg's top candidates, BM25 scored with the summed statistics,
  *       dense with the summed filter decision and depth, as (shard, doc in shard, raw score).</li>
  *   <li>{@link #fetch}: the stored hits of the candidates the router kept, with the router's scores.</li>
@@ -62,7 +63,8 @@ public final class ShardGroupSearch {
       @JsonProperty("largest_segment") long largestSegment,
       @JsonProperty("shards") int[] shards,
       @JsonProperty("shard_max_docs") int[] shardMaxDocs,
-      @JsonProperty("plan") Plan plan) {}
+      @JsonProperty("plan") Plan plan,
+      @JsonProperty("vector") float[] vector) {}
 
   /**
    * What a group searches with, which every group of one router must share: the router fuses and
@@ -99,7 +101,8 @@ public final class ShardGroupSearch {
       @JsonProperty("sum_doc_freq") long sumDocFreq,
       @JsonProperty("max_doc") long maxDoc,
       @JsonProperty("ef") int ef,
-      @JsonProperty("exact") boolean exact) {}
+      @JsonProperty("exact") boolean exact,
+      @JsonProperty("vector") float[] vector) {}
 
   /** A candidate: its shard, its doc id within that shard, its leg's raw score. */
   public record Hit(@JsonProperty("shard") int shard, @JsonProperty("doc") int doc,
@@ -141,7 +144,8 @@ public final class ShardGroupSearch {
       }
       return new Stats(searcher.snapshotId(), terms, reader.getDocCount(ShardSchema.TEXT),
           reader.getSumTotalTermFreq(ShardSchema.TEXT), reader.getSumDocFreq(ShardSchema.TEXT), reader.maxDoc(),
-          reader.numDocs(), matches, largest, searcher.shardNumbers(), searcher.shardMaxDocs(), plan(searcher));
+          reader.numDocs(), matches, largest, searcher.shardNumbers(), searcher.shardMaxDocs(), plan(searcher),
+          mode == SearchMode.BM25 ? null : searcher.embedQuery(query));
     } catch (IOException e) {
       throw new UncheckedIOException("reading statistics failed on snapshot " + searcher.snapshotId(), e);
     }
@@ -181,7 +185,9 @@ public final class ShardGroupSearch {
     }
     int ef = efOption > 0 ? efOption : KnnSearch.efFor(largest);
     boolean exact = filtered && matches <= (long) Math.floor(exactRatio * numDocs);
-    return new Global(terms, docCount, sumTtf, sumDf, maxDoc, ef, exact);
+    // One group's embedding for all: a model's output can differ in the last bits between processes
+    // (or batches), and every group must walk its graph with the same vector.
+    return new Global(terms, docCount, sumTtf, sumDf, maxDoc, ef, exact, groups.get(0).vector());
   }
 
   /** Phase 2: each leg's candidates for a fused top {@code k}, scored with {@code global}. */
@@ -208,7 +214,7 @@ public final class ShardGroupSearch {
 
   private static Leg dense(Searcher searcher, String query, MetadataFilter filter, int n, Global global)
       throws IOException {
-    float[] vector = searcher.embedQuery(query);
+    float[] vector = global.vector() != null ? global.vector() : searcher.embedQuery(query);
     boolean rescore = searcher.manifest().index().encoding().quantized();
     Query f = filter.toQuery();
     IndexSearcher is = searcher.indexSearcher();
