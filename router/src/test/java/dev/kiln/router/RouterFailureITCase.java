@@ -1,4 +1,4 @@
-package dev.kiln.route;
+package dev.kiln.router;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

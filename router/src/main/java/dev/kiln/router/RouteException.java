@@ -1,4 +1,4 @@
-package dev.kiln.route;
+package dev.kiln.router;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;

@@ -1,5 +1,9 @@
-package dev.kiln.route;
+package dev.kiln.router;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.search.SearchOptions;
 import dev.kiln.search.ShardSelection;
 import dev.kiln.search.http.ReloadSettings;
@@ -60,6 +64,28 @@ final class Cluster implements Closeable {
     return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
         .timeout(Duration.ofSeconds(20)).header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /**
+   * Same snapshot, mode, chunks in the same order with the same fields, scores within {@code tolerance}:
+   * the query embedding can differ in its last bits between processes (and, under concurrent load,
+   * between batches), which moves dense scores by an ulp; BM25 scores are exact.
+   */
+  static void assertSameAnswer(JsonNode expected, JsonNode answer, double tolerance) {
+    assertEquals(expected.path("snapshot"), answer.path("snapshot"));
+    assertEquals(expected.path("mode"), answer.path("mode"));
+    assertEquals(expected.path("reason"), answer.path("reason"));
+    JsonNode e = expected.path("results");
+    JsonNode a = answer.path("results");
+    assertEquals(e.size(), a.size(), answer.toString());
+    for (int i = 0; i < e.size(); i++) {
+      ObjectNode ei = ((ObjectNode) e.get(i)).deepCopy();
+      ObjectNode ai = ((ObjectNode) a.get(i)).deepCopy();
+      double es = ei.remove("score").asDouble();
+      double as = ai.remove("score").asDouble();
+      assertEquals(ei, ai, "hit " + i + " of " + answer);
+      assertEquals(es, as, "bm25".equals(expected.path("mode").asText()) ? 0.0 : tolerance, "hit " + i);
+    }
   }
 
   @Override

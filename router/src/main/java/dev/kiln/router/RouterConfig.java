@@ -1,4 +1,4 @@
-package dev.kiln.route;
+package dev.kiln.router;
 
 import java.net.URI;
 import java.util.ArrayList;

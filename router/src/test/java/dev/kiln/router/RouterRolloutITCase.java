@@ -1,4 +1,4 @@
-package dev.kiln.route;
+package dev.kiln.router;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -35,24 +35,6 @@ class RouterRolloutITCase {
   static final List<String> QUERIES = List.of("lava magma", "whale ocean", "oven loaf yeast", "commit rebase");
   @TempDir
   Path root;
-
-  /**
-   * Same snapshot, mode, chunks in the same order, scores within float rounding: under concurrent
-   * load the query embedder batches queries, and a batch's padding moves an embedding in its last
-   * bits, in one process as in several.
-   */
-  static void assertSameAnswer(JsonNode expected, JsonNode answer) {
-    assertEquals(expected.path("snapshot"), answer.path("snapshot"));
-    assertEquals(expected.path("mode"), answer.path("mode"));
-    JsonNode e = expected.path("results");
-    JsonNode a = answer.path("results");
-    assertEquals(e.size(), a.size(), answer.toString());
-    for (int i = 0; i < e.size(); i++) {
-      assertEquals(e.get(i).path("chunk_id"), a.get(i).path("chunk_id"), "hit " + i + " of " + answer);
-      assertEquals(e.get(i).path("score").asDouble(), a.get(i).path("score").asDouble(), 1e-5, "hit " + i);
-      assertEquals(e.get(i).path("text"), a.get(i).path("text"));
-    }
-  }
 
   @Test
   void noAnswerMixesTwoSnapshots() throws Exception {
@@ -110,7 +92,7 @@ class RouterRolloutITCase {
           JsonNode expected = JSON.valueToTree(s.search(new SearchRequest(answer.path("_query").asText(), mode, 8,
               MetadataFilter.none())));
           ((ObjectNode) answer).remove("_query");
-          assertSameAnswer(expected, answer);
+          Cluster.assertSameAnswer(expected, answer, 1e-5);
         }
         assertTrue(onNew > 0, "the router moved to the new snapshot");
         assertTrue(answers.size() > onNew, "answers on the old snapshot were compared too");
