@@ -104,7 +104,7 @@ final class GroupEndpoint {
   /** What a router checks a replica against at start-up and polls: root, model, shards, held snapshots. */
   private ObjectNode describe(Searcher searcher, ReloadingSearcher reloading) {
     ObjectNode out = json.createObjectNode();
-    out.put("root", roots.roots().get(0).label());
+    out.put("root", reloading.rootName());
     out.put("snapshot", searcher.snapshotId());
     out.putPOJO("held", reloading.held());
     out.put("shards", searcher.shardSelection().toString());

@@ -263,6 +263,11 @@ public final class ReloadingSearcher implements Closeable {
     r.release();
   }
 
+  /** The snapshots root followed, as it was named (a URI or a local path): a router's root check. */
+  public String rootName() {
+    return source.toString();
+  }
+
   /** The shards of each snapshot this opens ({@code --shards}). */
   public ShardSelection shards() {
     return settings.shards();
