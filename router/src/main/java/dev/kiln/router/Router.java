@@ -106,6 +106,12 @@ final class Router implements Closeable {
     if (answering.isEmpty()) {
       throw RouteException.unavailable(-1, "no group answered");
     }
+    JsonNode first = stats.get(answering.get(0));
+    SearchMode mode = SearchMode.valueOf(first.path("mode").asText());
+    if (first.path("excluded").asBoolean()) {
+      // The API key's binding excludes the filter entirely: no hits, as one server answers it.
+      return new Answer(200, json.writeValueAsString(new SearchResponse(pinned, mode, List.of())), Map.of());
+    }
     List<ShardGroupSearch.Stats> parsed = new ArrayList<>();
     for (GroupClient g : answering) {
       ShardGroupSearch.Stats s = json.treeToValue(stats.get(g), ShardGroupSearch.Stats.class);
@@ -115,9 +121,7 @@ final class Router implements Closeable {
       }
       parsed.add(s);
     }
-    JsonNode first = stats.get(answering.get(0));
     int k = first.path("k").asInt();
-    SearchMode mode = SearchMode.valueOf(first.path("mode").asText());
     ShardGroupSearch.Global global = ShardGroupSearch.sum(parsed, first.path("filtered").asBoolean());
     // Phase 2: legs.
     ObjectNode legsRequest = request.deepCopy().put("phase", "legs");

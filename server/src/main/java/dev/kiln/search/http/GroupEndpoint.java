@@ -9,12 +9,10 @@ import dev.kiln.search.SearchResponse;
 import dev.kiln.search.Searcher;
 import dev.kiln.search.ShardGroupSearch;
 import dev.kiln.search.filter.FilterException;
-import dev.kiln.search.filter.MetadataFilter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -67,7 +65,13 @@ final class GroupEndpoint {
     try (ReloadingSearcher.Lease lease = reloading.acquire(snapshot)) {
       Searcher searcher = lease.searcher();
       ShardGroupSearch.checkPlain(searcher);
-      SearchRequest request = clientRequest(node, key);
+      SearchRequest parsed = parse(node);
+      Optional<SearchRequest> narrowed = clientRequest(parsed, key);
+      if (narrowed.isEmpty()) {
+        return ok(json.createObjectNode().put("excluded", true).put("snapshot", searcher.snapshotId())
+            .put("mode", parsed.mode().name()).put("k", parsed.k()));
+      }
+      SearchRequest request = narrowed.get();
       try {
         return switch (phase) {
           case "stats" -> {
@@ -118,19 +122,24 @@ final class GroupEndpoint {
     return out;
   }
 
-  /** The client's request, parsed as {@code /search} parses it and narrowed by the caller's key. */
-  private SearchRequest clientRequest(JsonNode node, ApiKeys.Key key) {
+  /**
+   * The client's request, parsed as {@code /search} parses it, and its filter narrowed by the
+   * caller's key: empty when the key's binding excludes the filter entirely (the single server then
+   * answers no hits without searching; the router does the same).
+   */
+  private Optional<SearchRequest> clientRequest(SearchRequest request, ApiKeys.Key key) {
+    if (key == null) {
+      return Optional.of(request);
+    }
+    return key.narrow(request.filter())
+        .map(f -> new SearchRequest(request.query(), request.mode(), request.k(), f));
+  }
+
+  private SearchRequest parse(JsonNode node) {
     String method = node.path("method").asText("GET");
     byte[] body = node.hasNonNull("body") ? node.get("body").asText().getBytes(StandardCharsets.UTF_8) : null;
     String query = node.hasNonNull("query_string") ? node.get("query_string").asText() : null;
-    SearchRequest request = endpoints.parse("search", method.equals("POST") ? "POST" : "GET", query, body).request();
-    if (key == null) {
-      return request;
-    }
-    Optional<MetadataFilter> narrowed = key.narrow(request.filter());
-    // A binding that excludes the filter entirely: a filter nothing matches gives the same empty answer.
-    return new SearchRequest(request.query(), request.mode(), request.k(),
-        narrowed.orElse(MetadataFilter.of(Map.of(ShardGroupSearch.class.getName(), List.of("")))));
+    return endpoints.parse("search", method.equals("POST") ? "POST" : "GET", query, body).request();
   }
 
   private Reply ok(Object body) throws IOException {
