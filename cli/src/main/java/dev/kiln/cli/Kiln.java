@@ -18,7 +18,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "kiln 0.1.0",
     description = "Bakes hybrid (HNSW + BM25) search snapshots offline with Flink and searches them.",
-    subcommands = {BuildCommand.class, SearchCommand.class, EvalCommand.class, ServeCommand.class,
+    subcommands = {BuildCommand.class, SearchCommand.class, EvalCommand.class, ServeCommand.class, RouteCommand.class,
         SnapshotsCommand.class, RegressCommand.class})
 public final class Kiln implements Runnable {
   /** Success. */

@@ -4,6 +4,7 @@ import dev.kiln.config.ConfigException;
 import dev.kiln.search.FederatedSearcher;
 import dev.kiln.search.RelevanceGate;
 import dev.kiln.search.SearchOptions;
+import dev.kiln.search.ShardSelection;
 import dev.kiln.search.fusion.FusionMethod;
 import dev.kiln.search.http.ApiKeys;
 import dev.kiln.search.http.ReloadSettings;
@@ -101,6 +102,12 @@ final class ServeCommand implements Callable<Integer> {
       description = "largest rerank-depth one request may ask for (default: ${DEFAULT-VALUE})")
   int maxRerankDepth;
 
+  @Option(names = "--shards", paramLabel = "A-B",
+      description = "serve only these shards of each snapshot (a number, or a range such as 0-3): one shard group"
+          + " behind `kiln route`; it keeps the previous snapshot open for a while after a switch so the router"
+          + " never mixes two (default: every shard)")
+  String shards;
+
   @Mixin RetrievalOptions retrieval;
   @Mixin VerifyOption verify;
   @Mixin FileSystemOptions fs;
@@ -118,6 +125,13 @@ final class ServeCommand implements Callable<Integer> {
     }
     ReloadSettings reload = ReloadSettings.polling(pollMs).withCheckTimeoutMillis(checkTimeoutMs)
         .withVerification(verify.mode());
+    if (shards != null) {
+      try {
+        reload = reload.withShards(ShardSelection.parse(shards));
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(e.getMessage(), e);
+      }
+    }
     int n = threads == null ? 2 * Runtime.getRuntime().availableProcessors() : threads;
     if (n < 1) {
       throw new ConfigException("--threads must be >= 1, was " + n);

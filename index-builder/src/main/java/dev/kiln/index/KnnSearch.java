@@ -9,7 +9,6 @@ import org.apache.lucene.index.KnnVectorValues.DocIndexIterator;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.ReaderUtil;
 import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.KnnFloatVectorQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.RescoreTopNQuery;
 import org.apache.lucene.search.TopDocs;
@@ -79,7 +78,7 @@ public final class KnnSearch {
   public static TopDocs search(IndexSearcher searcher, String field, float[] target, int k, int ef,
       Query filter, boolean rescore) throws IOException {
     int n = candidates(ef, k);
-    Query query = new KnnFloatVectorQuery(field, target, n, filter);
+    Query query = new PerLeafKnnQuery(field, target, n, filter);
     if (rescore) {
       query = RescoreTopNQuery.createFullPrecisionRescorerQuery(query, target, field, n);
     }

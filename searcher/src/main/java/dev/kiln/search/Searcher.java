@@ -61,11 +61,14 @@ public final class Searcher implements RetrievalPath {
   private final String vectorsProblem;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final boolean hashedAtOpen;
+  private final ShardSelection shardSelection;
 
   /** Owns {@code shards}, {@code analyzer} and {@code reranker} from here: {@link SearcherBuilder} opens them. */
   Searcher(Path snapshotsRoot, Manifest manifest, ShardReaders shards, Analyzer analyzer,
-      SearchOptions options, Reranker reranker, QueryRewriter customRewriter, boolean hashedAtOpen) {
+      SearchOptions options, Reranker reranker, QueryRewriter customRewriter, boolean hashedAtOpen,
+      ShardSelection shardSelection) {
     this.hashedAtOpen = hashedAtOpen;
+    this.shardSelection = shardSelection;
     this.snapshotId = manifest.id();
     this.manifest = manifest;
     this.shards = shards;
@@ -110,6 +113,32 @@ public final class Searcher implements RetrievalPath {
 
   public Manifest manifest() {
     return manifest;
+  }
+
+  /** The shards this searcher opened: all, or a shard group's range. */
+  public ShardSelection shardSelection() {
+    return shardSelection;
+  }
+
+  /** The shard numbers opened, in doc-id order. */
+  int[] shardNumbers() {
+    return shards.shardNumbers();
+  }
+
+  /** The maxDoc of each opened shard, in doc-id order. */
+  int[] shardMaxDocs() {
+    return shards.shardMaxDocs();
+  }
+
+  /** The BM25 query builder of this snapshot's analysis. */
+  Bm25QueryBuilder bm25Queries() {
+    return bm25Queries;
+  }
+
+  /** Its relevance gate is off, no reranker is loaded and no rewrite or feedback is configured. */
+  boolean plainPipeline() {
+    return pipeline.gate().isOff() && pipeline.rerank() == null && pipeline.rewriter() == QueryRewriter.IDENTITY
+        && !pipeline.options().denseFeedback().enabled() && !pipeline.options().lexicalFeedback().enabled();
   }
 
   public SearchOptions options() {

@@ -46,6 +46,7 @@ public final class SearcherBuilder {
   private SearchOptions options = SearchOptions.defaults();
   private QueryRewriter rewriter;
   private Verification verification = Verification.RECORD;
+  private ShardSelection shardSelection = ShardSelection.ALL;
 
   SearcherBuilder() {}
 
@@ -95,6 +96,15 @@ public final class SearcherBuilder {
   /** The snapshot to open by id; unset (or null) follows {@code CURRENT}. */
   public SearcherBuilder snapshot(String id) {
     this.snapshotId = id;
+    return this;
+  }
+
+  /**
+   * The shards to open (default {@link ShardSelection#ALL}): a shard group behind a router opens a
+   * range of them; a range past the snapshot's shards fails the open.
+   */
+  public SearcherBuilder shards(ShardSelection value) {
+    this.shardSelection = value == null ? ShardSelection.ALL : value;
     return this;
   }
 
@@ -169,7 +179,7 @@ public final class SearcherBuilder {
     }
     ShardReaders shards;
     try {
-      shards = ShardReaders.open(store.layout().snapshotDir(id), manifest);
+      shards = ShardReaders.open(store.layout().snapshotDir(id), manifest, shardSelection);
     } catch (RuntimeException e) {
       IOUtils.closeWhileHandlingException(analyzer);
       throw e;
@@ -179,7 +189,7 @@ public final class SearcherBuilder {
     try {
       reranker = options.reranker() == null ? null : CrossEncoderReranker.open(options.reranker());
       searcher = new Searcher(store.layout().root(), manifest, shards, analyzer, options, reranker, rewriter,
-          opened.everyFileHashed());
+          opened.everyFileHashed(), shardSelection);
     } catch (RuntimeException | Error e) {
       // Whatever failed, nothing opened here may outlive it: a reload that fails every poll would
       // otherwise leak the shards' memory maps each time.
@@ -192,8 +202,8 @@ public final class SearcherBuilder {
     if (reranker == null && RERANK_SKIP_LOGGED.compareAndSet(false, true)) {
       LOG.info("rerank: skipped (no reranker configured)");
     }
-    LOG.info("opened snapshot {}: {} shard(s), {} chunks, analyzer {}, model {}; files {}; {}", id,
-        manifest.shards().size(), shards.reader().numDocs(), manifest.index().analyzer(),
+    LOG.info("opened snapshot {}: {} of {} shard(s), {} chunks, analyzer {}, model {}; files {}; {}", id,
+        shardSelection, manifest.shards().size(), shards.reader().numDocs(), manifest.index().analyzer(),
         manifest.model().name(), describe(opened, verification), options.describe());
     return searcher;
   }

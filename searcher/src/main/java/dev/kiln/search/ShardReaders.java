@@ -26,19 +26,32 @@ import org.apache.lucene.util.IOUtils;
 final class ShardReaders implements Closeable {
   private final List<Directory> directories;
   private final MultiReader reader;
+  /** The shard number of each sub-reader, in the reader's order. */
+  private final int[] shardNumbers;
 
-  private ShardReaders(List<Directory> directories, MultiReader reader) {
+  private ShardReaders(List<Directory> directories, MultiReader reader, int[] shardNumbers) {
     this.directories = directories;
     this.reader = reader;
+    this.shardNumbers = shardNumbers;
   }
 
   /** Opens every shard the manifest lists under {@code snapshotDir}; nothing stays open on failure. */
   static ShardReaders open(Path snapshotDir, Manifest manifest) {
+    return open(snapshotDir, manifest, ShardSelection.ALL);
+  }
+
+  /**
+   * Opens the shards {@code selection} serves, in the manifest's order; nothing stays open on failure.
+   *
+   * @throws SnapshotException when the selection reaches past the snapshot's shards
+   */
+  static ShardReaders open(Path snapshotDir, Manifest manifest, ShardSelection selection) {
+    List<Manifest.ShardEntry> selected = selection.select(manifest);
     List<Directory> directories = new ArrayList<>();
     List<DirectoryReader> readers = new ArrayList<>();
     String current = null;
     try {
-      for (Manifest.ShardEntry shard : manifest.shards()) {
+      for (Manifest.ShardEntry shard : selected) {
         current = shard.directory();
         // Memory-mapped explicitly: snapshots are read-only and the OS page cache is the cache.
         Directory dir = new MMapDirectory(SafePaths.resolve(snapshotDir, "shard directory", shard.directory()));
@@ -47,7 +60,8 @@ final class ShardReaders implements Closeable {
       }
       current = null;
       MultiReader multi = new MultiReader(readers.toArray(new IndexReader[0]), true);
-      return new ShardReaders(directories, multi);
+      return new ShardReaders(directories, multi,
+          selected.stream().mapToInt(Manifest.ShardEntry::shard).toArray());
     } catch (IOException | RuntimeException e) {
       List<Closeable> opened = new ArrayList<>(readers);
       opened.addAll(directories);
@@ -75,6 +89,21 @@ final class ShardReaders implements Closeable {
 
   MultiReader reader() {
     return reader;
+  }
+
+  /** The shard numbers opened, in the reader's order (sub-reader i holds shard {@code shardNumbers()[i]}). */
+  int[] shardNumbers() {
+    return shardNumbers.clone();
+  }
+
+  /** Each opened shard's maxDoc, in the reader's order: where its doc ids start in the composite reader. */
+  int[] shardMaxDocs() {
+    int[] out = new int[shardNumbers.length];
+    List<? extends IndexReader> subs = reader.getContext().children().stream().map(c -> c.reader()).toList();
+    for (int i = 0; i < out.length; i++) {
+      out[i] = subs.get(i).maxDoc();
+    }
+    return out;
   }
 
   @Override

@@ -195,6 +195,11 @@ final class Endpoints {
     return node;
   }
 
+  /** {@code /internal/group}: a shard group's phases of a router's search ({@link GroupEndpoint}). */
+  Reply group(byte[] body, ApiKeys.Key key) throws IOException {
+    return new GroupEndpoint(searchers, this, sources).answer(body, key);
+  }
+
   Reply metrics() {
     String id = searchers.currentId();
     return new Reply(200, METRICS_CONTENT_TYPE, metrics.render(id == null ? "" : id, searchers.reloads())

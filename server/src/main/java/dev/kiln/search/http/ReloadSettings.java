@@ -1,5 +1,6 @@
 package dev.kiln.search.http;
 
+import dev.kiln.search.ShardSelection;
 import dev.kiln.snapshot.Verification;
 import java.util.concurrent.Executor;
 
@@ -12,8 +13,10 @@ import java.util.concurrent.Executor;
  * @param verification what is hashed when a snapshot is opened ({@code --verify})
  * @param verifier where the background verification of each served snapshot runs; {@code null}: a
  *     thread of the searcher's own, one snapshot at a time
+ * @param shards the shards of each snapshot to open ({@code --shards}; a shard group behind a router)
  */
-public record ReloadSettings(long pollMillis, long checkTimeoutMillis, Verification verification, Executor verifier) {
+public record ReloadSettings(long pollMillis, long checkTimeoutMillis, Verification verification, Executor verifier,
+    ShardSelection shards) {
   public static final long DEFAULT_POLL_MILLIS = 1000;
   public static final long DEFAULT_CHECK_TIMEOUT_MILLIS = 10_000;
 
@@ -27,6 +30,14 @@ public record ReloadSettings(long pollMillis, long checkTimeoutMillis, Verificat
     if (verification == null) {
       verification = Verification.RECORD;
     }
+    if (shards == null) {
+      shards = ShardSelection.ALL;
+    }
+  }
+
+  /** Every shard: a server over the whole snapshot. */
+  public ReloadSettings(long pollMillis, long checkTimeoutMillis, Verification verification, Executor verifier) {
+    this(pollMillis, checkTimeoutMillis, verification, verifier, ShardSelection.ALL);
   }
 
   /** Polls every {@code pollMillis}; the other settings at their defaults. */
@@ -35,14 +46,18 @@ public record ReloadSettings(long pollMillis, long checkTimeoutMillis, Verificat
   }
 
   public ReloadSettings withCheckTimeoutMillis(long value) {
-    return new ReloadSettings(pollMillis, value, verification, verifier);
+    return new ReloadSettings(pollMillis, value, verification, verifier, shards);
   }
 
   public ReloadSettings withVerification(Verification value) {
-    return new ReloadSettings(pollMillis, checkTimeoutMillis, value, verifier);
+    return new ReloadSettings(pollMillis, checkTimeoutMillis, value, verifier, shards);
   }
 
   public ReloadSettings withVerifier(Executor value) {
-    return new ReloadSettings(pollMillis, checkTimeoutMillis, verification, value);
+    return new ReloadSettings(pollMillis, checkTimeoutMillis, verification, value, shards);
+  }
+
+  public ReloadSettings withShards(ShardSelection value) {
+    return new ReloadSettings(pollMillis, checkTimeoutMillis, verification, verifier, value);
   }
 }

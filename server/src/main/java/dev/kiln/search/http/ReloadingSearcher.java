@@ -2,6 +2,7 @@ package dev.kiln.search.http;
 
 import dev.kiln.search.SearchOptions;
 import dev.kiln.search.Searcher;
+import dev.kiln.search.ShardSelection;
 import dev.kiln.snapshot.LocalSnapshotStorage;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotStore;
@@ -12,7 +13,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executor;
@@ -84,6 +87,13 @@ public final class ReloadingSearcher implements Closeable {
   private final long backoffBase;
   /** What is served; null while nothing can be. */
   private volatile Lease current;
+  /**
+   * The snapshot served before {@link #current}, kept open for {@link #PREVIOUS_GRACE} after a swap so
+   * that a router can finish answering from it while other shard groups have not switched yet; null
+   * when none is kept. Guarded by this.
+   */
+  private Lease retired;
+  private Instant retiredUntil;
   private volatile boolean closed;
   // Failure state, guarded by this.
   private String previousId;
@@ -98,6 +108,13 @@ public final class ReloadingSearcher implements Closeable {
   private String unavailable;
   private final Set<String> condemned = new LinkedHashSet<>();
 
+  /**
+   * How long the previous snapshot stays open after a swap for requests that name it ({@link
+   * #acquire(String)}) on a shard group ({@link ReloadSettings#shards()} not all): the time a router
+   * needs to see every shard group on the new one.
+   */
+  public static final Duration PREVIOUS_GRACE = Duration.ofSeconds(30);
+
   /** Longest wait before the same broken snapshot is tried again. */
   public static final Duration MAX_BACKOFF = Duration.ofMinutes(5);
 
@@ -108,6 +125,11 @@ public final class ReloadingSearcher implements Closeable {
    */
   public ReloadingSearcher(Path root, SearchOptions options, long pollMillis) {
     this(SnapshotSource.local(root), options, ReloadSettings.polling(pollMillis));
+  }
+
+  /** Opens the current snapshot of a local root and follows it as {@code settings} say. */
+  public ReloadingSearcher(Path root, SearchOptions options, ReloadSettings settings) {
+    this(SnapshotSource.local(root), options, settings);
   }
 
   /**
@@ -195,6 +217,62 @@ public final class ReloadingSearcher implements Closeable {
     }
   }
 
+  /**
+   * A lease on snapshot {@code id}: the served one, or the one served before it while its grace
+   * period lasts. A shard group answers a router's phases on the snapshot the router chose.
+   *
+   * @throws SnapshotNotHeld when neither is {@code id}
+   */
+  public Lease acquire(String id) {
+    Lease l = acquire();
+    if (l.id().equals(id)) {
+      return l;
+    }
+    l.release();
+    synchronized (this) {
+      if (retired != null && retired.id().equals(id) && retired.retain()) {
+        return retired;
+      }
+    }
+    throw new SnapshotNotHeld(id, held());
+  }
+
+  /** The snapshots open for {@link #acquire(String)}: the served one first, then a retired one. */
+  public synchronized List<String> held() {
+    List<String> out = new ArrayList<>(2);
+    Lease l = current;
+    if (l != null) {
+      out.add(l.id());
+    }
+    if (retired != null && !retired.id().equals(l == null ? null : l.id())) {
+      out.add(retired.id());
+    }
+    return out;
+  }
+
+  /** Releases the retired snapshot once its grace period is over (or at once with {@code force}). */
+  private void expireRetired(boolean force) {
+    Lease r;
+    synchronized (this) {
+      if (retired == null || (!force && Instant.now().isBefore(retiredUntil))) {
+        return;
+      }
+      r = retired;
+      retired = null;
+    }
+    r.release();
+  }
+
+  /** The snapshots root followed, as it was named (a URI or a local path): a router's root check. */
+  public String rootName() {
+    return source.toString();
+  }
+
+  /** The shards of each snapshot this opens ({@code --shards}). */
+  public ShardSelection shards() {
+    return settings.shards();
+  }
+
   /** The served snapshot's id, or null while nothing is served. */
   public String currentId() {
     Lease l = current;
@@ -227,6 +305,7 @@ public final class ReloadingSearcher implements Closeable {
         return false;
       }
       checks.incrementAndGet();
+      expireRetired(false);
       String id;
       try {
         id = currentReader.read();
@@ -261,6 +340,7 @@ public final class ReloadingSearcher implements Closeable {
         throw e;
       }
       Lease old;
+      Lease dropped;
       synchronized (this) {
         if (closed) {
           next.release();
@@ -268,14 +348,24 @@ public final class ReloadingSearcher implements Closeable {
         }
         old = current;
         current = next;
+        // A shard group (--shards) keeps the old one open for requests a router pinned to it; the one
+        // retired before it goes now. A whole-snapshot server closes the old one as it always has.
+        dropped = retired;
+        retired = null;
+        if (settings.shards().all()) {
+          dropped = old;
+        } else {
+          retired = old;
+          retiredUntil = Instant.now().plus(PREVIOUS_GRACE);
+        }
         // Counted with the swap, so that a status never shows the new snapshot with the old count.
         reloads.incrementAndGet();
         unavailable = null;
         condemned.remove(id);
         clearFailures();
       }
-      if (old != null) {
-        old.release(); // the owner's reference: closes now or when the last query finishes
+      if (dropped != null) {
+        dropped.release(); // the owner's reference: closes now or when the last query finishes
       }
       LOG.info("reloaded: now serving snapshot {} (was {})", id, serving == null ? "none" : serving);
       swapped(id, serving);
@@ -285,7 +375,8 @@ public final class ReloadingSearcher implements Closeable {
   }
 
   private Searcher open(Path local, String id, Verification verify) {
-    return Searcher.builder().root(local).snapshot(id).options(options).verify(verify).build();
+    return Searcher.builder().root(local).snapshot(id).options(options).verify(verify).shards(settings.shards())
+        .build();
   }
 
   private Path prepare(String id) {
@@ -502,6 +593,7 @@ public final class ReloadingSearcher implements Closeable {
     if (l != null) {
       l.release();
     }
+    expireRetired(true);
     shutDownThreads();
   }
 

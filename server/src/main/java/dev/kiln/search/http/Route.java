@@ -25,6 +25,8 @@ enum Route {
   EXPLAIN("/explain", "explain", Access.ANY_KEY, "GET"),
   /** The API's own description: public, like the API's documentation. */
   OPENAPI("/openapi.json", "openapi", Access.OPEN, "GET", "HEAD"),
+  /** A shard group's side of a router's search ({@link GroupEndpoint}); narrowed by the key as searches are. */
+  GROUP("/internal/group", "group", Access.ANY_KEY, "POST"),
   /** No such endpoint: 404 whatever the method. */
   UNKNOWN(null, "unknown", Access.OPEN);
 

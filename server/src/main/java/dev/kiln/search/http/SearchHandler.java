@@ -96,7 +96,7 @@ final class SearchHandler extends Handler.Abstract {
       case SNAPSHOT -> inline(ex, endpoints::snapshot);
       case METRICS -> inline(ex, endpoints::metrics);
       case OPENAPI -> inline(ex, OpenApiDocument::reply);
-      case SEARCH, CONTEXT -> readThenQueue(ex, key);
+      case SEARCH, CONTEXT, GROUP -> readThenQueue(ex, key);
       case UI -> ex.send(endpoints.ui.get(path));
       case SNAPSHOTS -> inline(ex, endpoints.inspection::snapshots);
       case MANIFEST -> inline(ex, () -> endpoints.inspection.manifest(request.getHttpURI().getQuery()));
@@ -191,6 +191,10 @@ final class SearchHandler extends Handler.Abstract {
   }
 
   private void queue(Exchange ex, ApiKeys.Key key, byte[] body) {
+    if (ex.endpoint.equals("group")) {
+      queueGroup(ex, key, body);
+      return;
+    }
     SearchCall call;
     try {
       call = endpoints.parse(ex.endpoint, ex.request.getMethod(), ex.request.getHttpURI().getQuery(), body);
@@ -227,5 +231,30 @@ final class SearchHandler extends Handler.Abstract {
       reply = failed(ex, e);
     }
     ex.send(client == ClientProbe.State.PIPELINED ? reply.withHeader("Connection", "close") : reply);
+  }
+
+  /** A shard group's phase for a router: parsed and run on the search pool, as a search is. */
+  private void queueGroup(Exchange ex, ApiKeys.Key key, byte[] body) {
+    ex.request.addIdleTimeoutListener(t -> false);
+    try {
+      searchPool.execute(() -> {
+        Reply reply;
+        try {
+          reply = endpoints.group(body, key);
+        } catch (BadRequest | IllegalArgumentException e) {
+          reply = Reply.error(400, e.getMessage());
+        } catch (SnapshotNotHeld e) {
+          reply = Reply.error(409, e.getMessage()).withHeader("X-Kiln-Held", String.join(",", e.held()));
+        } catch (SnapshotUnavailable e) {
+          reply = Reply.error(503, e.getMessage());
+        } catch (RuntimeException | IOException | Error e) {
+          reply = failed(ex, e);
+        }
+        ex.send(reply);
+      });
+    } catch (RejectedExecutionException e) {
+      metrics.rejected();
+      ex.send(Reply.error(503, busyMessage).withHeader("Retry-After", "1"));
+    }
   }
 }

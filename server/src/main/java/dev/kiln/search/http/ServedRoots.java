@@ -95,6 +95,7 @@ public final class ServedRoots implements Closeable {
     m.put("status", healthy() ? "ok" : "degraded");
     if (!federated()) {
       m.put("snapshot", currentId());
+      m.put("shards", roots.get(0).searchers().shards().toString());
       m.put("reload", roots.get(0).searchers().reloadStatus().summary());
     } else {
       m.put("snapshot", String.join(",", roots.stream().map(r -> r.searchers().currentId()).toList()));

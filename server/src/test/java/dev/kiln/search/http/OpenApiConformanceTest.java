@@ -171,6 +171,8 @@ class OpenApiConformanceTest {
         new Call("POST", "/snapshots", null, 405),
         new Call("DELETE", "/manifest", null, 405),
         new Call("POST", "/explain", null, 405),
+        new Call("POST", "/internal/group", "{\"phase\": \"describe\"}", 200),
+        new Call("POST", "/internal/group", "{\"phase\": \"shuffle\"}", 400),
         new Call("GET", "/search?q=lava&k=3", null, 200),
         new Call("GET", "/search?q=lava&mode=dense&min-score=0.999", null, 200),
         new Call("GET", "/search?q=lava&filter=topic:geology&ef=40&rewriter=rm3&feedback=true", null, 200),

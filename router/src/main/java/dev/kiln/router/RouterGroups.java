@@ -1,0 +1,184 @@
+package dev.kiln.router;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.Closeable;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.client.CompletableResponseListener;
+import org.eclipse.jetty.client.ContentResponse;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.StringRequestContent;
+import org.eclipse.jetty.http.HttpMethod;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The router's shard groups: one Jetty {@link HttpClient} (keep-alive connections to every replica),
+ * the start-up check ({@link Topology#check}), and a poller that asks every replica what it holds
+ * every {@link RouterConfig#pollMs()}, which decides the pinned snapshot and what {@code /health}
+ * shows.
+ */
+final class RouterGroups implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(RouterGroups.class);
+  private static final String DESCRIBE = "{\"phase\":\"describe\"}";
+
+  private final HttpClient http;
+  private final List<GroupClient> groups;
+  private final ScheduledExecutorService poller;
+  private final ObjectMapper json;
+  private final long describeTimeoutMs;
+  /** Runs the replicas' describes side by side: a hung replica must not delay learning about the others. */
+  private final ExecutorService describers = Executors.newVirtualThreadPerTaskExecutor();
+
+  private RouterGroups(HttpClient http, List<GroupClient> groups, ObjectMapper json, long pollMs, long timeoutMs) {
+    this.http = http;
+    this.groups = groups;
+    this.json = json;
+    this.describeTimeoutMs = timeoutMs;
+    this.poller = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "kiln-route-poll");
+      t.setDaemon(true);
+      return t;
+    });
+    var unused = poller.scheduleWithFixedDelay(this::refreshQuietly, pollMs, pollMs, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Connects to every replica, checks them and starts polling.
+   *
+   * @throws IllegalArgumentException when the replicas disagree (root, model, plan, shards) or a group
+   *     has no replica answering
+   */
+  static RouterGroups start(RouterConfig config) throws Exception {
+    HttpClient http = new HttpClient();
+    QueuedThreadPool threads = new QueuedThreadPool();
+    threads.setName("kiln-route-client");
+    threads.setDaemon(true);
+    http.setExecutor(threads);
+    http.setMaxConnectionsPerDestination(256);
+    http.setIdleTimeout(60_000);
+    http.setConnectTimeout(Math.min(1000, config.deadlineMs()));
+    http.setFollowRedirects(false);
+    http.start();
+    ObjectMapper json = new ObjectMapper();
+    try {
+      List<List<JsonNode>> described = new ArrayList<>();
+      List<List<String>> urls = new ArrayList<>();
+      List<List<Replica>> replicas = new ArrayList<>();
+      long timeout = Math.max(1000, config.deadlineMs());
+      for (List<URI> g : config.groups()) {
+        List<JsonNode> d = new ArrayList<>();
+        List<Replica> rs = new ArrayList<>();
+        for (URI uri : g) {
+          Replica r = new Replica(uri);
+          JsonNode answer = describe(http, json, r, timeout);
+          d.add(answer);
+          rs.add(r);
+        }
+        described.add(d);
+        urls.add(g.stream().map(URI::toString).toList());
+        replicas.add(rs);
+      }
+      List<String> shards = Topology.check(described, urls);
+      List<GroupClient> clients = new ArrayList<>();
+      for (int i = 0; i < shards.size(); i++) {
+        clients.add(new GroupClient(i, shards.get(i), replicas.get(i), http, config.hedgeMs(), json));
+        LOG.info("group {}: shards {}, replicas {}", i, shards.get(i), urls.get(i));
+      }
+      return new RouterGroups(http, clients, json, config.pollMs(), timeout);
+    } catch (Exception | Error e) {
+      http.stop();
+      throw e;
+    }
+  }
+
+  /** A replica's {@code describe}, or null (and the replica marked down) when it does not answer. */
+  private static JsonNode describe(HttpClient http, ObjectMapper json, Replica r, long timeoutMs) {
+    try {
+      ContentResponse response = new CompletableResponseListener(http.newRequest(r.uri()).method(HttpMethod.POST)
+          .path(GroupClient.PATH).body(new StringRequestContent("application/json", DESCRIBE))
+          .timeout(timeoutMs, TimeUnit.MILLISECONDS), GroupClient.MAX_ANSWER_BYTES).send().get();
+      if (response.getStatus() != 200) {
+        r.down("describe answered HTTP " + response.getStatus() + ": " + response.getContentAsString());
+        return null;
+      }
+      JsonNode node = json.readTree(response.getContentAsString());
+      r.described(node);
+      return node;
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      r.down(e.getClass().getSimpleName() + ": " + e.getMessage());
+      return null;
+    }
+  }
+
+  List<GroupClient> all() {
+    return groups;
+  }
+
+  /** The groups with at least one replica answering. */
+  List<GroupClient> live() {
+    return groups.stream().filter(GroupClient::anyAlive).toList();
+  }
+
+  /** Asks every replica what it holds, all at once; returns when all have answered or timed out. */
+  void refresh() {
+    List<CompletableFuture<?>> all = new ArrayList<>();
+    for (GroupClient g : groups) {
+      for (Replica r : g.replicas()) {
+        all.add(CompletableFuture.runAsync(() -> describe(http, json, r, describeTimeoutMs), describers));
+      }
+    }
+    CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])).join();
+  }
+
+  private void refreshQuietly() {
+    try {
+      refresh();
+    } catch (Throwable e) {
+      LOG.warn("polling the shard groups failed: {}", e.toString());
+    }
+  }
+
+  /** {@code /health}: each group's shards and replicas; ok only while every group has a live replica. */
+  Map<String, Object> health() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    boolean ok = groups.stream().allMatch(GroupClient::anyAlive);
+    String pinned = Topology.pin(groups);
+    m.put("status", ok && pinned != null ? "ok" : "unavailable");
+    m.put("snapshot", pinned);
+    List<Object> gs = new ArrayList<>();
+    for (GroupClient g : groups) {
+      Map<String, Object> gm = new LinkedHashMap<>();
+      gm.put("group", g.index());
+      gm.put("shards", g.shards());
+      gm.put("replicas", g.replicas().stream().map(Replica::health).toList());
+      gs.add(gm);
+    }
+    m.put("groups", gs);
+    return m;
+  }
+
+  @Override
+  public void close() {
+    poller.shutdownNow();
+    describers.shutdownNow();
+    try {
+      http.stop();
+    } catch (Exception e) {
+      LOG.warn("stopping the HTTP client: {}", e.toString());
+    }
+  }
+}

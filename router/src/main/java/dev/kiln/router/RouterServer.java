@@ -1,0 +1,149 @@
+package dev.kiln.router;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.Closeable;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code kiln route}: the HTTP face of a {@link Router}. {@code /search} (GET or POST, the same
+ * parameters and answer as {@code kiln serve}; the request is parsed by the groups, so a bad
+ * parameter is the same 400) and {@code /health} (each group and replica; 503 while some group has
+ * no live replica or no snapshot is common to all). The client's API key is passed on to the
+ * groups, which narrow the search by its binding as a single server does.
+ */
+public final class RouterServer implements Closeable {
+  private static final Logger LOG = LoggerFactory.getLogger(RouterServer.class);
+  /** Bodies past this are refused, as the search server refuses them. */
+  static final int MAX_BODY_BYTES = 64 * 1024;
+
+  private final Server server;
+  private final RouterGroups groups;
+  private final Router router;
+  private final ObjectMapper json = new ObjectMapper();
+
+  private RouterServer(Server server, RouterGroups groups, Router router) {
+    this.server = server;
+    this.groups = groups;
+    this.router = router;
+  }
+
+  /**
+   * Checks the groups and starts listening.
+   *
+   * @throws IllegalArgumentException when the groups' replicas disagree or a group does not answer
+   */
+  public static RouterServer start(RouterConfig config) throws Exception {
+    RouterGroups groups = RouterGroups.start(config);
+    Router router = new Router(config, groups);
+    QueuedThreadPool threads = new QueuedThreadPool(200, 8);
+    threads.setName("kiln-route");
+    Server server = new Server(threads);
+    ServerConnector connector = new ServerConnector(server);
+    connector.setHost(config.host());
+    connector.setPort(config.port());
+    server.addConnector(connector);
+    RouterServer rs = new RouterServer(server, groups, router);
+    server.setHandler(rs.new Routes());
+    try {
+      server.start();
+    } catch (Exception e) {
+      rs.close();
+      throw e;
+    }
+    LOG.info("routing on {}:{} to {} group(s); deadline {} ms, hedge {} ms, partial answers {}", config.host(),
+        rs.port(), config.groups().size(), config.deadlineMs(), config.hedgeMs(), config.allowPartial() ? "on" : "off");
+    return rs;
+  }
+
+  public int port() {
+    return ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+  }
+
+  /** Blocks until the server stops. */
+  public void join() throws InterruptedException {
+    server.join();
+  }
+
+  private final class Routes extends Handler.Abstract {
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) {
+      String path = Request.getPathInContext(request);
+      String method = request.getMethod();
+      Router.Answer answer;
+      try {
+        answer = switch (path) {
+          case "/search" -> search(request, method);
+          case "/health" -> health();
+          default -> error(404, "no endpoint " + path + ": use /search or /health");
+        };
+      } catch (Exception e) {
+        LOG.error("{} {} failed", method, path, e);
+        answer = new Router.Answer(500, "{\"error\":\"the router failed: " + e.getClass().getSimpleName() + "\"}",
+            Map.of());
+      }
+      response.setStatus(answer.status());
+      response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+      answer.headers().forEach((k, v) -> response.getHeaders().put(k, v));
+      Content.Sink.write(response, true, answer.body(), callback);
+      return true;
+    }
+
+    private Router.Answer search(Request request, String method) throws Exception {
+      if (!method.equals("GET") && !method.equals("POST")) {
+        return new Router.Answer(405, json.writeValueAsString(Map.of("error", "/search takes GET, POST")),
+            Map.of("Allow", "GET, POST"));
+      }
+      String body = null;
+      if (method.equals("POST")) {
+        if (request.getLength() > MAX_BODY_BYTES) {
+          return error(400, "body is larger than " + MAX_BODY_BYTES + " bytes");
+        }
+        body = Content.Source.asString(request, StandardCharsets.UTF_8);
+        if (body.length() > MAX_BODY_BYTES) {
+          return error(400, "body is larger than " + MAX_BODY_BYTES + " bytes");
+        }
+      }
+      Map<String, String> pass = new LinkedHashMap<>();
+      for (String h : new String[] {"Authorization", "X-Api-Key"}) {
+        String v = request.getHeaders().get(h);
+        if (v != null) {
+          pass.put(h, v);
+        }
+      }
+      return router.search(method, request.getHttpURI().getQuery(), body, pass);
+    }
+
+    private Router.Answer health() throws Exception {
+      Map<String, Object> h = groups.health();
+      return new Router.Answer("ok".equals(h.get("status")) ? 200 : 503, json.writeValueAsString(h), Map.of());
+    }
+
+    private Router.Answer error(int status, String message) throws Exception {
+      return new Router.Answer(status, json.writeValueAsString(Map.of("error", message)), Map.of());
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      server.stop();
+    } catch (Exception e) {
+      LOG.warn("stopping the router: {}", e.toString());
+    }
+    router.close();
+    groups.close();
+  }
+}

@@ -1,0 +1,149 @@
+package dev.kiln.router;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What the router checks before it serves, from every replica's {@code describe}: one snapshots root,
+ * one model, one search plan, every replica of a group serving the same shards, and the groups
+ * together serving every shard of the snapshot once. And, while serving, which snapshot a search
+ * is pinned to ({@link #pin}).
+ */
+final class Topology {
+  private Topology() {}
+
+  /**
+   * @param described each group's replicas' {@code describe} answers (null: the replica did not answer)
+   * @param urls the replicas' URLs, for messages
+   * @return each group's shards ({@code 0-1})
+   * @throws IllegalArgumentException saying what disagrees with what, and which replica
+   */
+  static List<String> check(List<List<JsonNode>> described, List<List<String>> urls) {
+    String root = null;
+    String rootFrom = null;
+    JsonNode plan = null;
+    String planFrom = null;
+    List<String> shards = new ArrayList<>();
+    int shardCount = -1;
+    for (int g = 0; g < described.size(); g++) {
+      String groupShards = null;
+      for (int r = 0; r < described.get(g).size(); r++) {
+        JsonNode d = described.get(g).get(r);
+        String url = urls.get(g).get(r);
+        if (d == null) {
+          continue;
+        }
+        if (d.hasNonNull("unsupported")) {
+          throw new IllegalArgumentException("replica " + url + " cannot serve as a shard group: "
+              + d.get("unsupported").asText());
+        }
+        if (root == null) {
+          root = d.path("root").asText();
+          rootFrom = url;
+        } else if (!root.equals(d.path("root").asText())) {
+          throw new IllegalArgumentException("replica " + url + " serves snapshots root " + d.path("root").asText()
+              + " but " + rootFrom + " serves " + root + ": every group must serve the same root");
+        }
+        JsonNode p = d.path("plan");
+        if (plan == null) {
+          plan = p;
+          planFrom = url;
+          shardCount = p.path("shard_count").asInt();
+        } else if (!plan.path("model").equals(p.path("model"))) {
+          throw new IllegalArgumentException("replica " + url + " serves snapshots of model " + p.path("model").asText()
+              + " but " + planFrom + " of model " + plan.path("model").asText() + ": one router, one model");
+        } else if (!plan.equals(p)) {
+          throw new IllegalArgumentException("replica " + url + " searches with " + p + " but " + planFrom
+              + " with " + plan + ": start every group with the same search options");
+        }
+        String s = d.path("shards").asText();
+        if (groupShards == null) {
+          groupShards = s;
+        } else if (!groupShards.equals(s)) {
+          throw new IllegalArgumentException("replica " + url + " serves shards " + s + " but the other replicas of its"
+              + " group serve " + groupShards + ": a --group lists replicas of the same shards");
+        }
+      }
+      if (groupShards == null) {
+        throw new IllegalArgumentException("no replica of group " + g + " " + urls.get(g)
+            + " answered: start the group's servers first (kiln serve --shards A-B)");
+      }
+      shards.add(groupShards);
+    }
+    checkCoverage(shards, shardCount);
+    return shards;
+  }
+
+  private static void checkCoverage(List<String> shards, int shardCount) {
+    boolean[] seen = new boolean[shardCount];
+    for (int g = 0; g < shards.size(); g++) {
+      String s = shards.get(g);
+      if (s.equals("all")) {
+        throw new IllegalArgumentException("group " + g + " serves every shard: start group servers with --shards");
+      }
+      String[] ends = s.split("-");
+      int from = Integer.parseInt(ends[0]);
+      int to = Integer.parseInt(ends[ends.length - 1]);
+      for (int i = from; i <= to; i++) {
+        if (i >= shardCount || seen[i]) {
+          throw new IllegalArgumentException("shard " + i + " is served by two groups or is past the snapshot's "
+              + shardCount + " shards: the groups' --shards ranges must not overlap");
+        }
+        seen[i] = true;
+      }
+    }
+    for (int i = 0; i < shardCount; i++) {
+      if (!seen[i]) {
+        throw new IllegalArgumentException("no group serves shard " + i + " of " + shardCount
+            + ": add a --group whose servers run --shards with it");
+      }
+    }
+  }
+
+  /**
+   * The snapshot a search is computed on: one that some live replica of every group holds open,
+   * preferring one that is some replica's current snapshot, and of those the newest (ids sort by
+   * creation time). While a new snapshot rolls out, groups that switched keep the old one open, so
+   * the old one stays common until every group has the new one; then the new one is chosen.
+   *
+   * @param groups the groups considered (a partial answer leaves out those with no live replica)
+   * @return the id, or null when no snapshot is held by every group
+   */
+  static String pin(List<GroupClient> groups) {
+    Set<String> common = null;
+    Set<String> currents = new HashSet<>();
+    for (GroupClient g : groups) {
+      Set<String> ids = new LinkedHashSet<>();
+      for (Replica r : g.replicas()) {
+        if (r.alive()) {
+          ids.addAll(r.held());
+          if (r.current() != null) {
+            currents.add(r.current());
+          }
+        }
+      }
+      if (common == null) {
+        common = ids;
+      } else {
+        common.retainAll(ids);
+      }
+    }
+    if (common == null || common.isEmpty()) {
+      return null;
+    }
+    String best = null;
+    boolean bestCurrent = false;
+    for (String id : common) {
+      boolean current = currents.contains(id);
+      if (best == null || (current && !bestCurrent) || (current == bestCurrent && id.compareTo(best) > 0)) {
+        best = id;
+        bestCurrent = current;
+      }
+    }
+    return best;
+  }
+}

@@ -1,0 +1,118 @@
+package dev.kiln.router;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.search.SearchOptions;
+import dev.kiln.search.ShardSelection;
+import dev.kiln.search.http.ReloadSettings;
+import dev.kiln.search.http.ReloadingSearcher;
+import dev.kiln.search.http.SearchServer;
+import dev.kiln.search.rewrite.DenseFeedback;
+import dev.kiln.search.rewrite.LexicalFeedback;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Search servers on loopback for router tests: whole-snapshot ones and shard groups, closed together. */
+final class Cluster implements Closeable {
+  /** Kiln's defaults less the feedback passes, which shard groups do not split yet. */
+  static final SearchOptions PLAIN = SearchOptions.defaults().toBuilder().denseFeedback(DenseFeedback.OFF)
+      .lexicalFeedback(LexicalFeedback.OFF).build();
+  static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(Duration.ofSeconds(5)).build();
+
+  private final List<Closeable> open = new ArrayList<>();
+
+  /** A server of {@code root}; {@code shards} null for every shard; polls CURRENT every {@code pollMs} (0: never). */
+  Server serve(Path root, String shards, long pollMs) throws IOException {
+    return serve(root, shards, pollMs, PLAIN);
+  }
+
+  Server serve(Path root, String shards, long pollMs, SearchOptions options) throws IOException {
+    ReloadSettings settings = ReloadSettings.polling(pollMs);
+    if (shards != null) {
+      settings = settings.withShards(ShardSelection.parse(shards));
+    }
+    ReloadingSearcher searchers = new ReloadingSearcher(root, options, settings);
+    SearchServer server = SearchServer.start(searchers, "127.0.0.1", 0, 8);
+    Server s = new Server(searchers, server);
+    open.add(s);
+    return s;
+  }
+
+  RouterServer route(RouterConfig config) throws Exception {
+    RouterServer r = RouterServer.start(config);
+    open.add(0, r);
+    return r;
+  }
+
+  static HttpResponse<String> get(int port, String pathAndQuery) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery))
+        .timeout(Duration.ofSeconds(20)).GET().build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  static HttpResponse<String> post(int port, String path, String body) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        .timeout(Duration.ofSeconds(20)).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /**
+   * Same snapshot, mode, chunks in the same order with the same fields, scores within {@code tolerance}:
+   * the query embedding can differ in its last bits between processes (and, under concurrent load,
+   * between batches), which moves dense scores by an ulp; BM25 scores are exact.
+   */
+  static void assertSameAnswer(JsonNode expected, JsonNode answer, double tolerance) {
+    assertEquals(expected.path("snapshot"), answer.path("snapshot"));
+    assertEquals(expected.path("mode"), answer.path("mode"));
+    assertEquals(expected.path("reason"), answer.path("reason"));
+    JsonNode e = expected.path("results");
+    JsonNode a = answer.path("results");
+    assertEquals(e.size(), a.size(), answer.toString());
+    for (int i = 0; i < e.size(); i++) {
+      ObjectNode ei = ((ObjectNode) e.get(i)).deepCopy();
+      ObjectNode ai = ((ObjectNode) a.get(i)).deepCopy();
+      double es = ei.remove("score").asDouble();
+      double as = ai.remove("score").asDouble();
+      assertEquals(ei, ai, "hit " + i + " of " + answer);
+      assertEquals(es, as, "bm25".equals(expected.path("mode").asText()) ? 0.0 : tolerance, "hit " + i);
+    }
+  }
+
+  @Override
+  public void close() {
+    for (Closeable c : open) {
+      try {
+        c.close();
+      } catch (IOException | RuntimeException e) {
+        // Closing the rest matters more.
+      }
+    }
+  }
+
+  /** A search server and its reloading searcher; closing one stops both. */
+  record Server(ReloadingSearcher searchers, SearchServer server) implements Closeable {
+    int port() {
+      return server.port();
+    }
+
+    URI uri() {
+      return URI.create("http://127.0.0.1:" + server.port());
+    }
+
+    @Override
+    public void close() {
+      server.close();
+      searchers.close();
+    }
+  }
+}

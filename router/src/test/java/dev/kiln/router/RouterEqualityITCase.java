@@ -1,0 +1,125 @@
+package dev.kiln.router;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kiln.search.ShardedCorpus;
+import java.net.URLEncoder;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A router over two shard groups (shards 0-1 and 2-3, separate servers on loopback) answers every
+ * search as one server over all four shards: the same hits in the same order with the same fields,
+ * BM25 scores equal, dense and fused ones within float rounding (the query's embedding can differ in
+ * its last bit between processes), for many queries in every mode, with filters, for several k; and
+ * a bad parameter is the same 400.
+ */
+class RouterEqualityITCase {
+  static final ObjectMapper JSON = new ObjectMapper();
+  @TempDir
+  static Path root;
+  static Cluster cluster = new Cluster();
+  static Cluster.Server whole;
+  static RouterServer router;
+
+  @BeforeAll
+  static void start() throws Exception {
+    ShardedCorpus.write(root, 1500, 4, 11);
+    whole = cluster.serve(root, null, 0);
+    Cluster.Server g0 = cluster.serve(root, "0-1", 0);
+    Cluster.Server g1 = cluster.serve(root, "2-3", 0);
+    router = cluster.route(RouterConfig.of(List.of(List.of(g0.uri()), List.of(g1.uri()))).withDeadlineMs(10_000));
+  }
+
+  @AfterAll
+  static void stop() {
+    cluster.close();
+  }
+
+  @Test
+  void everySearchIsTheSingleServersAnswer() throws Exception {
+    List<String> queries = List.of("lava magma", "whale krill ocean", "commit branch rebase", "oven", "storm thunder",
+        "planet comet orbit signal", "fuel engine piston market price trade", "glacier desert", "pawn king river");
+    List<String> filters = List.of("", "&filter=topic%3Dgeology", "&filter=lang%3Dfr",
+        "&filter=topic%3Dgames&filter=lang%3Den");
+    int hits = 0;
+    int requests = 0;
+    for (String q : queries) {
+      for (String mode : List.of("bm25", "dense", "hybrid")) {
+        for (String filter : filters) {
+          for (int k : new int[] {1, 7, 30}) {
+            String path = "/search?q=" + URLEncoder.encode(q, StandardCharsets.UTF_8) + "&mode=" + mode + "&k=" + k
+                + filter;
+            JsonNode expected = ok(Cluster.get(whole.port(), path));
+            JsonNode routed = ok(Cluster.get(router.port(), path));
+            Cluster.assertSameAnswer(expected, routed, 1e-5);
+            hits += expected.path("results").size();
+            requests++;
+          }
+        }
+      }
+    }
+    assertEquals(queries.size() * 3 * filters.size() * 3, requests);
+    assertTrue(hits > 2000, "the searches found hits to compare: " + hits);
+  }
+
+  @Test
+  void aPostedSearchIsTheSingleServersAnswer() throws Exception {
+    String body = "{\"q\":\"lava ash crust\",\"mode\":\"hybrid\",\"k\":12,\"filter\":[\"lang=en\"]}";
+    JsonNode expected = ok(Cluster.post(whole.port(), "/search", body));
+    Cluster.assertSameAnswer(expected, ok(Cluster.post(router.port(), "/search", body)), 1e-5);
+    assertEquals(12, expected.path("results").size());
+  }
+
+  @Test
+  void theResponseNamesTheSnapshot() throws Exception {
+    JsonNode routed = ok(Cluster.get(router.port(), "/search?q=lava"));
+    assertEquals(whole.searchers().currentId(), routed.path("snapshot").asText());
+  }
+
+  @Test
+  void aBadParameterIsTheSame400() throws Exception {
+    for (String path : List.of("/search?q=lava&k=0", "/search?q=lava&mode=fuzzy", "/search?k=3")) {
+      HttpResponse<String> single = Cluster.get(whole.port(), path);
+      HttpResponse<String> routed = Cluster.get(router.port(), path);
+      assertEquals(400, single.statusCode(), path);
+      assertEquals(single.statusCode(), routed.statusCode(), path);
+      assertEquals(JSON.readTree(single.body()), JSON.readTree(routed.body()), path);
+    }
+  }
+
+  @Test
+  void perRequestRetrievalOptionsAreRefusedNotIgnored() throws Exception {
+    // One server honours ef; the groups' phases split only the server's own pipeline, so the router
+    // must refuse the option rather than answer as if it had not been given.
+    assertEquals(200, Cluster.get(whole.port(), "/search?q=lava&ef=40").statusCode());
+    HttpResponse<String> routed = Cluster.get(router.port(), "/search?q=lava&ef=40");
+    assertEquals(400, routed.statusCode(), routed.body());
+    assertTrue(routed.body().contains("not supported through `kiln route`"), routed.body());
+  }
+
+  @Test
+  void healthShowsEachGroupAndReplica() throws Exception {
+    HttpResponse<String> health = Cluster.get(router.port(), "/health");
+    assertEquals(200, health.statusCode(), health.body());
+    JsonNode h = JSON.readTree(health.body());
+    assertEquals("ok", h.path("status").asText());
+    assertEquals("0-1", h.path("groups").get(0).path("shards").asText());
+    assertEquals("2-3", h.path("groups").get(1).path("shards").asText());
+    assertTrue(h.path("groups").get(1).path("replicas").get(0).path("alive").asBoolean());
+  }
+
+  static JsonNode ok(HttpResponse<String> response) throws Exception {
+    assertEquals(200, response.statusCode(), response.body());
+    return JSON.readTree(response.body());
+  }
+}

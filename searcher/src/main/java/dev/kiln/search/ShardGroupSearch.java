@@ -1,0 +1,310 @@
+package dev.kiln.search;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.kiln.index.KnnSearch;
+import dev.kiln.index.ShardSchema;
+import dev.kiln.search.filter.FilteredVectorSearch;
+import dev.kiln.search.filter.MetadataFilter;
+import dev.kiln.search.fusion.Fusion;
+import dev.kiln.search.fusion.FusionMethod;
+import dev.kiln.search.fusion.MinMaxBlend;
+import dev.kiln.search.fusion.ReciprocalRankFusion;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.lucene.index.IndexReader;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.search.CollectionStatistics;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.TermStatistics;
+import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.search.TopScoreDocCollectorManager;
+import org.apache.lucene.search.similarities.BM25Similarity;
+
+/**
+ * The part of a search a shard group runs for a router, so that the router's merged answer is the
+ * one a single process over every shard gives (docs/ARCHITECTURE.md, "Serving beyond one machine").
+ *
+ * <ol>
+ *   <li>{@link #stats}: what only the whole snapshot knows — the query terms' document and term
+ *       frequencies and the text field's collection statistics (BM25's idf and average length), how
+ *       many chunks the filter matches (the exact-versus-graph choice of {@link FilteredVectorSearch}
+ *       is snapshot-wide), the largest segment (the automatic HNSW depth) and each shard's maxDoc
+ *       (where its doc ids start in the single process), and the query's embedding. The router sums
+ *       them and takes the first group's embedding for all.</li>
+ *   <li>{@link #legs}: each first-stage leg's top candidates, BM25 scored with the summed statistics,
+ *       dense with the summed filter decision and depth, as (shard, doc in shard, raw score).</li>
+ *   <li>{@link #fetch}: the stored hits of the candidates the router kept, with the router's scores.</li>
+ * </ol>
+ *
+ * <p>Fusion, its normalisation and the cut to k happen at the router, over the union, with the
+ * searcher's own fusion classes. Only the plain pipeline is split this way: a snapshot served with
+ * query rewriting, feedback, a reranker or relevance gates is refused ({@link #checkPlain}).
+ */
+public final class ShardGroupSearch {
+  private ShardGroupSearch() {}
+
+  /** One group's share of the collection statistics a query needs. */
+  public record Stats(
+      @JsonProperty("snapshot") String snapshot,
+      @JsonProperty("terms") Map<String, long[]> terms,
+      @JsonProperty("doc_count") long docCount,
+      @JsonProperty("sum_total_term_freq") long sumTotalTermFreq,
+      @JsonProperty("sum_doc_freq") long sumDocFreq,
+      @JsonProperty("max_doc") long maxDoc,
+      @JsonProperty("num_docs") long numDocs,
+      @JsonProperty("filter_matches") long filterMatches,
+      @JsonProperty("largest_segment") long largestSegment,
+      @JsonProperty("shards") int[] shards,
+      @JsonProperty("shard_max_docs") int[] shardMaxDocs,
+      @JsonProperty("plan") Plan plan,
+      @JsonProperty("vector") float[] vector) {}
+
+  /**
+   * What a group searches with, which every group of one router must share: the router fuses and
+   * decides the dense path with it, and refuses groups that disagree.
+   *
+   * @param shardCount the snapshot's shards, all groups together
+   */
+  public record Plan(
+      @JsonProperty("model") String model,
+      @JsonProperty("shard_count") int shardCount,
+      @JsonProperty("fusion") String fusion,
+      @JsonProperty("rrf_k") int rrfK,
+      @JsonProperty("alpha") double alpha,
+      @JsonProperty("ef") int ef,
+      @JsonProperty("exact_ratio") double exactRatio) {
+    /** The fusion the single process runs with these settings ({@link Retrievers#fusion}). */
+    public Fusion toFusion() {
+      return FusionMethod.parse(fusion) == FusionMethod.RRF ? new ReciprocalRankFusion(rrfK) : new MinMaxBlend(alpha);
+    }
+  }
+
+  /** The plan of {@code searcher}'s snapshot and options. */
+  public static Plan plan(Searcher searcher) {
+    SearchOptions o = searcher.options();
+    return new Plan(searcher.modelFingerprint(), searcher.manifest().shards().size(), o.fusion().label(), o.rrfK(),
+        o.alpha(), o.ef(), o.exactFilterRatio());
+  }
+
+  /** Statistics summed over every group, as the router sends them back with {@link #legs}. */
+  public record Global(
+      @JsonProperty("terms") Map<String, long[]> terms,
+      @JsonProperty("doc_count") long docCount,
+      @JsonProperty("sum_total_term_freq") long sumTotalTermFreq,
+      @JsonProperty("sum_doc_freq") long sumDocFreq,
+      @JsonProperty("max_doc") long maxDoc,
+      @JsonProperty("ef") int ef,
+      @JsonProperty("exact") boolean exact,
+      @JsonProperty("vector") float[] vector) {}
+
+  /** A candidate: its shard, its doc id within that shard, its leg's raw score. */
+  public record Hit(@JsonProperty("shard") int shard, @JsonProperty("doc") int doc,
+      @JsonProperty("score") double score) {}
+
+  /** One leg's candidates and how many of them the single process keeps ({@code depth}). */
+  public record Leg(@JsonProperty("name") String name, @JsonProperty("depth") int depth,
+      @JsonProperty("hits") List<Hit> hits) {}
+
+  /**
+   * Refuses a searcher whose pipeline does more than fuse first-stage legs: its later stages would
+   * need the whole snapshot's candidates in one process.
+   */
+  public static void checkPlain(Searcher searcher) {
+    if (!searcher.plainPipeline()) {
+      throw new IllegalStateException("a shard group serves the plain pipeline only: turn off query rewriting"
+          + " (prf), dense/lexical feedback, the reranker and the relevance gates (min-score, max-drop) on "
+          + "the group servers; the router does not apply them yet");
+    }
+  }
+
+  /** Phase 1: this group's statistics for {@code query} under {@code filter} in {@code mode}. */
+  public static Stats stats(Searcher searcher, String query, SearchMode mode, MetadataFilter filter) {
+    IndexSearcher is = searcher.indexSearcher();
+    IndexReader reader = is.getIndexReader();
+    try {
+      Map<String, long[]> terms = new LinkedHashMap<>();
+      if (mode != SearchMode.DENSE) {
+        for (String t : searcher.terms(query).keySet()) {
+          Term term = new Term(ShardSchema.TEXT, t);
+          terms.put(t, new long[] {reader.docFreq(term), reader.totalTermFreq(term)});
+        }
+      }
+      Query f = searcher.bind(filter).toQuery();
+      long matches = f == null || mode == SearchMode.BM25 ? reader.numDocs() : is.count(f);
+      long largest = 0;
+      for (LeafReaderContext leaf : reader.leaves()) {
+        largest = Math.max(largest, leaf.reader().maxDoc());
+      }
+      return new Stats(searcher.snapshotId(), terms, reader.getDocCount(ShardSchema.TEXT),
+          reader.getSumTotalTermFreq(ShardSchema.TEXT), reader.getSumDocFreq(ShardSchema.TEXT), reader.maxDoc(),
+          reader.numDocs(), matches, largest, searcher.shardNumbers(), searcher.shardMaxDocs(), plan(searcher),
+          mode == SearchMode.BM25 ? null : searcher.embedQuery(query));
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading statistics failed on snapshot " + searcher.snapshotId(), e);
+    }
+  }
+
+  /**
+   * The router's side of phase 1: the groups' statistics summed, with the dense path decided as the
+   * single process decides it ({@link KnnSearch#resolve} over the largest segment of all;
+   * {@link FilteredVectorSearch#choose} over the summed match count).
+   *
+   * @param filtered whether the request has a filter
+   */
+  public static Global sum(List<Stats> groups, boolean filtered) {
+    int efOption = groups.get(0).plan().ef();
+    double exactRatio = groups.get(0).plan().exactRatio();
+    Map<String, long[]> terms = new LinkedHashMap<>();
+    long docCount = 0;
+    long sumTtf = 0;
+    long sumDf = 0;
+    long maxDoc = 0;
+    long numDocs = 0;
+    long matches = 0;
+    long largest = 0;
+    for (Stats s : groups) {
+      s.terms().forEach((t, v) -> {
+        long[] acc = terms.computeIfAbsent(t, x -> new long[2]);
+        acc[0] += v[0];
+        acc[1] += v[1];
+      });
+      docCount += s.docCount();
+      sumTtf += s.sumTotalTermFreq();
+      sumDf += s.sumDocFreq();
+      maxDoc += s.maxDoc();
+      numDocs += s.numDocs();
+      matches += s.filterMatches();
+      largest = Math.max(largest, s.largestSegment());
+    }
+    int ef = efOption > 0 ? efOption : KnnSearch.efFor(largest);
+    boolean exact = filtered && matches <= (long) Math.floor(exactRatio * numDocs);
+    // One group's embedding for all: a model's output can differ in the last bits between processes
+    // (or batches), and every group must walk its graph with the same vector.
+    return new Global(terms, docCount, sumTtf, sumDf, maxDoc, ef, exact, groups.get(0).vector());
+  }
+
+  /** Phase 2: each leg's candidates for a fused top {@code k}, scored with {@code global}. */
+  public static List<Leg> legs(Searcher searcher, String query, SearchMode mode, MetadataFilter filter, int k,
+      Global global) {
+    MetadataFilter bound = searcher.bind(filter);
+    SearchOptions options = searcher.options();
+    try {
+      List<Leg> legs = new ArrayList<>(2);
+      if (mode == SearchMode.DENSE) {
+        legs.add(dense(searcher, query, bound, k, global));
+      } else if (mode == SearchMode.BM25) {
+        legs.add(bm25(searcher, query, bound, k, global));
+      } else {
+        // Leg order and depths as Retrievers composes hybrid: dense first, then BM25.
+        legs.add(dense(searcher, query, bound, Math.max(k, options.denseDepth()), global));
+        legs.add(bm25(searcher, query, bound, Math.max(k, options.bm25Depth()), global));
+      }
+      return legs;
+    } catch (IOException e) {
+      throw new UncheckedIOException("search failed on snapshot " + searcher.snapshotId(), e);
+    }
+  }
+
+  private static Leg dense(Searcher searcher, String query, MetadataFilter filter, int n, Global global)
+      throws IOException {
+    float[] vector = global.vector() != null ? global.vector() : searcher.embedQuery(query);
+    boolean rescore = searcher.manifest().index().encoding().quantized();
+    Query f = filter.toQuery();
+    IndexSearcher is = searcher.indexSearcher();
+    TopDocs top = f != null && global.exact()
+        ? FilteredVectorSearch.exact(is, ShardSchema.VECTOR, vector, n, f, rescore)
+        : KnnSearch.search(is, ShardSchema.VECTOR, vector, n, global.ef(), f, rescore);
+    return new Leg("dense", n, hits(searcher, top));
+  }
+
+  private static Leg bm25(Searcher searcher, String query, MetadataFilter filter, int n, Global global)
+      throws IOException {
+    Query q = Retrieval.filtered(searcher.bm25Queries().build(query), filter);
+    if (q == null) {
+      return new Leg("bm25", n, List.of());
+    }
+    IndexSearcher is = new GlobalStatsSearcher(searcher.indexSearcher().getIndexReader(), global);
+    BM25Similarity similarity = new BM25Similarity(searcher.manifest().index().bm25K1(),
+        searcher.manifest().index().bm25B());
+    is.setSimilarity(similarity);
+    int m = Math.max(1, Math.min(n, is.getIndexReader().maxDoc()));
+    return new Leg("bm25", n, hits(searcher, is.search(q, new TopScoreDocCollectorManager(m, null, m))));
+  }
+
+  private static List<Hit> hits(Searcher searcher, TopDocs top) {
+    int[] shards = searcher.shardNumbers();
+    int[] maxDocs = searcher.shardMaxDocs();
+    List<Hit> out = new ArrayList<>(top.scoreDocs.length);
+    for (ScoreDoc sd : top.scoreDocs) {
+      int doc = sd.doc;
+      int i = 0;
+      while (doc >= maxDocs[i]) {
+        doc -= maxDocs[i];
+        i++;
+      }
+      out.add(new Hit(shards[i], doc, sd.score));
+    }
+    return out;
+  }
+
+  /** Phase 3: the stored hits of {@code wanted} (this group's shards only), with their given scores. */
+  public static List<SearchHit> fetch(Searcher searcher, List<Hit> wanted) {
+    int[] shards = searcher.shardNumbers();
+    int[] maxDocs = searcher.shardMaxDocs();
+    List<SearchHit> out = new ArrayList<>(wanted.size());
+    try {
+      HitReader reader = new HitReader(searcher.indexSearcher());
+      for (Hit h : wanted) {
+        int base = 0;
+        int i = 0;
+        while (i < shards.length && shards[i] != h.shard()) {
+          base += maxDocs[i];
+          i++;
+        }
+        if (i == shards.length || h.doc() < 0 || h.doc() >= maxDocs[i]) {
+          throw new IllegalArgumentException("shard " + h.shard() + " doc " + h.doc() + " is not served here");
+        }
+        out.add(reader.hit(base + h.doc(), h.score()));
+      }
+      return out;
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading hits failed on snapshot " + searcher.snapshotId(), e);
+    }
+  }
+
+  /**
+   * A searcher that scores BM25 with the router's summed statistics instead of its own shards': the
+   * same idf and average length as one process over every shard, as Elasticsearch's DFS phase does.
+   */
+  private static final class GlobalStatsSearcher extends IndexSearcher {
+    private final Global global;
+
+    GlobalStatsSearcher(IndexReader reader, Global global) {
+      super(reader, SearchThreads.shared());
+      this.global = global;
+    }
+
+    @Override
+    public TermStatistics termStatistics(Term term, int docFreq, long totalTermFreq) throws IOException {
+      long[] g = global.terms().get(term.text());
+      return g == null || g[0] == 0 ? super.termStatistics(term, docFreq, totalTermFreq)
+          : new TermStatistics(term.bytes(), g[0], g[1]);
+    }
+
+    @Override
+    public CollectionStatistics collectionStatistics(String field) throws IOException {
+      if (!field.equals(ShardSchema.TEXT) || global.docCount() == 0) {
+        return super.collectionStatistics(field);
+      }
+      return new CollectionStatistics(field, global.maxDoc(), global.docCount(), global.sumTotalTermFreq(),
+          global.sumDocFreq());
+    }
+  }
+}

@@ -1,0 +1,155 @@
+package dev.kiln.search.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.search.SearchHit;
+import dev.kiln.search.SearchRequest;
+import dev.kiln.search.SearchResponse;
+import dev.kiln.search.Searcher;
+import dev.kiln.search.ShardGroupSearch;
+import dev.kiln.search.filter.FilterException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * {@code POST /internal/group}: a shard group's side of a router's search ({@link ShardGroupSearch};
+ * docs/FORMATS.md, "Shard group protocol"). The body names the phase ({@code describe}, {@code stats},
+ * {@code legs}, {@code fetch}), the snapshot the router pinned (every phase but {@code describe}) and
+ * the client's own request as it reached the router ({@code method}, {@code query_string},
+ * {@code body}), which is parsed here exactly as {@code /search} parses it, so a bad parameter is the
+ * same 400, and narrowed by the caller's API key, which the router passes on.
+ *
+ * <p>A snapshot this server does not hold open answers 409 with the ids it holds ({@link
+ * SnapshotNotHeld}): the router tries another replica or an older id, and never mixes two snapshots.
+ */
+final class GroupEndpoint {
+  private final ServedRoots roots;
+  private final Endpoints endpoints;
+  private final SourceUris sources;
+  private final ObjectMapper json = new ObjectMapper();
+
+  GroupEndpoint(ServedRoots roots, Endpoints endpoints, SourceUris sources) {
+    this.roots = roots;
+    this.endpoints = endpoints;
+    this.sources = sources;
+  }
+
+  Reply answer(byte[] body, ApiKeys.Key key) throws IOException {
+    if (roots.federated()) {
+      throw new BadRequest("a shard group serves one snapshots root: start it with one --snapshots");
+    }
+    JsonNode node;
+    try {
+      node = json.readTree(body == null ? new byte[0] : body);
+    } catch (IOException e) {
+      throw new BadRequest("body is not valid JSON: " + e.getMessage());
+    }
+    if (node == null || !node.isObject()) {
+      throw new BadRequest("body must be a JSON object with a 'phase'");
+    }
+    String phase = node.path("phase").asText("");
+    ReloadingSearcher reloading = roots.roots().get(0).searchers();
+    if (phase.equals("describe")) {
+      try (ReloadingSearcher.Lease lease = reloading.acquire()) {
+        return ok(describe(lease.searcher(), reloading));
+      }
+    }
+    String snapshot = node.path("snapshot").asText("");
+    if (snapshot.isEmpty()) {
+      throw new BadRequest("'snapshot' is required: the snapshot id the router pinned");
+    }
+    try (ReloadingSearcher.Lease lease = reloading.acquire(snapshot)) {
+      Searcher searcher = lease.searcher();
+      ShardGroupSearch.checkPlain(searcher);
+      SearchRequest parsed = parse(node);
+      Optional<SearchRequest> narrowed = clientRequest(parsed, key);
+      if (narrowed.isEmpty()) {
+        return ok(json.createObjectNode().put("excluded", true).put("snapshot", searcher.snapshotId())
+            .put("mode", parsed.mode().name()).put("k", parsed.k()));
+      }
+      SearchRequest request = narrowed.get();
+      try {
+        return switch (phase) {
+          case "stats" -> {
+            ObjectNode out = json.valueToTree(ShardGroupSearch.stats(searcher, request.query(), request.mode(),
+                request.filter()));
+            out.put("k", request.k());
+            out.put("mode", request.mode().name());
+            out.put("filtered", searcher.bind(request.filter()).toQuery() != null);
+            yield ok(out);
+          }
+          case "legs" -> ok(json.createObjectNode().putPOJO("legs", ShardGroupSearch.legs(searcher, request.query(),
+              request.mode(), request.filter(), request.k(),
+              json.treeToValue(node.get("global"), ShardGroupSearch.Global.class))));
+          case "fetch" -> {
+            List<ShardGroupSearch.Hit> wanted = new ArrayList<>();
+            for (JsonNode h : node.path("hits")) {
+              wanted.add(json.treeToValue(h, ShardGroupSearch.Hit.class));
+            }
+            List<SearchHit> hits = ShardGroupSearch.fetch(searcher, wanted);
+            SearchResponse shown = sources.show(new SearchResponse(searcher.snapshotId(), request.mode(), hits));
+            yield ok(json.createObjectNode().putPOJO("hits", shown.results()));
+          }
+          default -> throw new BadRequest("unknown phase '" + phase + "': use describe, stats, legs or fetch");
+        };
+      } catch (FilterException e) {
+        throw new BadRequest(QueryParams.clientMessage(e));
+      }
+    } catch (IllegalStateException e) {
+      // A pipeline the group cannot split (checkPlain): the router names it at start-up.
+      return Reply.error(501, e.getMessage());
+    }
+  }
+
+  /** What a router checks a replica against at start-up and polls: root, model, shards, held snapshots. */
+  private ObjectNode describe(Searcher searcher, ReloadingSearcher reloading) {
+    ObjectNode out = json.createObjectNode();
+    out.put("root", reloading.rootName());
+    out.put("snapshot", searcher.snapshotId());
+    out.putPOJO("held", reloading.held());
+    out.put("shards", searcher.shardSelection().toString());
+    out.putPOJO("plan", ShardGroupSearch.plan(searcher));
+    try {
+      ShardGroupSearch.checkPlain(searcher);
+      out.putNull("unsupported");
+    } catch (IllegalStateException e) {
+      out.put("unsupported", e.getMessage());
+    }
+    return out;
+  }
+
+  /**
+   * The client's request, parsed as {@code /search} parses it, and its filter narrowed by the
+   * caller's key: empty when the key's binding excludes the filter entirely (the single server then
+   * answers no hits without searching; the router does the same).
+   */
+  private Optional<SearchRequest> clientRequest(SearchRequest request, ApiKeys.Key key) {
+    if (key == null) {
+      return Optional.of(request);
+    }
+    return key.narrow(request.filter())
+        .map(f -> new SearchRequest(request.query(), request.mode(), request.k(), f));
+  }
+
+  private SearchRequest parse(JsonNode node) {
+    String method = node.path("method").asText("GET");
+    byte[] body = node.hasNonNull("body") ? node.get("body").asText().getBytes(StandardCharsets.UTF_8) : null;
+    String query = node.hasNonNull("query_string") ? node.get("query_string").asText() : null;
+    SearchRequest request = endpoints.parse("search", method.equals("POST") ? "POST" : "GET", query, body).request();
+    // The phases split only the server's own pipeline: a request's options would make the router's
+    // answer differ from one process's, so they are refused rather than ignored.
+    if (!request.options().isEmpty()) {
+      throw new BadRequest("per-request retrieval options (" + request.options() + ") are not supported through"
+          + " `kiln route` yet: set them on the shard groups' `kiln serve`");
+    }
+    return request;
+  }
+
+  private Reply ok(Object body) throws IOException {
+    return Reply.json(200, json.writeValueAsString(body));
+  }
+}
