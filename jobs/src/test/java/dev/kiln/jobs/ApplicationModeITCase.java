@@ -12,12 +12,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-import org.apache.flink.container.entrypoint.StandaloneApplicationClusterEntryPoint;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Application mode for real: the JobManager is Flink's {@link StandaloneApplicationClusterEntryPoint}
+ * Application mode for real: the JobManager is Flink's {@code StandaloneApplicationClusterEntryPoint}
  * (what the official image's {@code standalone-job} runs, and what the Kubernetes operator's
  * application deployments amount to), given the job jar and {@code BuildJob}'s arguments; one
  * TaskManager joins it. {@code main()} runs in the JobManager, the job publishes by itself, and the
