@@ -1,6 +1,7 @@
 package dev.kiln.cli;
 
 import dev.kiln.config.ConfigException;
+import dev.kiln.publish.BuildRunningException;
 import dev.kiln.snapshot.SnapshotException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -43,6 +44,11 @@ public final class Kiln implements Runnable {
       Throwable root = e;
       if (root instanceof ConfigException) {
         cmd.getErr().println("kiln: configuration error: " + SettingFlags.message(root));
+        return USAGE;
+      }
+      if (root instanceof BuildRunningException) {
+        // Not a failure of this build: it did not start, and says why and what to do.
+        cmd.getErr().println("kiln: " + root.getMessage());
         return USAGE;
       }
       if (root instanceof SnapshotException) {

@@ -34,6 +34,7 @@ class SetOptionTest {
   static final Map<String, String> OTHER_TEXT = Map.ofEntries(
       Map.entry("format", "jsonl"),
       Map.entry("shuffle", "hybrid"),
+      Map.entry("concurrent-builds", "wait"),
       Map.entry("incremental", "off"),
       Map.entry("incremental-files", "read"),
       Map.entry("snapshots", "elsewhere/snapshots"),

@@ -46,6 +46,19 @@ public class BuildConfig implements Serializable {
   /** Wait before each restart, in milliseconds: time for a lost TaskManager to be replaced. */
   public long restartDelayMs = 5_000;
   /**
+   * How often, in milliseconds, each subtask of the parse, embed and write stages logs a progress line
+   * (done of the total where known, rate, ETA); its Flink metrics ({@code progress*}) move on every
+   * record whatever this is.
+   */
+  public long progressIntervalMs = 30_000;
+  /**
+   * What a build does when another build of the same snapshots root is running (its {@code STAGING}
+   * marker's heartbeat is fresh): {@code refuse} (default: exit 2, nothing written), {@code wait} (start
+   * once it has finished or died), or {@code allow} (run anyway; the later publish loses its
+   * compare-and-set unless {@code --force}).
+   */
+  public String concurrentBuilds = "refuse";
+  /**
    * {@code auto}: a corpus build over a compatible published snapshot ({@code CURRENT}) keeps that
    * snapshot's segments and rewrites only the documents whose {@code DocumentFingerprint} changed (and
    * removes those gone from the corpus); any incompatibility builds in full, with the reason logged.
@@ -141,6 +154,12 @@ public class BuildConfig implements Serializable {
     }
     if (!"stat".equals(incrementalFiles) && !"read".equals(incrementalFiles)) {
       throw new ConfigException("incremental-files must be 'stat' or 'read', was '" + incrementalFiles + "'");
+    }
+    if (!"refuse".equals(concurrentBuilds) && !"wait".equals(concurrentBuilds) && !"allow".equals(concurrentBuilds)) {
+      throw new ConfigException("concurrent-builds must be 'refuse', 'wait' or 'allow', was '" + concurrentBuilds + "'");
+    }
+    if (progressIntervalMs < 100) {
+      throw new ConfigException("progress-interval-ms must be >= 100, was " + progressIntervalMs);
     }
     if (restartDelayMs < 0) {
       throw new ConfigException("restart-delay-ms must be >= 0, was " + restartDelayMs);

@@ -56,6 +56,13 @@ class BuildConfigTest {
     c = new BuildConfig();
     c.format = "xml";
     assertTrue(assertThrows(ConfigException.class, c::validate).getMessage().contains("unknown format 'xml'"));
+    c = new BuildConfig();
+    c.concurrentBuilds = "queue";
+    assertTrue(assertThrows(ConfigException.class, c::validate).getMessage()
+        .contains("concurrent-builds must be 'refuse', 'wait' or 'allow', was 'queue'"));
+    c = new BuildConfig();
+    c.progressIntervalMs = 0;
+    assertTrue(assertThrows(ConfigException.class, c::validate).getMessage().contains("progress-interval-ms"));
   }
 
   @Test

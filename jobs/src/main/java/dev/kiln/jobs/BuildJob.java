@@ -20,6 +20,7 @@ import dev.kiln.operators.QuarantinedRecord;
 import dev.kiln.operators.ReportingStages;
 import dev.kiln.operators.ShardWriterFunction;
 import dev.kiln.operators.SourcedDocument;
+import dev.kiln.operators.StageProgress;
 import dev.kiln.operators.StageReport;
 import dev.kiln.operators.StageReports;
 import dev.kiln.operators.TaskThreadFailures;
@@ -64,11 +65,19 @@ public final class BuildJob {
   private final BuildContext ctx;
   private final BuildConfig config;
   private final SnapshotsTarget target;
+  /** The parse stage's progress total: bytes of the corpus files the build reads, or -1 when not listed. */
+  private long corpusBytes = -1;
 
   public BuildJob(BuildContext ctx) {
     this.ctx = ctx;
     this.config = ctx.config();
     this.target = ctx.target();
+  }
+
+  /** Sets the parse stage's progress total ({@link StageProgress}): bytes of the corpus files read. */
+  BuildJob corpusBytes(long bytes) {
+    this.corpusBytes = bytes;
+    return this;
   }
 
   /** Entry point for {@code flink run}: the cluster provides the execution environment. */
@@ -118,7 +127,7 @@ public final class BuildJob {
       EmbeddingReuse.Plan reuse, CommitPlan plan, StagingMarker staging, Duration heartbeat) throws Exception {
     env.setRuntimeMode(RuntimeExecutionMode.BATCH);
     env.setParallelism(config.parallelism);
-    env.configure(JobSettings.jobSettings(config, env instanceof LocalStreamEnvironment));
+    env.configure(JobSettings.jobSettings(config, env instanceof LocalStreamEnvironment, corpusBytes));
     DataStream<SourcedDocument> documents;
     DataStream<QuarantinedRecord> quarantined;
     DataStream<StageReport> reports;

@@ -51,6 +51,11 @@ record CorpusListing(List<CorpusFiles.Entry> entries, String settings, String re
   /** Modification times this close to the listing are not trusted by the next build. */
   static final long RACY_MILLIS = 2_000;
 
+  /** Bytes of the files a build reads: every file, less the kept ones when {@code unreadKept}. */
+  long bytesToRead(boolean unreadKept) {
+    return entries.stream().filter(e -> !(unreadKept && e.kept())).mapToLong(CorpusFiles.Entry::size).sum();
+  }
+
   long kept() {
     return entries.stream().filter(CorpusFiles.Entry::kept).count();
   }

@@ -1,10 +1,13 @@
 package dev.kiln.jobs;
 
 import dev.kiln.config.BuildConfig;
+import dev.kiln.operators.StageProgress;
 import java.time.Duration;
+import java.util.Map;
 import org.apache.flink.api.common.BatchShuffleMode;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 
 /** Job-level Flink settings derived from the build's config. */
@@ -17,16 +20,17 @@ final class JobSettings {
    * (bad input, a gate, a lost compare-and-set) suppress restarts: they would fail the same way again.
    */
   static Configuration restartStrategy(BuildConfig config) {
-    return jobSettings(config, false);
+    return jobSettings(config, false, -1);
   }
 
   /**
-   * The restart strategy and the shuffle mode ({@link #shuffleMode}).
+   * The restart strategy, the shuffle mode ({@link #shuffleMode}) and the stages' progress settings.
    *
    * @param embedded the job runs on a mini-cluster this process starts (its TaskManagers take the
    *     job's settings), not on a cluster whose TaskManagers were configured by someone else
+   * @param corpusBytes the parse stage's progress total ({@link StageProgress#CORPUS_BYTES}), or -1
    */
-  static Configuration jobSettings(BuildConfig config, boolean embedded) {
+  static Configuration jobSettings(BuildConfig config, boolean embedded, long corpusBytes) {
     Configuration job = new Configuration();
     if (config.restartAttempts > 0) {
       job.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
@@ -36,6 +40,11 @@ final class JobSettings {
       job.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
     }
     job.set(ExecutionOptions.BATCH_SHUFFLE_MODE, shuffleMode(config, embedded));
+    // Global job parameters reach every subtask's RuntimeContext wherever it runs: how its stage's
+    // progress is told its total and how often to log.
+    job.set(PipelineOptions.GLOBAL_JOB_PARAMETERS, Map.of(
+        StageProgress.INTERVAL, Long.toString(config.progressIntervalMs),
+        StageProgress.CORPUS_BYTES, Long.toString(corpusBytes)));
     return job;
   }
 

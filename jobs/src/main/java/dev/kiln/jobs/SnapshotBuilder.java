@@ -6,6 +6,8 @@ import dev.kiln.config.Counters;
 import dev.kiln.operators.JobCounters;
 import dev.kiln.operators.fs.FlinkFileSystems;
 import dev.kiln.operators.fs.SnapshotsTarget;
+import dev.kiln.publish.BuildRunningException;
+import dev.kiln.publish.RunningBuilds;
 import dev.kiln.publish.ShardSizeAdvice;
 import dev.kiln.publish.SnapshotPublisher;
 import dev.kiln.publish.StagingHeartbeat;
@@ -17,6 +19,8 @@ import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.StagingMarker;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -40,6 +44,8 @@ public final class SnapshotBuilder {
   private final BuildConfig config;
   private final PrintStream out;
   private boolean force;
+  /** The marker of the build under way in {@link #build}, tracked as running in this process meanwhile. */
+  private StagingMarker begun;
 
   public SnapshotBuilder(BuildConfig config, PrintStream out) {
     this.config = config;
@@ -52,10 +58,65 @@ public final class SnapshotBuilder {
     return this;
   }
 
+  /** How long a build's marker counts as running without a heartbeat: three missed beats. */
+  static Duration runningFresh() {
+    return StagingHeartbeat.DEFAULT_INTERVAL.multipliedBy(3);
+  }
+
+  /**
+   * Before anything is planned: another running build of the root is refused or, with
+   * {@code concurrent-builds: wait}, waited for (polled every few seconds, for as long as it stays
+   * alive), so that this build then plans from the snapshot that one published.
+   */
+  private void awaitAlone(SnapshotStore store) throws InterruptedException {
+    if ("allow".equals(config.concurrentBuilds)) {
+      return;
+    }
+    long pollMillis = Math.max(200, Math.min(5_000, StagingHeartbeat.DEFAULT_INTERVAL.toMillis() / 4));
+    boolean told = false;
+    while (true) {
+      List<RunningBuilds.Running> running = RunningBuilds.scan(store, Instant.now(), runningFresh(), null);
+      if (running.isEmpty()) {
+        return;
+      }
+      String who = String.join("; ", running.stream().map(r -> r.describe(Instant.now())).toList());
+      if (!"wait".equals(config.concurrentBuilds)) {
+        throw new BuildRunningException("another build of " + store.layout().root() + " is running: " + who
+            + ". Nothing was written. Run this build once it has finished, or with --set concurrent-builds=wait to"
+            + " wait for it (a build whose process died stops counting when its heartbeat is "
+            + runningFresh().toSeconds() + " s old)", running);
+      }
+      if (!told) {
+        out.println("+ waiting for " + running.size() + " running build(s) of this root: " + who);
+        told = true;
+      }
+      Thread.sleep(pollMillis);
+    }
+  }
+
+  /**
+   * Writes this build's STAGING marker; unless {@code concurrent-builds: allow}, under the root's lock
+   * and only if no other build began since {@link #awaitAlone} looked (then refused, whatever the policy:
+   * this build planned from a {@code CURRENT} the other may be about to replace).
+   */
+  private StagingMarker begin(SnapshotPublisher publisher, String id, String continued) {
+    return "allow".equals(config.concurrentBuilds) ? publisher.begin(id, continued)
+        : publisher.beginAlone(id, continued, runningFresh());
+  }
+
   /** What a finished build produced. */
   public record BuildReport(String snapshotId, Manifest manifest, Counters counters, boolean published) {}
 
   public BuildReport build(StreamExecutionEnvironment env) throws Exception {
+    try {
+      return buildOnce(env);
+    } finally {
+      RunningBuilds.untrack(begun);
+      begun = null;
+    }
+  }
+
+  private BuildReport buildOnce(StreamExecutionEnvironment env) throws Exception {
     long t0 = System.currentTimeMillis();
     FlinkFileSystems.initialize(config.filesystem);
     // Resolved before anything is logged or fingerprinted: the effective configuration is what the build uses.
@@ -68,6 +129,7 @@ public final class SnapshotBuilder {
     // same protocol as a local one.
     SnapshotStore store = ctx.target().store();
     SnapshotPublisher publisher = new SnapshotPublisher(store);
+    awaitAlone(store);
     // The base of the compare-and-set: this build publishes only over the snapshot it started from.
     String base = store.current().orElse(null);
     String id = SnapshotLayout.newSnapshotId();
@@ -81,6 +143,7 @@ public final class SnapshotBuilder {
       CorpusListing listing = CorpusListing.plan(ctx, store, mode);
       listed = listing.encode();
       out.println("+ corpus files: " + listing.entries().size() + " listed; " + listing.reason());
+      job.corpusBytes(listing.bytesToRead(mode instanceof BuildMode.Incremental));
       if (listing.kept() > 0 && mode instanceof BuildMode.Incremental incremental) {
         // Read by the source's enumerator and the shard writers wherever they run: a URI of the root.
         mode = incremental.withUnreadListing(ctx.target().uri(SnapshotLayout.snapshotKey(id)
@@ -100,7 +163,8 @@ public final class SnapshotBuilder {
     // does not wait, stops before it submits, so that no beat of its crosses the takeover and leaves the
     // marker to a process about to exit.
     String continued = mode instanceof BuildMode.Changelog(ChangelogPlan changelog) ? changelog.base() : base;
-    StagingMarker begun = publisher.begin(id, continued);
+    begun = begin(publisher, id, continued);
+    RunningBuilds.track(begun);
     StagingHeartbeat heartbeat = StagingHeartbeat.start(store.storage(), id, begun, StagingHeartbeat.DEFAULT_INTERVAL);
     BuildJob.JobOutcome outcome;
     try {

@@ -10,6 +10,7 @@ import dev.kiln.testing.KilnProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,7 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Two real {@code kiln build} JVMs into one local root, from the same {@code CURRENT}, ordered with a
  * resumable pause point rather than sleeps: exactly one publishes, the other fails with the
  * compare-and-set message and leaves {@code CURRENT} alone; {@code --force} publishes anyway. (The
- * recall gate is {@code RecallFloorTest}; the S3 race is {@code S3SnapshotStorageITCase}.)
+ * recall gate is {@code RecallFloorTest}; the S3 race is {@code S3SnapshotStorageITCase}.) Without
+ * {@code concurrent-builds: allow} the second build does not get that far: it is refused at its start
+ * (exit 2, nothing written) or, with {@code wait}, starts once the first has published, from its snapshot.
  */
 class PublishGuardsITCase {
   private static final Pattern SNAPSHOT = Pattern.compile("\\+ snapshot: (\\S+) \\(CURRENT at start: (\\S+)\\)");
@@ -44,10 +47,14 @@ class PublishGuardsITCase {
   }
 
   private static Path config(String name, String index) throws Exception {
+    return config(name, index, corpus);
+  }
+
+  private static Path config(String name, String index, Path corpusFile) throws Exception {
     int shards = 2;
     Path file = work.resolve(name);
     Files.writeString(file, String.join("\n",
-        "corpus: [" + corpus + "]",
+        "corpus: [" + corpusFile + "]",
         "snapshots: " + root,
         "shards: " + shards,
         "parallelism: " + shards,
@@ -73,7 +80,9 @@ class PublishGuardsITCase {
     // CURRENT, runs to the end and publishes; then A goes on and must lose the compare-and-set.
     KilnProcess a = KilnProcess.start(work, "race-a", "before-current", true, build);
     a.awaitPause(180);
-    KilnProcess b = KilnProcess.start(work, "race-b", null, build);
+    // B is let run beside A (concurrent-builds: allow): the compare-and-set is the guard under test.
+    KilnProcess b = KilnProcess.start(work, "race-b", null, List.of("build", "--config", config.toString(), "--set",
+        "concurrent-builds=allow"));
     assertEquals(0, b.waitFor(180), b.log());
     String[] fromA = announced(a);
     String[] fromB = announced(b);
@@ -104,5 +113,40 @@ class PublishGuardsITCase {
     assertEquals(fromB[0], fromForced[1]);
     assertEquals(fromForced[0], store.currentId(), "--force published over the moved CURRENT");
     assertTrue(forced.log().contains(fromForced[0] + " (published)"), forced.log());
+  }
+
+  @Test
+  void aSecondBuildWhileOneRunsIsRefusedOrWaitsAndThenBuildsOnWhatTheFirstPublished() throws Exception {
+    SnapshotStore store = new SnapshotStore(root);
+    // Documents the root has not seen, so that A embeds; A pauses in its embed stage, its marker alive.
+    Path other = work.resolve("other.jsonl");
+    Path fixture = Path.of(PublishGuardsITCase.class.getResource("/fixture/corpus.jsonl").toURI());
+    Files.write(other, Files.readAllLines(fixture).subList(4, 8));
+    Path guarded = config("guarded.yaml", "index: {recall-probe-samples: 5}\ningest: {max-bad-fraction: 0.5}", other);
+    KilnProcess a = KilnProcess.start(work, "running-a", "embed", true, List.of("build", "--config", guarded.toString()));
+    a.awaitPause(180);
+    String running = announced(a)[0];
+    List<String> before = store.allIds();
+
+    CliRun refused = CliRun.of("build", "--config", guarded.toString());
+    assertEquals(2, refused.exitCode(), refused.out() + refused.err());
+    assertTrue(refused.err().contains(" is running: " + running + " ("), refused.err());
+    assertTrue(refused.err().contains("concurrent-builds=wait"), refused.err());
+    assertEquals(before, store.allIds(), "the refused build wrote nothing");
+
+    KilnProcess waiting = KilnProcess.start(work, "waiting-b", null,
+        List.of("build", "--config", guarded.toString(), "--set", "concurrent-builds=wait"));
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    while (!waiting.log().contains("+ waiting for 1 running build(s) of this root: " + running)) {
+      assertTrue(System.nanoTime() < deadline && !waiting.exited(), waiting.log());
+      Thread.sleep(100);
+    }
+    assertEquals(before, store.allIds(), "the waiting build has written nothing yet");
+    a.resume();
+    assertEquals(0, a.waitFor(120), a.log());
+    assertEquals(0, waiting.waitFor(180), waiting.log());
+    String[] fromWaiting = announced(waiting);
+    assertEquals(running, fromWaiting[1], "the waiting build planned from the snapshot the first one published");
+    assertEquals(fromWaiting[0], store.currentId());
   }
 }

@@ -19,9 +19,9 @@ class ShuffleModeTest {
     BuildConfig config = BuildConfig.load(Path.of("../configs/build.yaml")).validate();
     assertEquals("auto", config.shuffle);
     assertEquals(BatchShuffleMode.ALL_EXCHANGES_HYBRID_FULL,
-        JobSettings.jobSettings(config, true).get(ExecutionOptions.BATCH_SHUFFLE_MODE));
+        JobSettings.jobSettings(config, true, -1).get(ExecutionOptions.BATCH_SHUFFLE_MODE));
     assertEquals(BatchShuffleMode.ALL_EXCHANGES_BLOCKING,
-        JobSettings.jobSettings(config, false).get(ExecutionOptions.BATCH_SHUFFLE_MODE));
+        JobSettings.jobSettings(config, false, -1).get(ExecutionOptions.BATCH_SHUFFLE_MODE));
   }
 
   @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.config.BuildConfig;
 import dev.kiln.operators.JobCounters;
+import dev.kiln.operators.StageProgress;
 import dev.kiln.snapshot.Manifest;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -39,6 +40,10 @@ class StageMetricsITCase {
   static Set<String> firstCommitMillis;
   static Set<String> secondDevices;
   static long firstRateCount;
+  static long corpusBytes;
+  static Map<String, Long> firstProgressDone;
+  static Map<String, Long> firstProgressTotal;
+  static Map<String, Long> firstProgressEta;
 
   @BeforeAll
   static void buildTwice() throws Exception {
@@ -50,7 +55,11 @@ class StageMetricsITCase {
         line("turbine", "Wind turbine yaw", "The yaw drive turns the nacelle so the rotor faces into the wind."),
         // Same title and text under another id: the same content key, so its vector is stored once.
         line("tides-copy", "Tides", "The moon's pull raises two bulges of sea water that the earth turns under.")));
+    corpusBytes = Files.size(corpus);
     first = build(corpus);
+    firstProgressDone = progress(StageProgress.DONE);
+    firstProgressTotal = progress(StageProgress.TOTAL);
+    firstProgressEta = progress(StageProgress.ETA);
     firstEmbed = sums(".embed.");
     firstWrite = sums(".write-shards.");
     firstDevices = gauges(".embed.", "device");
@@ -101,6 +110,20 @@ class StageMetricsITCase {
     return out;
   }
 
+  /** A progress gauge summed over each stage's subtasks, by stage; a stage whose subtasks say -1 sums to -1. */
+  static Map<String, Long> progress(String name) {
+    Map<String, Long> out = new HashMap<>();
+    for (String stage : List.of("parse", "embed", "write-shards")) {
+      CapturingReporter.GAUGES.forEach((id, g) -> {
+        if (id.contains("." + stage + ".") && id.endsWith("." + name)) {
+          long v = ((Number) g.getValue()).longValue();
+          out.merge(stage, v, (a, b) -> a < 0 || b < 0 ? -1 : a + b);
+        }
+      });
+    }
+    return out;
+  }
+
   static String line(String id, String title, String text) {
     return "{\"_id\": \"" + id + "\", \"title\": \"" + title + "\", \"text\": \"" + text + "\"}";
   }
@@ -111,6 +134,20 @@ class StageMetricsITCase {
     assertEquals(Set.of("1"), firstPublished);
     assertEquals(1, firstCommitMillis.size(), firstCommitMillis.toString());
     assertTrue(Long.parseLong(firstCommitMillis.iterator().next()) >= 0, firstCommitMillis.toString());
+  }
+
+  @Test
+  void progressGaugesCountEachStagesWorkAgainstTheTotalItKnows() {
+    // Parse: every byte of the corpus, of the listed total split in even shares between its 2 subtasks.
+    assertEquals(corpusBytes, firstProgressDone.get("parse"), firstProgressDone.toString());
+    long total = firstProgressTotal.get("parse");
+    assertTrue(total >= corpusBytes && total <= corpusBytes + 1, total + " vs " + corpusBytes);
+    assertEquals(0, firstProgressEta.get("parse"), "a finished stage has no time left");
+    // Embed and write: every chunk leaving the stage / written; their input's size is not known to them.
+    assertEquals(5, firstProgressDone.get("embed"), firstProgressDone.toString());
+    assertEquals(5, firstProgressDone.get("write-shards"));
+    assertEquals(-1, firstProgressTotal.get("embed"), firstProgressTotal.toString());
+    assertEquals(-1, firstProgressEta.get("embed"));
   }
 
   @Test

@@ -13,11 +13,13 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.flink.client.ClientUtils;
 import org.apache.flink.client.deployment.executors.RemoteExecutor;
@@ -59,6 +61,33 @@ public final class FlinkTestCluster implements AutoCloseable {
    *     line of the same key
    */
   public FlinkTestCluster(Path work, List<String> extra) throws Exception {
+    this(work, extra, "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint", List.of(), List.of());
+  }
+
+  /**
+   * An application cluster: the JobManager is Flink's {@code StandaloneApplicationClusterEntryPoint}
+   * running {@code jobClass} of {@code jar} with {@code args} (the official image's {@code
+   * standalone-job}); it exits when the application ends, with its outcome as exit status
+   * ({@link #awaitExit}).
+   */
+  public static FlinkTestCluster application(Path work, List<String> extra, Path jar, String jobClass,
+      List<String> args) throws Exception {
+    List<String> lines = new ArrayList<>(extra);
+    // Where the entry point copies the job jar before it runs it (Flink's default is /opt/flink/artifacts).
+    lines.add("user.artifacts.base-dir: " + Files.createDirectories(work.resolve("artifacts")));
+    List<String> entry = new ArrayList<>(List.of("--job-classname", jobClass, "--jars", jar.toAbsolutePath().toString()));
+    // Flink's parser matches long options by prefix ('--config' would be its '--configDir'): the job's
+    // arguments follow '--', which ends the entry point's options.
+    entry.add("--");
+    entry.addAll(args);
+    // This JobManager runs the job's main() and builds its job graph, as a client does: it needs the module
+    // opening that a Flink distribution's env.java.opts.all gives every Flink JVM (the official image has it).
+    return new FlinkTestCluster(work, lines, "org.apache.flink.container.entrypoint.StandaloneApplicationClusterEntryPoint",
+        entry, List.of("--add-opens", "java.base/java.util=ALL-UNNAMED"));
+  }
+
+  private FlinkTestCluster(Path work, List<String> extra, String entryPoint, List<String> entryArgs,
+      List<String> jmFlags) throws Exception {
     this.work = work;
     this.conf = Files.createDirectories(work.resolve("conf"));
     this.rpcPort = freePort();
@@ -102,8 +131,9 @@ public final class FlinkTestCluster implements AutoCloseable {
     TaskExecutorProcessSpec tm = TaskExecutorProcessUtils.processSpecFromConfig(flinkConf);
     this.tmJvm = split(ProcessMemoryUtils.generateJvmParametersStr(tm));
     this.tmDynamic = split(TaskExecutorProcessUtils.generateDynamicConfigsStr(tm));
-    start("jobmanager", "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint",
-        split(JobManagerProcessUtils.generateJvmParametersStr(jm, flinkConf)), List.of());
+    List<String> jmJvm = new ArrayList<>(split(JobManagerProcessUtils.generateJvmParametersStr(jm, flinkConf)));
+    jmJvm.addAll(jmFlags);
+    start("jobmanager", entryPoint, jmJvm, entryArgs);
   }
 
   /** Starts a TaskManager JVM named {@code name} with extra JVM flags (system properties, say). */
@@ -238,6 +268,25 @@ public final class FlinkTestCluster implements AutoCloseable {
       }
       Thread.sleep(250); // polling the REST API for a condition
     }
+  }
+
+  /** The cluster's configuration directory ({@code FLINK_CONF_DIR} for a client of it). */
+  public Path confDir() {
+    return conf;
+  }
+
+  /** The jars of the cluster's class path: what a Flink distribution's {@code lib/} holds for it. */
+  public List<Path> flinkClasspath() {
+    return Arrays.stream(classpath.split(File.pathSeparator)).filter(s -> !s.isBlank()).map(Path::of).toList();
+  }
+
+  /** Waits for process {@code name} to exit and returns its exit status; fails with the logs after {@code timeoutSeconds}. */
+  public int awaitExit(String name, long timeoutSeconds) throws Exception {
+    Process p = processes.get(name);
+    if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+      throw new AssertionError(name + " did not exit within " + timeoutSeconds + " s: " + logs());
+    }
+    return p.exitValue();
   }
 
   /** The tail of every process's log, for failure messages. */

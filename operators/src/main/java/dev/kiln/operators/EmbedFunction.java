@@ -22,7 +22,6 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.AbstractRichFunction;
@@ -43,8 +42,8 @@ import org.slf4j.LoggerFactory;
  * first chunk that needs it and reused for every batch; chunks are gathered into windows of several
  * batches so the embedder can bucket them by token length before padding. Every vector the subtask
  * emits is also stored in this snapshot's {@code embeddings/} parts ({@link RollingParts}) for the next build.
- * With a remote snapshots root the part file is written to a local temporary file and uploaded by the
- * subtask itself at end of input, and remote stored vectors are downloaded before they are read: the
+ * With a remote snapshots root each part is written to a local temporary file and uploaded by the
+ * subtask itself as it closes (so a killed build's closed parts are in the root), and remote stored vectors are downloaded before they are read: the
  * client never sees a TaskManager's disk.
  *
  * <p>Driven by {@link EmbedOperator} in the task thread: Flink's {@code mapPartition} runs its function
@@ -61,7 +60,6 @@ public final class EmbedFunction extends AbstractRichFunction {
    * vectors are flushed downstream.
    */
   public static final int WINDOW = 256;
-  private static final long PROGRESS_INTERVAL_NANOS = 30_000_000_000L;
 
   private final EmbedConfig config;
   private final int threads;
@@ -94,10 +92,8 @@ public final class EmbedFunction extends AbstractRichFunction {
   private transient RecentVectors recent;
   private transient StageTimer timer;
   private transient EmbedMetrics metrics;
-  /** Progress of this subtask, logged every {@link #PROGRESS_INTERVAL_NANOS}: a large build embeds for hours. */
-  private transient long progressStart;
-  private transient long progressLogged;
-  private transient long progressLoggedEmbedded;
+  /** Chunks this subtask has passed on (a large build embeds for hours): logged and shown as gauges. */
+  private transient StageProgress progress;
 
   /**
    * @param threads inference threads for this slot
@@ -143,11 +139,9 @@ public final class EmbedFunction extends AbstractRichFunction {
     deduplicated = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_DEDUPLICATED);
     recent = new RecentVectors(config.dedupCache);
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_EMBED);
-    metrics = new EmbedMetrics(getRuntimeContext().getMetricGroup());
+    progress = StageProgress.register(getRuntimeContext(), "embed", "chunks", -1);
+    metrics = new EmbedMetrics(getRuntimeContext().getMetricGroup(), progress);
     stored = new KeySet();
-    long start = System.nanoTime();
-    progressStart = start;
-    progressLogged = start;
   }
 
   /**
@@ -205,6 +199,7 @@ public final class EmbedFunction extends AbstractRichFunction {
     // Crash tests kill the process here: the embed stage is running, whether it reuses or embeds, and
     // (a kill on the first chunk) has written nothing yet.
     PausePoint.reached("embed");
+    progress.begin(); // the clock runs from the first chunk in, not the first batch out
     if (pending == null) {
       pending = new ArrayList<>();
       pendingKeys = new ArrayList<>();
@@ -263,6 +258,9 @@ public final class EmbedFunction extends AbstractRichFunction {
     if (pending != null) {
       flush(pending, pendingKeys, out);
     }
+    if (progress != null) {
+      progress.finish();
+    }
     if (store == null) {
       return;
     }
@@ -306,22 +304,6 @@ public final class EmbedFunction extends AbstractRichFunction {
     keys.clear();
     waiting.clear();
     waitingCount = 0;
-    logProgress();
-  }
-
-  private void logProgress() {
-    long now = System.nanoTime();
-    if (now - progressLogged < PROGRESS_INTERVAL_NANOS) {
-      return;
-    }
-    // The job counters' local values are this subtask's own counts.
-    long done = embedded.getLocalValuePrimitive();
-    double recent = (done - progressLoggedEmbedded) / ((now - progressLogged) / 1e9);
-    LOG.info("embed subtask {}: {} chunks embedded ({} chunks/s over the last {} s), {} reused, {} s elapsed",
-        subtask, done, String.format(Locale.ROOT, "%.1f", recent), (now - progressLogged) / 1_000_000_000L,
-        reused.getLocalValuePrimitive(), (now - progressStart) / 1_000_000_000L);
-    progressLogged = now;
-    progressLoggedEmbedded = done;
   }
 
   /** Each key is stored once per subtask; equal keys always land in the same subtask. */

@@ -29,9 +29,11 @@ public final class EmbedMetrics {
   private final Counter deduplicated;
   private final Counter truncated;
   private final Counter out;
+  private final StageProgress progress;
   private volatile String device = "none";
 
-  EmbedMetrics(MetricGroup group) {
+  EmbedMetrics(MetricGroup group, StageProgress progress) {
+    this.progress = progress;
     embedded = group.counter(EMBEDDED);
     reused = group.counter(REUSED);
     deduplicated = group.counter(DEDUPLICATED);
@@ -44,16 +46,19 @@ public final class EmbedMetrics {
   void embedded(long n) {
     embedded.inc(n);
     out.inc(n);
+    progress.advance(n);
   }
 
   void reused() {
     reused.inc();
     out.inc();
+    progress.advance(1);
   }
 
   void deduplicated() {
     deduplicated.inc();
     out.inc();
+    progress.advance(1);
   }
 
   void truncated(long n) {

@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * metrics per corpus root under the group {@code source=<root>}: {@code recordsRead},
  * {@code recordsParsed}, {@code recordsQuarantined}, {@code bytesRead}.
  */
-public final class ParseFunction extends ProcessFunction<RawRecord, SourcedDocument> {
+public final class ParseFunction extends ProcessFunction<RawRecord, SourcedDocument>
+    implements ReportingStages.EndOfInput {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(ParseFunction.class);
 
@@ -49,6 +50,8 @@ public final class ParseFunction extends ProcessFunction<RawRecord, SourcedDocum
   /** The last record's file and its root's metrics: records come file by file. */
   private transient String lastUri;
   private transient SourceMetrics lastSource;
+  /** Bytes of the corpus read, of this subtask's share of the listed total ({@link StageProgress}). */
+  private transient StageProgress progress;
 
   public ParseFunction(RecordParser parser) {
     this(parser, null);
@@ -72,12 +75,19 @@ public final class ParseFunction extends ProcessFunction<RawRecord, SourcedDocum
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_PARSE);
     unchanged = getRuntimeContext().getLongCounter(JobCounters.INCREMENTAL_UNCHANGED);
     sources = new HashMap<>();
+    progress = StageProgress.register(getRuntimeContext(), "parse", "bytes",
+        StageProgress.corpusBytes(getRuntimeContext()));
     for (String root : parser.roots()) {
       MetricGroup g = getRuntimeContext().getMetricGroup().addGroup("source", root);
       sources.put(root, new SourceMetrics(g.counter("recordsRead"), g.counter("recordsParsed"),
           g.counter("recordsQuarantined"), g.counter("bytesRead"),
           getRuntimeContext().getLongCounter(JobCounters.SOURCE_RECORDS_READ_PREFIX + root)));
     }
+  }
+
+  @Override
+  public void endOfInput() {
+    progress.finish();
   }
 
   /** Sends an unchanged document on as its id and position ({@link ShardChange#keep}), counted. */
@@ -95,6 +105,7 @@ public final class ParseFunction extends ProcessFunction<RawRecord, SourcedDocum
   public void processElement(RawRecord raw, Context ctx, Collector<SourcedDocument> out) {
     long start = System.nanoTime();
     read.add(1);
+    progress.advance(raw.bytes());
     SourceMetrics source;
     if (raw.sourceUri().equals(lastUri)) {
       source = lastSource;

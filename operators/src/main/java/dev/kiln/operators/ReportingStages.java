@@ -20,6 +20,11 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 public final class ReportingStages {
   private ReportingStages() {}
 
+  /** A stage function told when its subtask's input has ended (before its report is sent). */
+  public interface EndOfInput {
+    void endOfInput();
+  }
+
   /** {@code input.process(function)} under {@code name}, reporting {@code counters} at end of input. */
   public static <I, O> SingleOutputStreamOperator<O> process(DataStream<I> input, String name,
       ProcessFunction<I, O> function, Class<O> type, List<String> counters) {
@@ -51,6 +56,9 @@ public final class ReportingStages {
 
     @Override
     public void endInput() {
+      if (userFunction instanceof EndOfInput e) {
+        e.endOfInput();
+      }
       output.collect(StageReports.TAG, new StreamRecord<>(StageReports.of(stage, getRuntimeContext(), counters)));
     }
   }
@@ -68,6 +76,9 @@ public final class ReportingStages {
 
     @Override
     public void endInput() {
+      if (userFunction instanceof EndOfInput e) {
+        e.endOfInput();
+      }
       output.collect(StageReports.TAG, new StreamRecord<>(StageReports.of(stage, getRuntimeContext(), counters)));
     }
   }

@@ -48,6 +48,8 @@ public abstract class ShardOwningWriter<IN, P> extends RichMapPartitionFunction<
   /** Names a remote root's temporary directory. */
   private final String purpose;
   protected transient StageTimer timer;
+  /** Inputs written: logged and shown as gauges ({@link StageProgress}); the input's size is not known here. */
+  private transient StageProgress progress;
   /** Where this subtask writes: the root itself, or a remote root's local working directory. */
   private transient volatile WriterStaging staging;
 
@@ -97,6 +99,8 @@ public abstract class ShardOwningWriter<IN, P> extends RichMapPartitionFunction<
   @Override
   public final void open(OpenContext ctx) throws IOException {
     timer = StageTimer.register(getRuntimeContext(), JobCounters.TIME_WRITE);
+    progress = StageProgress.register(getRuntimeContext(), partsDir == null ? "write-shards" : "write-parents",
+        "records", -1);
     openCounters();
     staging = target.staging(snapshotId, purpose, subtask());
     openBase(staging.layout(), owned());
@@ -138,6 +142,7 @@ public abstract class ShardOwningWriter<IN, P> extends RichMapPartitionFunction<
           }
           accept(part, in);
           timer.add(start);
+          progress.advance(1);
         }
         for (int shard : owned()) {
           if (!parts.containsKey(shard)) {
@@ -150,6 +155,7 @@ public abstract class ShardOwningWriter<IN, P> extends RichMapPartitionFunction<
       }
       closeAll(parts, null);
       finish(parts, staging, out);
+      progress.finish();
     } finally {
       try {
         endInput();

@@ -10,7 +10,9 @@ import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.StagingMarker;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -87,6 +89,42 @@ public final class SnapshotPublisher {
           + " CURRENT names now");
     }
     return marker;
+  }
+
+  /**
+   * {@link #begin}, unless another build of this root runs ({@link RunningBuilds} with {@code fresh}):
+   * the look and the marker's write happen under the root's lock on {@code CURRENT}, so of two builds
+   * starting together exactly one sees the other and is refused. The marker is tracked as running in
+   * this process ({@link RunningBuilds#track}); the caller untracks it when the build ends.
+   *
+   * @throws BuildRunningException when another build runs; nothing was written
+   */
+  public StagingMarker beginAlone(String id, String base, Duration fresh) {
+    List<RunningBuilds.Running> running = new ArrayList<>();
+    StagingMarker begun;
+    try {
+      begun = storage.locked(SnapshotLayout.CURRENT, () -> {
+        running.addAll(RunningBuilds.scan(store, Instant.now(), fresh, id));
+        if (!running.isEmpty()) {
+          return null;
+        }
+        StagingMarker marker = begin(id, base);
+        RunningBuilds.track(marker); // before the lock is let go: a build of this process sees it running
+        return marker;
+      });
+    } catch (IOException e) {
+      throw new SnapshotException("cannot look for running builds under " + store.layout().root() + ": "
+          + e.getMessage(), e);
+    }
+    if (begun != null) {
+      return begun;
+    }
+    Instant now = Instant.now();
+    throw new BuildRunningException("another build of " + store.layout().root() + " is running: "
+        + String.join("; ", running.stream().map(r -> r.describe(now)).toList())
+        + ". Nothing was written. Run this build once it has finished, or with --set concurrent-builds=wait to"
+        + " wait for it (a build whose process died stops counting when its heartbeat is " + fresh.toSeconds()
+        + " s old)", running);
   }
 
   /** Removes the marker (and directory) of a build that stopped before writing anything else. */
