@@ -11,6 +11,7 @@ import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.testing.CliRun;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
@@ -58,10 +59,26 @@ class BuildProgressITCase {
     }
   }
 
+  /** Documents enough that the job runs for seconds even with the model warm in this JVM. */
+  static final int POLLED_DOCS = 400;
+
+  /** {@link #POLLED_DOCS} one-paragraph documents, each its own chunk. */
+  private static Path longerCorpus(Path work) throws Exception {
+    List<String> lines = new ArrayList<>();
+    for (int i = 0; i < POLLED_DOCS; i++) {
+      lines.add("{\"_id\": \"p" + i + "\", \"title\": \"Note " + i + "\", \"text\": \"Paragraph " + i
+          + " describes how the tide gauge number " + i + " drifted by " + (i % 17) + " millimetres after the"
+          + " storm of week " + (i % 52) + ", and what the harbour office did about the readings.\"}");
+    }
+    return Files.write(work.resolve("longer.jsonl"), lines);
+  }
+
   @Test
   void theRunningJobIsPolledAndItsFinalCountsReported(@TempDir Path work) throws Exception {
     BuildConfig config = BuildConfig.load(Path.of("../configs/build.yaml"));
-    config.corpus = List.of(corpus(work).toString());
+    // A job shorter than one poll (a warm model embeds six records in well under a second) is never
+    // seen running: the corpus must outlast a few polls.
+    config.corpus = List.of(longerCorpus(work).toString());
     config.snapshots = work.resolve("snapshots").toString();
     config.shards = 1;
     config.parallelism = 1;
@@ -72,14 +89,14 @@ class BuildProgressITCase {
     assertEquals(1, recorder.finished.size());
     List<StageProgress> last = recorder.finished.get(0);
     assertEquals(List.of("read", "embed", "write"), last.stream().map(StageProgress::stage).toList());
-    assertEquals(6, last.get(0).done());
+    assertEquals(POLLED_DOCS, last.get(0).done());
     long chunks = last.get(1).total();
-    assertTrue(chunks >= 6, last.toString());
+    assertTrue(chunks >= POLLED_DOCS, last.toString());
     assertEquals(chunks, last.get(1).done());
     assertEquals(chunks, last.get(2).done());
     // Counts only grow: no poll saw more than the end.
     for (List<StageProgress> u : recorder.updates) {
-      assertTrue(u.get(1).done() <= chunks && u.get(0).done() <= 6, u.toString());
+      assertTrue(u.get(1).done() <= chunks && u.get(0).done() <= POLLED_DOCS, u.toString());
     }
   }
 }
