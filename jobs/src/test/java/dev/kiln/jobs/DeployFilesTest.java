@@ -185,20 +185,25 @@ class DeployFilesTest {
     assertEquals("jobs/target/flink-plugins/s3-fs-presto/", copySourceTo("/opt/flink/plugins/s3-fs-presto/"));
     assertTrue(Files.isExecutable(root.resolve("deploy/rebuild.sh")));
 
-    // After 'mvn package' (CI's full build) the files are there too: the glob matches one jar, flink-lib
-    // holds a jar per native library NativeLibraries checks, the plugin directory its jar.
+    // After 'mvn package' the files are there too: the glob matches the one shaded jar (none where scripts/kiln
+    // packaged with the shade skipped), flink-lib holds a jar per native library NativeLibraries checks.
     Path target = root.resolve("jobs/target");
-    if (Files.isDirectory(target.resolve("flink-lib"))) {
+    if (Files.isDirectory(target)) {
       try (Stream<Path> files = Files.list(target)) {
-        assertEquals(1, files.filter(f -> glob.matches(root.relativize(f))).count(), jarSource);
+        List<String> matched = files.map(f -> root.relativize(f).toString()).filter(f -> glob.matches(Path.of(f))).toList();
+        assertTrue(matched.size() <= 1, jarSource + " matches " + matched);
       }
+    }
+    if (Files.isDirectory(target.resolve("flink-lib"))) {
       Set<String> libJars = fileNames(target.resolve("flink-lib"));
       for (String mavenName : nativeClasses().values()) {
         String artifactId = mavenName.substring(mavenName.indexOf(':') + 1);
         assertTrue(libJars.stream().anyMatch(j -> j.startsWith(artifactId + "-") || j.startsWith(artifactId + "_gpu-")),
             artifactId + " in " + libJars);
       }
-      assertFalse(fileNames(target.resolve("flink-plugins/s3-fs-presto")).isEmpty());
+    }
+    if (Files.isDirectory(target.resolve("flink-plugins"))) {
+      assertTrue(fileNames(target.resolve("flink-plugins/s3-fs-presto")).stream().anyMatch(j -> j.startsWith("flink-s3-fs-presto-")));
     }
 
     // The build context holds what the COPYs read and nothing else.
