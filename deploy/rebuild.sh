@@ -2,10 +2,11 @@
 # Nightly rebuild on a Flink session cluster: build (the job publishes) → gc. The session's TaskManagers
 # need DJL and ONNX Runtime in Flink's lib/, parent-first, to run a build every night without a restart
 # (docs/DEPLOYMENT.md, "Several builds on one TaskManager").
-# Run it from a scheduler (cron, Airflow, the CronJob in deploy/k8s/rebuild-cronjob.yaml); it exits non-zero
+# Run it from a scheduler (cron, Airflow, the CronJob in deploy/k8s/rebuild-cronjob.yaml, which runs the copy
+# deploy/Dockerfile puts at /opt/kiln/rebuild.sh); it exits non-zero
 # when the build fails, so the scheduler sees it, and only collects garbage after a successful build.
 #
-#   KILN_JAR        the job jar (kiln-jobs-*-flink.jar)
+#   KILN_JAR        the job jar (jobs/target/kiln-jobs-*-flink.jar; /opt/flink/usrlib/kiln-jobs.jar in deploy/Dockerfile's image)
 #   KILN_CONFIG     build.yaml (corpus, model, shards, ...)
 #   KILN_SNAPSHOTS  the snapshots root, reachable from this client and every TaskManager (shared FS, s3://, hdfs://)
 #   KILN_KEEP       complete snapshots to keep (default 3); FLINK_HOME, KILN_PARALLELISM optional
