@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -58,6 +59,18 @@ final class SearchHandler extends Handler.Abstract {
         + " waiting; retry after a second";
   }
 
+  /**
+   * A refusal sent before the request's body is read closes the connection when there is a body: the
+   * unread bytes would otherwise be where the next request on it is expected, and a keep-alive client
+   * that reused the connection as Jetty discards it got no answer at all (seen as "header parser
+   * received no bytes").
+   */
+  private static Reply closing(Request request, Reply reply) {
+    HttpFields h = request.getHeaders();
+    boolean body = h.getLongField(HttpHeader.CONTENT_LENGTH) > 0 || h.contains(HttpHeader.TRANSFER_ENCODING);
+    return body ? reply.withHeader("Connection", "close") : reply;
+  }
+
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
     String path = request.getHttpURI().getPath();
@@ -66,24 +79,24 @@ final class SearchHandler extends Handler.Abstract {
     String refusal = hosts.refusal(request.getHeaders().get(HttpHeader.HOST),
         request.getHeaders().get(HttpHeader.ORIGIN));
     if (refusal != null) {
-      ex.send(Reply.error(403, refusal));
+      ex.send(closing(request, Reply.error(403, refusal)));
       return true;
     }
     if (route == Route.UNKNOWN) {
-      ex.send(Reply.error(404, "no endpoint " + path + ": use /search, /context, /health, /snapshot, /metrics or /openapi.json"));
+      ex.send(closing(request, Reply.error(404, "no endpoint " + path + ": use /search, /context, /health, /snapshot, /metrics or /openapi.json")));
       return true;
     }
     ApiKeys.Key key = null;
     if (keys != null && route.access != Route.Access.OPEN) {
       key = keys.lookup(presentedKey(request));
       if (key == null) {
-        ex.send(Reply.error(401, "a valid API key is required: Authorization: Bearer KEY or X-Api-Key: KEY")
-            .withHeader("WWW-Authenticate", "Bearer realm=\"kiln\""));
+        ex.send(closing(request, Reply.error(401, "a valid API key is required: Authorization: Bearer KEY or X-Api-Key: KEY")
+            .withHeader("WWW-Authenticate", "Bearer realm=\"kiln\"")));
         return true;
       }
     }
     if (!route.allows(request.getMethod())) {
-      ex.send(Reply.error(405, route.path + " takes " + route.allow()).withHeader("Allow", route.allow()));
+      ex.send(closing(request, Reply.error(405, route.path + " takes " + route.allow()).withHeader("Allow", route.allow())));
       return true;
     }
     if (key != null && key.bound() && route.access == Route.Access.UNBOUND_KEY) {

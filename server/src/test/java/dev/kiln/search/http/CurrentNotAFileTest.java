@@ -85,7 +85,14 @@ class CurrentNotAFileTest {
       assertEquals(a, failing.get("snapshot").asText(), "the served snapshot keeps serving");
       assertFalse(failing.get("reload").has("last_error"), "/health shows no error text: " + failing);
       // The error itself is for the operator, on /snapshot (no --api-keys here: every client may read it).
+      // A poll between the delete and mkfifo reported "CURRENT is missing" with the same health: the
+      // next polls (every 20 ms) replace it with the FIFO's own error.
       JsonNode snapshot = get(server, "/snapshot");
+      for (long deadline = System.nanoTime() + 30_000_000_000L; System.nanoTime() < deadline
+          && !snapshot.get("reload").path("last_error").asText().contains("not a regular file"); ) {
+        Thread.sleep(50);
+        snapshot = get(server, "/snapshot");
+      }
       assertTrue(snapshot.get("reload").get("last_error").asText().contains("not a regular file"), snapshot.toString());
       double age = failing.get("reload").get("last_check_ok_seconds_ago").asDouble();
       JsonNode later = awaitHealth(server, "growing age of the last good check", 30,
