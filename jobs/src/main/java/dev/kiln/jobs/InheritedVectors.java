@@ -35,8 +35,12 @@ final class InheritedVectors {
    * @param complete whether the files hold a vector for every chunk the build keeps: its base's were
    *     complete, or a walk back reached a full build
    */
-  record Plan(List<File> files, boolean complete) implements Serializable {
-    static final Plan NONE = new Plan(List.of(), false);
+  /**
+   * @param base the snapshot the build continues, which gc keeps while the build runs: its files need
+   *     no check at commit (the publish verification sizes every listed file anyway)
+   */
+  record Plan(List<File> files, boolean complete, String base) implements Serializable {
+    static final Plan NONE = new Plan(List.of(), false, null);
 
     Plan {
       files = List.copyOf(files);
@@ -74,7 +78,7 @@ final class InheritedVectors {
     Set<String> names = new HashSet<>();
     boolean complete = add(base, files, names);
     if (complete) {
-      return new Plan(files, true);
+      return new Plan(files, true, base.id());
     }
     List<String> older = store.list().stream().filter(id -> id.compareTo(base.id()) < 0)
         .sorted(Comparator.reverseOrder()).limit(EmbeddingReuse.MAX_EARLIER).toList();
@@ -94,10 +98,10 @@ final class InheritedVectors {
       boolean reachedFull = add(m, files, names);
       whole &= files.size() - before == m.embeddings().files().size();
       if (reachedFull) {
-        return new Plan(files, whole);
+        return new Plan(files, whole, base.id());
       }
     }
-    return new Plan(files, false);
+    return new Plan(files, false, base.id());
   }
 
   /** Adds {@code m}'s files not named like one already taken; whether {@code m}'s list is complete. */
@@ -118,9 +122,9 @@ final class InheritedVectors {
   /**
    * Makes snapshot {@code id} list the planned files: each still present with its size is referenced
    * with its owner and, on a storage that keeps links ({@link SnapshotStorage#linksSharedFiles}),
-   * linked into the snapshot's {@code directory}. One that vanished meanwhile (a snapshot older than
-   * the base, which gc does not keep for a build) is left out with a warning; the next build then
-   * walks back for it as before.
+   * linked into the snapshot's {@code directory}. One of a snapshot older than the base (which gc does
+   * not keep for a build) that vanished meanwhile is left out with a warning; the next build then walks
+   * back for it as before.
    *
    * @param own the names of the build's own parts (tagged, so none is an inherited one's)
    */
@@ -137,7 +141,9 @@ final class InheritedVectors {
         continue;
       }
       String at = storage.fileKey(f.from(), directory, entry);
-      if (!present(storage, at, entry.size())) {
+      // Only a file found by the walk past the base can have gone meanwhile: one request each for
+      // those, none for the base's own list, however many nights it has grown over.
+      if (!f.from().equals(plan.base()) && !present(storage, at, entry.size())) {
         LOG.warn("inherited vectors: {} of snapshot {} is gone or changed size: left out", entry.name(), f.from());
         complete = false;
         continue;
