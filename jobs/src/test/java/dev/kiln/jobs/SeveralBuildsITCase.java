@@ -152,7 +152,7 @@ class SeveralBuildsITCase {
       // The REST handlers of one job's details share a cache of its execution graph (web.refresh-interval,
       // 3 s); the client's progress poll (accumulators) may have filled it while the job was still failing.
       // Read the details once the cached graph itself says FAILED.
-      awaitCachedState(cluster, failed, "FAILED", 30);
+      cluster.awaitJobDetails(failed, "FAILED", 30);
       JsonNode history = cluster.rest("/jobs/" + failed + "/exceptions").path("exceptionHistory").path("entries");
       assertEquals(1, history.size(), "failed once, not restarted: " + history);
       String failure = history.get(0).path("stacktrace").asText();
@@ -173,18 +173,6 @@ class SeveralBuildsITCase {
       }
       assertEquals(List.of("Source: read-corpus -> parse -> chunk: FAILED"), ran, "only the first task ran");
       System.out.printf("the refused build failed after %.1f s (submission included)%n", failedAfter / 1e9);
-    }
-  }
-
-  private static void awaitCachedState(FlinkTestCluster cluster, String jid, String state, int timeoutSeconds)
-      throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
-    String seen;
-    while (!(seen = cluster.rest("/jobs/" + jid).path("state").asText()).equals(state)) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("job " + jid + "'s details still say " + seen + " after " + timeoutSeconds + " s");
-      }
-      Thread.sleep(250);
     }
   }
 

@@ -85,6 +85,8 @@ class TaskManagerFailoverITCase {
       JsonNode jobs = cluster.rest("/jobs/overview").get("jobs");
       assertEquals(1, jobs.size(), jobs.toString());
       assertEquals("FINISHED", jobs.get(0).get("state").asText());
+      // Job details come from a cache of the execution graph the client's progress poll may have filled.
+      cluster.awaitJobDetails(jobs.get(0).get("jid").asText(), "FINISHED", 30);
       JsonNode history = cluster.rest("/jobs/" + jobs.get(0).get("jid").asText() + "/exceptions")
           .path("exceptionHistory").path("entries");
       assertTrue(history.size() > 0, "the job recorded the lost TaskManager and restarted: " + history);

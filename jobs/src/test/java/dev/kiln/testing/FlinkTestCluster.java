@@ -247,6 +247,22 @@ public final class FlinkTestCluster implements AutoCloseable {
     return new ObjectMapper().readTree(r.body());
   }
 
+  /**
+   * Waits until a job's details say {@code state}. The REST handlers of one job's details (state, vertices,
+   * exceptions) share a cache of its execution graph kept for web.refresh-interval (3 s); a client that polled
+   * the job's accumulators (the build's progress) may have filled it while the job was still running or failing.
+   */
+  public void awaitJobDetails(String jid, String state, int timeoutSeconds) throws Exception {
+    long deadline = System.nanoTime() + timeoutSeconds * 1_000_000_000L;
+    String seen;
+    while (!(seen = rest("/jobs/" + jid).path("state").asText()).equals(state)) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("job " + jid + "'s details still say " + seen + " after " + timeoutSeconds + " s");
+      }
+      Thread.sleep(250);
+    }
+  }
+
   /** Polls the REST endpoint until {@code expected} TaskManagers have registered. */
   public void awaitTaskManagers(int expected, int timeoutSeconds) throws Exception {
     long deadline = System.nanoTime() + timeoutSeconds * 1_000_000_000L;
