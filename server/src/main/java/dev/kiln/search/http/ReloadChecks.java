@@ -114,7 +114,10 @@ final class ReloadChecks implements AutoCloseable {
     }
   }
 
-  /** Records a failure of {@code id} (null: reading {@code CURRENT}); with {@code backOff} it waits before {@code id} again. */
+  /**
+   * Records a failure of {@code id} (null: reading {@code CURRENT}); with {@code backOff}, {@code id} is
+   * not tried again before a back-off that doubles with each failure in a row.
+   */
   synchronized void failed(String id, Throwable e, boolean backOff) {
     failedReloads.incrementAndGet();
     Instant now = Instant.now();
@@ -126,8 +129,8 @@ final class ReloadChecks implements AutoCloseable {
     failingId = id;
     lastError = e.getClass().getSimpleName() + ": " + e.getMessage();
     lastFailure = now;
-    long delay = backOff ? Math.min(ReloadingSearcher.MAX_BACKOFF.toMillis(), backoffBase << Math.min(consecutive - 1, 20))
-        : 0;
+    long maxMillis = ReloadingSearcher.MAX_BACKOFF.toMillis();
+    long delay = backOff ? Math.min(maxMillis, backoffBase << Math.min(consecutive - 1, 20)) : 0;
     nextAttempt = now.plusMillis(delay);
   }
 
