@@ -1,7 +1,6 @@
 package dev.kiln.operators;
 
 import dev.kiln.config.IndexConfig;
-import dev.kiln.index.RelocatedChunks;
 import dev.kiln.index.ShardIndexWriter;
 import dev.kiln.index.ShardSchema;
 import dev.kiln.index.SourcePositions;
@@ -16,24 +15,18 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.Term;
-import org.apache.lucene.index.Terms;
-import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.store.ByteBuffersDirectory;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.Bits;
-import org.apache.lucene.util.BytesRef;
-import org.apache.lucene.util.FixedBitSet;
 
 /**
  * One shard that a {@link ContinuingShardWriterFunction} writes over its base: the writer (the base's
@@ -55,7 +48,6 @@ final class ContinuedShard implements Closeable {
   private final ShardIndexWriter writer;
   private final DirectoryReader base;
   private final Counters counters;
-  private PostingsEnum postings;
   // 128 bits a document id (KeySet), not Strings: an incremental build keeps nearly every document.
   private final KeySet fresh = new KeySet();
   private final KeySet removed = new KeySet();
@@ -70,10 +62,10 @@ final class ContinuedShard implements Closeable {
   private final KeptPositions positions = new KeptPositions();
   /**
    * Unchanged documents whose record was read from another file than the base records, and whose chunks
-   * could not be copied with the new position ({@link #pruneBase}).
+   * could not be copied with the new position ({@link BasePrune}).
    */
   private long moved;
-  /** Unchanged documents whose chunks were copied with their record's new position ({@link #pruneBase}). */
+  /** Unchanged documents whose chunks were copied with their record's new position ({@link BasePrune}). */
   private long relocated;
 
   private ContinuedShard(ShardIndexWriter writer, DirectoryReader base, Counters counters) {
@@ -172,7 +164,7 @@ final class ContinuedShard implements Closeable {
   /**
    * An incremental build's unchanged record of {@code docId}, read at {@code at}, once
    * {@link WriterDuplicates} decided on it. Where it was read is compared with the position the base
-   * records for the document when the base is pruned ({@link #pruneBase}).
+   * records for the document when the base is pruned ({@link BasePrune}).
    */
   void unchanged(String docId, DocumentWinners.Decision decision, RecordPosition at) throws IOException {
     unchanged(docId, id(docId), decision, at);
@@ -213,7 +205,7 @@ final class ContinuedShard implements Closeable {
     return moved;
   }
 
-  /** Unchanged documents whose chunks were copied to their record's new file ({@link #pruneBase}). */
+  /** Unchanged documents whose chunks were copied to their record's new file ({@link BasePrune}). */
   long relocated() {
     return relocated;
   }
@@ -259,111 +251,10 @@ final class ContinuedShard implements Closeable {
       long restored = writer.restore(base, restore);
       counters.removedChunks().add(-restored);
     }
-    pruneBase();
-  }
-
-  /**
-   * Removes every base document neither kept nor re-added: it left the corpus, or no longer parses. On
-   * the same pass over the base's document ids, finds the kept documents whose unchanged record was
-   * read from another file than the one the base records for them: the record moved between files (a
-   * re-partitioned export), or the base kept the document from a changelog build. Their chunks must not
-   * keep the old position: were the next build to leave the record's new file unread, no file would
-   * keep the document ({@link #keepUnread} goes by the recorded file). So they are copied with the new
-   * position ({@link RelocatedChunks}, {@link #relocated}) after their base copies are deleted. Where
-   * that cannot be done (a base segment without position fields, an offset past 2³² − 2) the document
-   * keeps the old position and counts in {@link #moved}: the writer then counts the shard in {@code
-   * shards.without-positions}, and the next build reads every file. Positions in the same file are not
-   * compared: an offset decides only between duplicates of one file, and those are read, or left unread,
-   * together.
-   */
-  private void pruneBase() throws IOException {
-    KeySet movedIds = new KeySet();
-    boolean relocatable = true;
-    for (LeafReaderContext leaf : base.leaves()) {
-      Terms terms = leaf.reader().terms(ShardSchema.DOC_ID);
-      if (terms == null) {
-        continue;
-      }
-      relocatable &= leaf.reader().numDocs() == 0 || RelocatedChunks.relocatable(leaf.reader());
-      KeptPositions.RecordedFiles recorded = positions.recorded(leaf.reader());
-      TermsEnum te = terms.iterator();
-      for (BytesRef term = te.next(); term != null; term = te.next()) {
-        long[] k = KeyBits.ofId(term.bytes, term.offset, term.length);
-        long kept = keptIds.get(k[0], k[1]);
-        if (kept >= 0 && recorded != null && !fresh.contains(k[0], k[1])) {
-          postings = te.postings(postings, PostingsEnum.NONE);
-          if (recorded.movedFrom(postings, kept)) {
-            movedIds.add(k[0], k[1]);
-          }
-        }
-        if (kept == KeyLongMap.MISSING && !fresh.contains(k[0], k[1]) && removed.add(k[0], k[1])) {
-          String docId = term.utf8ToString();
-          long n = liveChunks(base, docId);
-          if (n > 0) {
-            writer.deleteDocument(docId);
-            counters.removedChunks().add(n);
-            counters.pruned().add(1);
-          }
-        }
-      }
-    }
-    if (movedIds.size() > 0) {
-      relocate(movedIds, relocatable);
-    }
-  }
-
-  /**
-   * Copies every live base chunk of the {@code movedIds} with its record's new position, in every
-   * segment it has chunks in (a second pass over the ids: a document's chunks may span segments, and
-   * all of them go when it is deleted); documents with an offset too large to keep, or every one when
-   * a base segment has no position fields, stay as they are and count in {@link #moved}.
-   */
-  private void relocate(KeySet movedIds, boolean relocatable) throws IOException {
-    KeySet deleted = new KeySet();
-    List<RelocatedChunks> copies = new ArrayList<>();
-    for (LeafReaderContext leaf : base.leaves()) {
-      Terms terms = leaf.reader().terms(ShardSchema.DOC_ID);
-      if (terms == null) {
-        continue;
-      }
-      Bits live = leaf.reader().getLiveDocs();
-      FixedBitSet chunks = null;
-      long[] at = null; // each copied chunk's position, as keptIds holds it: 8 bytes a chunk of a leaf with moves
-      TermsEnum te = terms.iterator();
-      for (BytesRef term = te.next(); term != null; term = te.next()) {
-        long[] k = KeyBits.ofId(term.bytes, term.offset, term.length);
-        if (!movedIds.contains(k[0], k[1])) {
-          continue;
-        }
-        long kept = keptIds.get(k[0], k[1]);
-        if (!relocatable || !KeptPositions.offsetKnown(kept)) {
-          if (deleted.add(k[0], k[1])) {
-            moved++;
-          }
-          continue;
-        }
-        if (deleted.add(k[0], k[1])) {
-          writer.deleteDocument(term.utf8ToString());
-          relocated++;
-        }
-        if (chunks == null) {
-          chunks = new FixedBitSet(leaf.reader().maxDoc());
-          at = new long[leaf.reader().maxDoc()];
-        }
-        postings = te.postings(postings, PostingsEnum.NONE);
-        for (int d = postings.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = postings.nextDoc()) {
-          if (live == null || live.get(d)) {
-            chunks.set(d);
-            at[d] = kept;
-          }
-        }
-      }
-      if (chunks != null && chunks.cardinality() > 0) {
-        long[] where = at;
-        copies.add(RelocatedChunks.of(leaf.reader(), chunks, d -> positions.position(where[d])));
-      }
-    }
-    writer.addCopies(copies);
+    BasePrune prune = new BasePrune(base, writer, counters, fresh, removed, keptIds, positions);
+    prune.run();
+    moved = prune.moved();
+    relocated = prune.relocated();
   }
 
   /** Removes the base chunks of {@code docId} (its {@link #id} bits: {@code key}) once. */

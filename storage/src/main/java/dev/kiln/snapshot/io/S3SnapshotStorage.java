@@ -8,7 +8,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -25,7 +24,6 @@ import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
-import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
@@ -60,7 +58,8 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
   /** Key prefix of the root inside the bucket: empty, or ending in {@code /}. */
   private final String prefix;
   private final String root;
-  private volatile boolean conditional;
+  /** Compare-and-set and lock creation, with their fallback and their recovery of a lost answer. */
+  private final S3ConditionalWrites conditionalWrites;
   private final int maxAttempts;
   private final S3Lock locks = new S3Lock(this);
   /** Test seam: runs between compare-and-set's read and its write, to make a race deterministic. */
@@ -77,7 +76,7 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
     this.bucket = uri.getHost();
     String path = uri.getPath() == null ? "" : uri.getPath().replaceAll("^/+|/+$", "");
     this.prefix = path.isEmpty() ? "" : path + "/";
-    this.conditional = conditionalWrites;
+    this.conditionalWrites = new S3ConditionalWrites(this, s3, bucket, conditionalWrites);
   }
 
   /** A storage for {@code root} ({@code s3://BUCKET/PREFIX}) with its own client. */
@@ -93,14 +92,15 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
 
   /** Whether compare-and-set uses conditional PUT (false: the read-compare-write fallback). */
   public boolean conditionalWrites() {
-    return conditional;
+    return conditionalWrites.enabled();
   }
 
   public String root() {
     return root;
   }
 
-  private String key(String key) {
+  /** The object key of {@code key} under the root; refuses a key that would escape it. */
+  String key(String key) {
     if (key.startsWith("/") || key.contains("..") || key.contains("//") || key.contains("\\")) {
       throw new IllegalArgumentException("key escapes the snapshots root: " + key);
     }
@@ -113,9 +113,9 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
   }
 
   /** An object's bytes with the ETag they were read under. */
-  private record Versioned(byte[] bytes, String etag) {}
+  record Versioned(byte[] bytes, String etag) {}
 
-  private Optional<Versioned> readWithETag(String key) throws IOException {
+  Optional<Versioned> readWithETag(String key) throws IOException {
     try {
       ResponseBytes<GetObjectResponse> r = s3.getObjectAsBytes(b -> b.bucket(bucket).key(key(key)));
       return Optional.of(new Versioned(r.asByteArray(), r.response().eTag()));
@@ -211,70 +211,10 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
     }
   }
 
+  /** A conditional PUT, or read-compare-write where the store cannot ({@link S3ConditionalWrites}). */
   @Override
   public boolean compareAndSet(String key, byte[] expected, byte[] update) throws IOException {
-    Optional<Versioned> now = readWithETag(key);
-    if (!Arrays.equals(now.map(Versioned::bytes).orElse(null), expected)) {
-      return false;
-    }
-    betweenReadAndWrite.run();
-    if (!conditional) {
-      write(key, update); // fallback: the caller's read-back reports a race lost in between
-      return true;
-    }
-    PutObjectRequest.Builder put = PutObjectRequest.builder().bucket(bucket).key(key(key));
-    if (now.isEmpty()) {
-      put.ifNoneMatch("*");
-    } else {
-      put.ifMatch(now.get().etag());
-    }
-    try {
-      s3.putObject(put.build(), RequestBody.fromBytes(update));
-      return true;
-    } catch (S3Exception e) {
-      if (e.statusCode() == 412 || e.statusCode() == 409) {
-        // Refused: another writer changed it, or an earlier attempt of this very PUT did (its answer lost).
-        if (holds(key, update)) {
-          LOG.info("conditional PUT of {} refused ({}) on a retry: an earlier attempt was carried out", key,
-              e.statusCode());
-          return true;
-        }
-        LOG.info("conditional PUT of {} refused ({}): another writer changed it", key, e.statusCode());
-        return false;
-      }
-      if (e.statusCode() == 501) {
-        LOG.warn("{} does not implement conditional PUT: compare-and-set of {} falls back to read-compare-write"
-            + " (set {}: false to skip this attempt)", root, key, S3Settings.CONDITIONAL_WRITES);
-        conditional = false;
-        return compareAndSet(key, expected, update);
-      }
-      return carriedOut(key, update, "conditionally write", e);
-    } catch (SdkException e) {
-      return carriedOut(key, update, "conditionally write", e);
-    }
-  }
-
-  /**
-   * After a conditional PUT whose last attempt failed without a refusal: true if one of its attempts
-   * was carried out after all (the object holds exactly {@code update}), else the failure.
-   */
-  private boolean carriedOut(String key, byte[] update, String what, SdkException e) throws IOException {
-    IOException failure = io(what, key, e);
-    try {
-      if (holds(key, update)) {
-        LOG.warn("{} {}/{} failed ({}), but the object holds what it wrote: an attempt was carried out", what, root,
-            key, e.getMessage());
-        return true;
-      }
-    } catch (IOException again) {
-      failure.addSuppressed(again);
-    }
-    throw failure;
-  }
-
-  /** Whether the object exists and holds exactly {@code bytes}. */
-  private boolean holds(String key, byte[] bytes) throws IOException {
-    return readWithETag(key).map(v -> Arrays.equals(v.bytes(), bytes)).orElse(false);
+    return conditionalWrites.compareAndSet(key, expected, update);
   }
 
   /**
@@ -286,53 +226,9 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
     return locks.locked(key, action);
   }
 
-  /**
-   * Creates the object only if it does not exist; false when it does. A refusal, or a failure after
-   * the last attempt, reads the object: if it holds {@code body}, an earlier attempt of this create was
-   * carried out and its answer lost, and the lock is ours.
-   */
+  /** Creates the lock object only if it does not exist; false when it does ({@link S3ConditionalWrites}). */
   boolean tryCreate(String lockKey, byte[] body) throws IOException {
-    if (!conditional) {
-      if (exists(lockKey)) {
-        return false;
-      }
-      write(lockKey, body);
-      return true;
-    }
-    try {
-      s3.putObject(PutObjectRequest.builder().bucket(bucket).key(key(lockKey)).ifNoneMatch("*").build(),
-          RequestBody.fromBytes(body));
-      return true;
-    } catch (S3Exception e) {
-      if (e.statusCode() == 412 || e.statusCode() == 409) {
-        return holds(lockKey, body);
-      }
-      if (e.statusCode() == 501) {
-        conditional = false;
-        return tryCreate(lockKey, body);
-      }
-      return createdAfterAll(lockKey, body, e);
-    } catch (SdkException e) {
-      // Also a server that refuses the conditional PUT before reading its body (412 to "Expect:
-      // 100-continue"), which the client reports as a broken write: whoever's lock is there decides.
-      return createdAfterAll(lockKey, body, e);
-    }
-  }
-
-  /** After a create that failed: true if the lock there is ours, false if another's, else the failure. */
-  private boolean createdAfterAll(String lockKey, byte[] body, SdkException e) throws IOException {
-    IOException failure = io("create lock", lockKey, e);
-    Optional<byte[]> there;
-    try {
-      there = read(lockKey);
-    } catch (IOException again) {
-      failure.addSuppressed(again);
-      throw failure;
-    }
-    if (there.isPresent()) {
-      return Arrays.equals(there.get(), body);
-    }
-    throw failure;
+    return conditionalWrites.tryCreate(lockKey, body);
   }
 
   @Override
@@ -403,7 +299,7 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
     }
   }
 
-  private IOException io(String what, String key, Exception e) {
+  IOException io(String what, String key, Exception e) {
     return new IOException("cannot " + what + " " + root + "/" + key + ": " + e.getMessage(), e);
   }
 
