@@ -53,6 +53,28 @@ for p in 18200 18201 18202 18203; do wait_up $p; done
   --group http://127.0.0.1:18201,http://127.0.0.1:18202 --group http://127.0.0.1:18203 >"$LOGS/18210.log" 2>&1 &
 PIDS+=($!)
 wait_up 18210
+# Where a routed search's time goes, before the load: the router's Server-Timing over 50 sequential searches,
+# the median of each entry in ms (stats/legs/fetch: phase wall time; gN-PHASE: the round trip to group N;
+# gN-PHASE-group: that group's own handling), and "hop": per search, total minus the slowest group's
+# handling in each phase, i.e. what the router and the network add.
+route_timing() {
+  local words=(cancer protein cell gene mutation therapy vitamin brain infection immune receptor insulin tumor virus heart)
+  for i in $(seq 0 49); do
+    curl -s -o /dev/null -D - "http://127.0.0.1:18210/search?mode=$MODE&k=10&q=${words[$((i % 15))]}+${words[$(((i * 7 + 3) % 15))]}" \
+      | tr -d '\r' | sed -n 's/^[Ss]erver-[Tt]iming: //p'
+  done | awk -F', ' '{
+      delete worst; total = 0
+      for (i = 1; i <= NF; i++) {
+        split($i, kv, ";dur="); print kv[1], kv[2]
+        if (kv[1] == "total") total = kv[2]
+        if (kv[1] ~ /-group$/) { p = kv[1]; sub(/^g[0-9]+-/, "", p); sub(/-group$/, "", p); if (kv[2] > worst[p]) worst[p] = kv[2] }
+      }
+      hop = total; for (p in worst) hop -= worst[p]; print "hop", hop
+    }' | sort -k1,1 -k2,2g | awk '
+      function flush() { if (n) { printf "%s\"%s\": %.2f", sep, key, (n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2); sep = ", " } }
+      $1 != key { flush(); key = $1; n = 0 } { v[++n] = $2 } END { flush(); print "" }' | sed 's/^/{/; s/$/}/'
+}
+TIMING=$(route_timing)
 LOAD=("$KILN_HOME/scripts/bench-http.sh" --clients 1,4,16 --duration-s "$DURATION" --warmup-s 3 --mode "$MODE")
 SINGLE=$("${LOAD[@]}" --url http://127.0.0.1:18200)
 ROUTED=$("${LOAD[@]}" --url http://127.0.0.1:18210)
@@ -63,7 +85,7 @@ LOADPID=$!
 sleep "$DURATION"
 kill -9 "$G0A"
 wait "$LOADPID"
-REPORT=$(printf '{"snapshots": "%s", "shards": %s, "mode": "%s", "single": %s, "routed": %s, "failover_kill9": %s}\n' \
-  "$SNAPSHOTS" "$SHARDS" "$MODE" "$SINGLE" "$ROUTED" "$(cat "$LOGS/failover.json")")
+REPORT=$(printf '{"snapshots": "%s", "shards": %s, "mode": "%s", "single": %s, "routed": %s, "route_timing_ms": %s, "failover_kill9": %s}\n' \
+  "$SNAPSHOTS" "$SHARDS" "$MODE" "$SINGLE" "$ROUTED" "$TIMING" "$(cat "$LOGS/failover.json")")
 if [[ -n "$OUT" ]]; then echo "$REPORT" >"$OUT"; fi
 echo "$REPORT"

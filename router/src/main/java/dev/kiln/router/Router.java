@@ -209,7 +209,13 @@ final class Router implements Closeable {
       Map<String, String> headers, long deadline, List<String> missing, RouteTimings timings) throws RouteException {
     Map<GroupClient, ObjectNode> bodies = new LinkedHashMap<>();
     for (GroupClient g : answering) {
-      bodies.put(g, request.deepCopy().put("phase", phase));
+      ObjectNode body = request.deepCopy().put("phase", phase);
+      if (phase.equals("stats") && !bodies.isEmpty()) {
+        // The query is embedded once, by the first group: the others would only spend a model call
+        // (most of a stats call's work) on a vector that sum() discards.
+        body.put("embed", false);
+      }
+      bodies.put(g, body);
     }
     Map<GroupClient, Future<JsonNode>> calls = submit(phase, bodies, headers, deadline, timings);
     Map<GroupClient, JsonNode> out = new LinkedHashMap<>();
