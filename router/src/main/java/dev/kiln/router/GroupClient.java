@@ -82,6 +82,15 @@ final class GroupClient {
 
   /** A phase's answer from one replica. */
   JsonNode call(String body, Map<String, String> headers, long deadlineNanos) throws RouteException {
+    return call(body, headers, deadlineNanos, null, null);
+  }
+
+  /**
+   * A phase's answer from one replica; the answering call's round trip and the group's own handling
+   * time are recorded in {@code timings} under {@code phase} (when not null).
+   */
+  JsonNode call(String body, Map<String, String> headers, long deadlineNanos, RouteTimings timings, String phase)
+      throws RouteException {
     List<Replica> order = order();
     List<CompletableFuture<Outcome>> inflight = new ArrayList<>();
     Set<String> held = new LinkedHashSet<>();
@@ -113,6 +122,9 @@ final class GroupClient {
       switch (done.kind) {
         case OK -> {
           inflight.forEach(f -> f.cancel(true));
+          if (timings != null) {
+            timings.call(index, phase, done.roundTripNanos, done.serverTiming);
+          }
           return done.body;
         }
         case CLIENT_ERROR -> {
@@ -158,16 +170,25 @@ final class GroupClient {
         .body(new StringRequestContent("application/json", body))
         .timeout(timeoutMs, TimeUnit.MILLISECONDS)
         .headers(h -> headers.forEach(h::put));
+    long sent = System.nanoTime();
     return new CompletableResponseListener(request, MAX_ANSWER_BYTES).send()
-        .handle((response, failure) -> outcome(replica, response, failure));
+        .handle((response, failure) -> outcome(replica, response, failure, System.nanoTime() - sent));
   }
 
-  private Outcome outcome(Replica replica, ContentResponse response, Throwable failure) {
+  private Outcome outcome(Replica replica, ContentResponse response, Throwable failure, long roundTripNanos) {
     if (failure != null) {
       String why = failure.getClass().getSimpleName() + ": " + failure.getMessage();
       replica.failed(why);
       return new Outcome(Kind.FAILED, replica, 0, null, why);
     }
+    Outcome done = outcome(replica, response);
+    return done.kind == Kind.OK
+        ? new Outcome(Kind.OK, replica, done.status, done.body, null, roundTripNanos,
+            response.getHeaders().get("Server-Timing"))
+        : done;
+  }
+
+  private Outcome outcome(Replica replica, ContentResponse response) {
     int status = response.getStatus();
     JsonNode node;
     try {
@@ -194,5 +215,11 @@ final class GroupClient {
 
   private enum Kind { OK, CLIENT_ERROR, NOT_HELD, FAILED }
 
-  private record Outcome(Kind kind, Replica replica, int status, JsonNode body, String error) {}
+  /** A replica's answer; the round trip and the group's {@code Server-Timing} only for an OK. */
+  private record Outcome(Kind kind, Replica replica, int status, JsonNode body, String error, long roundTripNanos,
+      String serverTiming) {
+    Outcome(Kind kind, Replica replica, int status, JsonNode body, String error) {
+      this(kind, replica, status, body, error, 0, null);
+    }
+  }
 }

@@ -49,7 +49,13 @@ final class Router implements Closeable {
   }
 
   /** An answer: status, JSON body, extra headers. */
-  record Answer(int status, String body, Map<String, String> headers) {}
+  record Answer(int status, String body, Map<String, String> headers) {
+    Answer withHeader(String name, String value) {
+      Map<String, String> more = new LinkedHashMap<>(headers);
+      more.put(name, value);
+      return new Answer(status, body, more);
+    }
+  }
 
   /**
    * @param method GET or POST, as the client sent it to {@code /search}
@@ -58,6 +64,7 @@ final class Router implements Closeable {
   Answer search(String method, String queryString, String body, Map<String, String> headers) throws IOException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.deadlineMs());
     String why = "no snapshot is held by every group";
+    RouteTimings timings = new RouteTimings();
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       List<GroupClient> live = config.allowPartial() ? groups.live() : groups.all();
       String pinned = Topology.pin(live);
@@ -68,7 +75,9 @@ final class Router implements Closeable {
       ObjectNode request = json.createObjectNode();
       request.put("snapshot", pinned).put("method", method).put("query_string", queryString).put("body", body);
       try {
-        return answer(pinned, request, live, headers, deadline);
+        Answer answer = answer(pinned, request, live, headers, deadline, timings);
+        LOG.debug("search {}: {}", pinned, timings);
+        return answer.withHeader("Server-Timing", timings.header());
       } catch (RouteException e) {
         switch (e.kind) {
           case CLIENT -> {
@@ -93,7 +102,7 @@ final class Router implements Closeable {
   }
 
   private Answer answer(String pinned, ObjectNode request, List<GroupClient> live, Map<String, String> headers,
-      long deadline) throws RouteException, IOException {
+      long deadline, RouteTimings timings) throws RouteException, IOException {
     List<GroupClient> answering = new ArrayList<>(live);
     List<String> missing = new ArrayList<>();
     for (GroupClient g : groups.all()) {
@@ -102,7 +111,10 @@ final class Router implements Closeable {
       }
     }
     // Phase 1: statistics.
-    Map<GroupClient, JsonNode> stats = phase("stats", request, answering, headers, deadline, missing);
+    long started = System.nanoTime();
+    Map<GroupClient, JsonNode> stats = phase("stats", request, answering, headers, deadline, missing, timings);
+    timings.since("stats", started);
+    started = System.nanoTime();
     if (answering.isEmpty()) {
       throw RouteException.unavailable(-1, "no group answered");
     }
@@ -126,7 +138,11 @@ final class Router implements Closeable {
     // Phase 2: legs.
     ObjectNode legsRequest = request.deepCopy().put("phase", "legs");
     legsRequest.set("global", json.valueToTree(global));
-    Map<GroupClient, JsonNode> legs = phase("legs", legsRequest, answering, headers, deadline, missing);
+    timings.since("sum", started);
+    started = System.nanoTime();
+    Map<GroupClient, JsonNode> legs = phase("legs", legsRequest, answering, headers, deadline, missing, timings);
+    timings.since("legs", started);
+    started = System.nanoTime();
     List<List<ShardGroupSearch.Leg>> perGroup = new ArrayList<>();
     // Only the statistics phase drops groups, so answering and parsed stay aligned.
     List<ShardGroupSearch.Stats> answered = parsed;
@@ -159,7 +175,11 @@ final class Router implements Closeable {
       }
       fetches.put(g, f);
     });
-    Map<GroupClient, JsonNode> fetched = phaseEach(fetches, headers, deadline);
+    timings.since("merge", started);
+    started = System.nanoTime();
+    Map<GroupClient, JsonNode> fetched = phaseEach(fetches, headers, deadline, timings);
+    timings.since("fetch", started);
+    started = System.nanoTime();
     Map<ShardMerge.Merged, SearchHit> hitOf = new HashMap<>();
     for (Map.Entry<GroupClient, List<ShardMerge.Merged>> e : wanted.entrySet()) {
       JsonNode hits = fetched.get(e.getKey()).path("hits");
@@ -176,7 +196,9 @@ final class Router implements Closeable {
       out.put("partial", true);
       out.putPOJO("missing_shards", missing);
     }
-    return new Answer(200, json.writeValueAsString(out), Map.of());
+    Answer answer = new Answer(200, json.writeValueAsString(out), Map.of());
+    timings.since("answer", started);
+    return answer;
   }
 
   /**
@@ -184,12 +206,18 @@ final class Router implements Closeable {
    * that is unavailable is dropped from {@code answering} and its shards added to {@code missing}.
    */
   private Map<GroupClient, JsonNode> phase(String phase, ObjectNode request, List<GroupClient> answering,
-      Map<String, String> headers, long deadline, List<String> missing) throws RouteException {
+      Map<String, String> headers, long deadline, List<String> missing, RouteTimings timings) throws RouteException {
     Map<GroupClient, ObjectNode> bodies = new LinkedHashMap<>();
     for (GroupClient g : answering) {
-      bodies.put(g, request.deepCopy().put("phase", phase));
+      ObjectNode body = request.deepCopy().put("phase", phase);
+      if (phase.equals("stats") && !bodies.isEmpty()) {
+        // The query is embedded once, by the first group: the others would only spend a model call
+        // (most of a stats call's work) on a vector that sum() discards.
+        body.put("embed", false);
+      }
+      bodies.put(g, body);
     }
-    Map<GroupClient, Future<JsonNode>> calls = submit(bodies, headers, deadline);
+    Map<GroupClient, Future<JsonNode>> calls = submit(phase, bodies, headers, deadline, timings);
     Map<GroupClient, JsonNode> out = new LinkedHashMap<>();
     RouteException failure = null;
     for (Map.Entry<GroupClient, Future<JsonNode>> e : calls.entrySet()) {
@@ -212,20 +240,20 @@ final class Router implements Closeable {
   }
 
   private Map<GroupClient, JsonNode> phaseEach(Map<GroupClient, ObjectNode> bodies, Map<String, String> headers,
-      long deadline) throws RouteException {
+      long deadline, RouteTimings timings) throws RouteException {
     Map<GroupClient, JsonNode> out = new LinkedHashMap<>();
-    for (Map.Entry<GroupClient, Future<JsonNode>> e : submit(bodies, headers, deadline).entrySet()) {
+    for (Map.Entry<GroupClient, Future<JsonNode>> e : submit("fetch", bodies, headers, deadline, timings).entrySet()) {
       out.put(e.getKey(), join(e.getValue()));
     }
     return out;
   }
 
-  private Map<GroupClient, Future<JsonNode>> submit(Map<GroupClient, ObjectNode> bodies, Map<String, String> headers,
-      long deadline) {
+  private Map<GroupClient, Future<JsonNode>> submit(String phase, Map<GroupClient, ObjectNode> bodies,
+      Map<String, String> headers, long deadline, RouteTimings timings) {
     Map<GroupClient, Future<JsonNode>> calls = new LinkedHashMap<>();
     bodies.forEach((g, body) -> {
       String text = body.toString();
-      calls.put(g, fanOut.submit(() -> g.call(text, headers, deadline)));
+      calls.put(g, fanOut.submit(() -> g.call(text, headers, deadline, timings, phase)));
     });
     return calls;
   }

@@ -31,6 +31,8 @@ import org.slf4j.LoggerFactory;
 final class RouterGroups implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(RouterGroups.class);
   private static final String DESCRIBE = "{\"phase\":\"describe\"}";
+  /** How long a connection to a replica may sit unused before the router closes it. */
+  static final long IDLE_TIMEOUT_MS = 5_000;
 
   private final HttpClient http;
   private final List<GroupClient> groups;
@@ -66,7 +68,9 @@ final class RouterGroups implements Closeable {
     threads.setDaemon(true);
     http.setExecutor(threads);
     http.setMaxConnectionsPerDestination(256);
-    http.setIdleTimeout(60_000);
+    // Below a group's own idle timeout (kiln serve's default 10 s), so that the router closes an idle
+    // connection before the group does: a search sent just as the group closed it would fail.
+    http.setIdleTimeout(IDLE_TIMEOUT_MS);
     http.setConnectTimeout(Math.min(1000, config.deadlineMs()));
     http.setFollowRedirects(false);
     http.start();

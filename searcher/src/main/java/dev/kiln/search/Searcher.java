@@ -379,6 +379,11 @@ public final class Searcher implements RetrievalPath {
     return embedder.embed(query);
   }
 
+  /** Query-embedding model instances loaded so far: 0 until a search first needs the query's vector. */
+  public int queryEmbeddersLoaded() {
+    return embedder.loaded();
+  }
+
   /** Bag-of-words BM25 over chunk text; a query with no terms left after analysis finds nothing. */
   public List<SearchHit> bm25(String query, int k) {
     return bm25(query, k, MetadataFilter.none());

@@ -126,6 +126,15 @@ public final class ShardGroupSearch {
 
   /** Phase 1: this group's statistics for {@code query} under {@code filter} in {@code mode}. */
   public static Stats stats(Searcher searcher, String query, SearchMode mode, MetadataFilter filter) {
+    return stats(searcher, query, mode, filter, true);
+  }
+
+  /**
+   * {@link #stats}, with the query's embedding only when {@code embed}: the router asks one group
+   * for it, since every group searches with that one vector and embedding is most of a stats call.
+   */
+  public static Stats stats(Searcher searcher, String query, SearchMode mode, MetadataFilter filter,
+      boolean embed) {
     IndexSearcher is = searcher.indexSearcher();
     IndexReader reader = is.getIndexReader();
     try {
@@ -145,7 +154,7 @@ public final class ShardGroupSearch {
       return new Stats(searcher.snapshotId(), terms, reader.getDocCount(ShardSchema.TEXT),
           reader.getSumTotalTermFreq(ShardSchema.TEXT), reader.getSumDocFreq(ShardSchema.TEXT), reader.maxDoc(),
           reader.numDocs(), matches, largest, searcher.shardNumbers(), searcher.shardMaxDocs(), plan(searcher),
-          mode == SearchMode.BM25 ? null : searcher.embedQuery(query));
+          mode == SearchMode.BM25 || !embed ? null : searcher.embedQuery(query));
     } catch (IOException e) {
       throw new UncheckedIOException("reading statistics failed on snapshot " + searcher.snapshotId(), e);
     }
@@ -169,7 +178,11 @@ public final class ShardGroupSearch {
     long numDocs = 0;
     long matches = 0;
     long largest = 0;
+    float[] vector = null;
     for (Stats s : groups) {
+      if (vector == null) {
+        vector = s.vector();
+      }
       s.terms().forEach((t, v) -> {
         long[] acc = terms.computeIfAbsent(t, x -> new long[2]);
         acc[0] += v[0];
@@ -185,9 +198,9 @@ public final class ShardGroupSearch {
     }
     int ef = efOption > 0 ? efOption : KnnSearch.efFor(largest);
     boolean exact = filtered && matches <= (long) Math.floor(exactRatio * numDocs);
-    // One group's embedding for all: a model's output can differ in the last bits between processes
-    // (or batches), and every group must walk its graph with the same vector.
-    return new Global(terms, docCount, sumTtf, sumDf, maxDoc, ef, exact, groups.get(0).vector());
+    // One group's embedding for all (the first that sent one): a model's output can differ in the last
+    // bits between processes (or batches), and every group must walk its graph with the same vector.
+    return new Global(terms, docCount, sumTtf, sumDf, maxDoc, ef, exact, vector);
   }
 
   /** Phase 2: each leg's candidates for a fused top {@code k}, scored with {@code global}. */

@@ -41,6 +41,11 @@ final class Endpoints {
   /** The web page ({@code /ui}) and what it reads beside the search API. */
   final UiAssets ui = new UiAssets();
   final Inspection inspection;
+  /**
+   * One for the server's life: its JSON mapper caches what it learned of the phase records, which a
+   * mapper made per request learns again on every call (tens of ms a phase on a busy machine).
+   */
+  private final GroupEndpoint group;
 
   Endpoints(ServedRoots searchers, ServerMetrics metrics, SourceUris sources) {
     this(searchers, metrics, sources, new RequestOptionParser(RequestLimits.DEFAULTS, null));
@@ -53,6 +58,7 @@ final class Endpoints {
     this.metrics = metrics;
     this.sources = sources;
     this.inspection = new Inspection(searchers, sources);
+    this.group = new GroupEndpoint(searchers, this, sources); // last: it keeps this, fully set
   }
 
   /** A parsed {@code /search} or {@code /context} request; {@code budget} is unused by search. */
@@ -197,7 +203,7 @@ final class Endpoints {
 
   /** {@code /internal/group}: a shard group's phases of a router's search ({@link GroupEndpoint}). */
   Reply group(byte[] body, ApiKeys.Key key) throws IOException {
-    return new GroupEndpoint(searchers, this, sources).answer(body, key);
+    return group.answer(body, key);
   }
 
   Reply metrics() {

@@ -76,7 +76,7 @@ final class GroupEndpoint {
         return switch (phase) {
           case "stats" -> {
             ObjectNode out = json.valueToTree(ShardGroupSearch.stats(searcher, request.query(), request.mode(),
-                request.filter()));
+                request.filter(), node.path("embed").asBoolean(true)));
             out.put("k", request.k());
             out.put("mode", request.mode().name());
             out.put("filtered", searcher.bind(request.filter()).toQuery() != null);

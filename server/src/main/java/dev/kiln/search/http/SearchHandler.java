@@ -2,6 +2,7 @@ package dev.kiln.search.http;
 
 import dev.kiln.search.http.Endpoints.SearchCall;
 import java.io.IOException;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -246,11 +247,17 @@ final class SearchHandler extends Handler.Abstract {
     ex.send(client == ClientProbe.State.PIPELINED ? reply.withHeader("Connection", "close") : reply);
   }
 
-  /** A shard group's phase for a router: parsed and run on the search pool, as a search is. */
+  /**
+   * A shard group's phase for a router: parsed and run on the search pool, as a search is. The answer's
+   * {@code Server-Timing} says how long it waited for the pool ({@code queue}) and ran ({@code group}),
+   * so that the router can tell its hop from the group's work.
+   */
   private void queueGroup(Exchange ex, ApiKeys.Key key, byte[] body) {
     ex.request.addIdleTimeoutListener(t -> false);
+    long queued = System.nanoTime();
     try {
       searchPool.execute(() -> {
+        long started = System.nanoTime();
         Reply reply;
         try {
           reply = endpoints.group(body, key);
@@ -263,7 +270,9 @@ final class SearchHandler extends Handler.Abstract {
         } catch (RuntimeException | IOException | Error e) {
           reply = failed(ex, e);
         }
-        ex.send(reply);
+        long done = System.nanoTime();
+        ex.send(reply.withHeader("Server-Timing", String.format(Locale.ROOT, "queue;dur=%.2f, group;dur=%.2f",
+            (started - queued) / 1e6, (done - started) / 1e6)));
       });
     } catch (RejectedExecutionException e) {
       metrics.rejected();

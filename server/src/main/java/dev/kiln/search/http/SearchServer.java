@@ -8,6 +8,7 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Server;
@@ -98,6 +99,12 @@ public final class SearchServer implements Closeable {
         config.idleTimeoutMs(), Math.min(config.idleTimeoutMs(), IDLE_AT_LIMIT_MS));
     server.addBean(limit);
     metrics.openConnections(limit::getConnections);
+    connector.addBean(new Connection.Listener() {
+      @Override
+      public void onOpened(Connection connection) {
+        metrics.connectionOpened();
+      }
+    });
     HeaderDeadline headers = new HeaderDeadline(server.getScheduler(), config.idleTimeoutMs(), metrics);
     connector.addBean(headers);
 

@@ -24,6 +24,7 @@ public final class ServerMetrics {
   private final AtomicLong abandoned = new AtomicLong();
   private final Map<String, AtomicLong> timeouts = new ConcurrentHashMap<>();
   private volatile IntSupplier openConnections = () -> 0;
+  private final AtomicLong connectionsOpened = new AtomicLong();
 
   /** A search refused with 503 because every thread was busy and the queue full. */
   public void rejected() {
@@ -51,6 +52,15 @@ public final class ServerMetrics {
   public long timedOutCount(String phase) {
     AtomicLong n = timeouts.get(phase);
     return n == null ? 0 : n.get();
+  }
+
+  /** A connection accepted: a keep-alive client (a router's groups) opens few however many requests it sends. */
+  void connectionOpened() {
+    connectionsOpened.incrementAndGet();
+  }
+
+  public long connectionsOpenedCount() {
+    return connectionsOpened.get();
   }
 
   /** Where the open-connections gauge reads from. */
@@ -105,6 +115,9 @@ public final class ServerMetrics {
     out.append("# HELP kiln_http_connections Connections open now.\n");
     out.append("# TYPE kiln_http_connections gauge\n");
     out.append("kiln_http_connections ").append(openConnections.getAsInt()).append('\n');
+    out.append("# HELP kiln_http_connections_opened_total Connections accepted since start.\n");
+    out.append("# TYPE kiln_http_connections_opened_total counter\n");
+    out.append("kiln_http_connections_opened_total ").append(connectionsOpened.get()).append('\n');
     out.append("# HELP kiln_snapshot_reloads_total Snapshots swapped in since start.\n");
     out.append("# TYPE kiln_snapshot_reloads_total counter\n");
     out.append("kiln_snapshot_reloads_total ").append(reloads).append('\n');
