@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * (docs/ARCHITECTURE.md, "Serving beyond one machine"): the snapshot is pinned ({@link Topology#pin}),
  * then three phases run on one replica of every group in parallel — statistics (summed here), legs
  * (merged and fused here with the searcher's own classes, {@link ShardMerge}), fetch of the hits kept
- * — each naming the pinned snapshot, so no answer mixes two. A group that moved on answers 409 and the
+ * — with, for hybrid search with feedback, the feedback passes between legs and fetch ({@link
+ * FeedbackPasses}); each phase naming the pinned snapshot, so no answer mixes two. A group that moved on answers 409 and the
  * search starts again on a newer pin, at most {@link #ATTEMPTS} times.
  */
 final class Router implements Closeable {
@@ -137,15 +138,32 @@ final class Router implements Closeable {
       }
       perGroup.add(l);
     }
-    List<ShardMerge.Merged> merged = ShardMerge.merge(perGroup, ShardMerge.shardStarts(answered, !missing.isEmpty()),
-        k, answered.get(0).plan().toFusion());
-    // Phase 3: fetch the kept hits from the groups that hold them.
+    long[] starts = ShardMerge.shardStarts(answered, !missing.isEmpty());
+    ShardGroupSearch.Plan plan = answered.get(0).plan();
     Map<Integer, GroupClient> byShard = new HashMap<>();
     for (int i = 0; i < answering.size(); i++) {
       for (int shard : answered.get(i).shards()) {
         byShard.put(shard, answering.get(i));
       }
     }
+    List<ShardMerge.Merged> merged;
+    if (mode == SearchMode.HYBRID && FeedbackPasses.needed(plan)) {
+      // Phases 2b: the feedback passes, on the merged first pass (FeedbackPasses).
+      List<List<ShardGroupSearch.Hit>> firstPass = new ArrayList<>();
+      for (int l = 0; l < 2; l++) {
+        List<ShardGroupSearch.Leg> parts = new ArrayList<>();
+        for (List<ShardGroupSearch.Leg> g : perGroup) {
+          parts.add(g.get(l));
+        }
+        firstPass.add(ShardMerge.join(parts, starts));
+      }
+      FeedbackPasses passes = new FeedbackPasses(json, request, bodies -> phaseEach(bodies, headers, deadline),
+          answering, byShard, starts, plan);
+      merged = ShardMerge.fuse(passes.run(firstPass.get(0), firstPass.get(1), global, k), starts, k, plan.toFusion());
+    } else {
+      merged = ShardMerge.merge(perGroup, starts, k, plan.toFusion());
+    }
+    // Phase 3: fetch the kept hits from the groups that hold them.
     Map<GroupClient, List<ShardMerge.Merged>> wanted = new LinkedHashMap<>();
     for (ShardMerge.Merged m : merged) {
       wanted.computeIfAbsent(byShard.get(m.shard()), x -> new ArrayList<>()).add(m);

@@ -9,8 +9,6 @@ import dev.kiln.search.ShardSelection;
 import dev.kiln.search.http.ReloadSettings;
 import dev.kiln.search.http.ReloadingSearcher;
 import dev.kiln.search.http.SearchServer;
-import dev.kiln.search.rewrite.DenseFeedback;
-import dev.kiln.search.rewrite.LexicalFeedback;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.URI;
@@ -24,9 +22,6 @@ import java.util.List;
 
 /** Search servers on loopback for router tests: whole-snapshot ones and shard groups, closed together. */
 final class Cluster implements Closeable {
-  /** Kiln's defaults less the feedback passes, which shard groups do not split yet. */
-  static final SearchOptions PLAIN = SearchOptions.defaults().toBuilder().denseFeedback(DenseFeedback.OFF)
-      .lexicalFeedback(LexicalFeedback.OFF).build();
   static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -34,7 +29,7 @@ final class Cluster implements Closeable {
 
   /** A server of {@code root}; {@code shards} null for every shard; polls CURRENT every {@code pollMs} (0: never). */
   Server serve(Path root, String shards, long pollMs) throws IOException {
-    return serve(root, shards, pollMs, PLAIN);
+    return serve(root, shards, pollMs, SearchOptions.defaults());
   }
 
   Server serve(Path root, String shards, long pollMs, SearchOptions options) throws IOException {

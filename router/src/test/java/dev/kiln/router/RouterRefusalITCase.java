@@ -32,14 +32,14 @@ class RouterRefusalITCase {
       Cluster.Server a12 = cluster.serve(rootA, "1-2", 0);
       Cluster.Server b23 = cluster.serve(rootB, "2-3", 0);
       Cluster.Server whole = cluster.serve(rootA, null, 0);
-      Cluster.Server feedback = cluster.serve(rootA, "2-3", 0, SearchOptions.defaults());
+      Cluster.Server gated = cluster.serve(rootA, "2-3", 0, SearchOptions.defaults().withGates(0.6, Double.NaN));
 
       refused(List.of(List.of(a01.uri()), List.of(b23.uri())), "serves snapshots root");
       refused(List.of(List.of(a01.uri()), List.of(a12.uri())), "served by two groups");
       refused(List.of(List.of(a01.uri())), "no group serves shard 2");
       refused(List.of(List.of(a01.uri(), a12.uri()), List.of(a23.uri())), "same shards");
       refused(List.of(List.of(whole.uri())), "start group servers with --shards");
-      refused(List.of(List.of(a01.uri()), List.of(feedback.uri())), "feedback");
+      refused(List.of(List.of(a01.uri()), List.of(gated.uri())), "--min-score");
       Cluster.Server gone = cluster.serve(rootA, "2-3", 0);
       gone.close();
       refused(List.of(List.of(a01.uri()), List.of(gone.uri())), "no replica of group 1");

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.search.SearchMode;
+import dev.kiln.search.SearchOptions;
 import dev.kiln.search.SearchRequest;
 import dev.kiln.search.Searcher;
 import dev.kiln.search.ShardedCorpus;
@@ -78,8 +79,8 @@ class RouterRolloutITCase {
       clients.shutdown();
 
       Map<String, Searcher> byId = new HashMap<>();
-      try (Searcher a = Searcher.builder().root(root).snapshot(first).options(Cluster.PLAIN).build();
-          Searcher b = Searcher.builder().root(root).snapshot(second[0]).options(Cluster.PLAIN).build()) {
+      try (Searcher a = Searcher.builder().root(root).snapshot(first).options(SearchOptions.defaults()).build();
+          Searcher b = Searcher.builder().root(root).snapshot(second[0]).options(SearchOptions.defaults()).build()) {
         byId.put(first, a);
         byId.put(second[0], b);
         int onNew = 0;
