@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.client.CompletableResponseListener;
 import org.eclipse.jetty.client.ContentResponse;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.StringRequestContent;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -31,16 +32,21 @@ import org.slf4j.LoggerFactory;
 final class RouterGroups implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(RouterGroups.class);
   private static final String DESCRIBE = "{\"phase\":\"describe\"}";
+  private static final String DESCRIBE_STATUS = "describe answered HTTP ";
 
   private final HttpClient http;
   private final List<GroupClient> groups;
   private final ScheduledExecutorService poller;
   private final ObjectMapper json;
   private final long describeTimeoutMs;
+  /** {@link RouterConfig#groupKey()}: what the router's own describes carry, or null. */
+  private final String groupKey;
   /** Runs the replicas' describes side by side: a hung replica must not delay learning about the others. */
   private final ExecutorService describers = Executors.newVirtualThreadPerTaskExecutor();
 
-  private RouterGroups(HttpClient http, List<GroupClient> groups, ObjectMapper json, long pollMs, long timeoutMs) {
+  private RouterGroups(HttpClient http, List<GroupClient> groups, ObjectMapper json, long pollMs, long timeoutMs,
+      String groupKey) {
+    this.groupKey = groupKey;
     this.http = http;
     this.groups = groups;
     this.json = json;
@@ -81,7 +87,13 @@ final class RouterGroups implements Closeable {
         List<Replica> rs = new ArrayList<>();
         for (URI uri : g) {
           Replica r = new Replica(uri);
-          JsonNode answer = describe(http, json, r, timeout);
+          JsonNode answer = describe(http, json, r, timeout, config.groupKey());
+          String error = r.lastError();
+          if (answer == null && error != null && (error.startsWith(DESCRIBE_STATUS + "401")
+              || error.startsWith(DESCRIBE_STATUS + "403"))) {
+            throw new IllegalArgumentException("replica " + uri + " refused the router's describe (" + error
+                + "): it serves with --api-keys; give the router a key of that file (--group-key-file)");
+          }
           d.add(answer);
           rs.add(r);
         }
@@ -95,7 +107,7 @@ final class RouterGroups implements Closeable {
         clients.add(new GroupClient(i, shards.get(i), replicas.get(i), http, config.hedgeMs(), json));
         LOG.info("group {}: shards {}, replicas {}", i, shards.get(i), urls.get(i));
       }
-      return new RouterGroups(http, clients, json, config.pollMs(), timeout);
+      return new RouterGroups(http, clients, json, config.pollMs(), timeout, config.groupKey());
     } catch (Exception | Error e) {
       http.stop();
       throw e;
@@ -103,13 +115,17 @@ final class RouterGroups implements Closeable {
   }
 
   /** A replica's {@code describe}, or null (and the replica marked down) when it does not answer. */
-  private static JsonNode describe(HttpClient http, ObjectMapper json, Replica r, long timeoutMs) {
+  private static JsonNode describe(HttpClient http, ObjectMapper json, Replica r, long timeoutMs, String key) {
     try {
-      ContentResponse response = new CompletableResponseListener(http.newRequest(r.uri()).method(HttpMethod.POST)
+      Request request = http.newRequest(r.uri()).method(HttpMethod.POST)
           .path(GroupClient.PATH).body(new StringRequestContent("application/json", DESCRIBE))
-          .timeout(timeoutMs, TimeUnit.MILLISECONDS), GroupClient.MAX_ANSWER_BYTES).send().get();
+          .timeout(timeoutMs, TimeUnit.MILLISECONDS);
+      if (key != null) {
+        request.headers(h -> h.put("X-Api-Key", key));
+      }
+      ContentResponse response = new CompletableResponseListener(request, GroupClient.MAX_ANSWER_BYTES).send().get();
       if (response.getStatus() != 200) {
-        r.down("describe answered HTTP " + response.getStatus() + ": " + response.getContentAsString());
+        r.down(DESCRIBE_STATUS + response.getStatus() + ": " + response.getContentAsString());
         return null;
       }
       JsonNode node = json.readTree(response.getContentAsString());
@@ -138,7 +154,7 @@ final class RouterGroups implements Closeable {
     List<CompletableFuture<?>> all = new ArrayList<>();
     for (GroupClient g : groups) {
       for (Replica r : g.replicas()) {
-        all.add(CompletableFuture.runAsync(() -> describe(http, json, r, describeTimeoutMs), describers));
+        all.add(CompletableFuture.runAsync(() -> describe(http, json, r, describeTimeoutMs, groupKey), describers));
       }
     }
     CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])).join();

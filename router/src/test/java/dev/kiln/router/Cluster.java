@@ -6,9 +6,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.search.SearchOptions;
 import dev.kiln.search.ShardSelection;
+import dev.kiln.search.http.ApiKeys;
 import dev.kiln.search.http.ReloadSettings;
 import dev.kiln.search.http.ReloadingSearcher;
 import dev.kiln.search.http.SearchServer;
+import dev.kiln.search.http.ServerConfig;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.URI;
@@ -33,12 +35,18 @@ final class Cluster implements Closeable {
   }
 
   Server serve(Path root, String shards, long pollMs, SearchOptions options) throws IOException {
+    return serve(root, shards, pollMs, options, null);
+  }
+
+  /** As {@link #serve(Path, String, long, SearchOptions)}, requiring {@code keys} (null: none). */
+  Server serve(Path root, String shards, long pollMs, SearchOptions options, ApiKeys keys) throws IOException {
     ReloadSettings settings = ReloadSettings.polling(pollMs);
     if (shards != null) {
       settings = settings.withShards(ShardSelection.parse(shards));
     }
     ReloadingSearcher searchers = new ReloadingSearcher(root, options, settings);
-    SearchServer server = SearchServer.start(searchers, "127.0.0.1", 0, 8);
+    ServerConfig config = ServerConfig.of("127.0.0.1", 0, 8);
+    SearchServer server = SearchServer.start(searchers, keys == null ? config : config.withApiKeys(keys));
     Server s = new Server(searchers, server);
     open.add(s);
     return s;
@@ -53,6 +61,12 @@ final class Cluster implements Closeable {
   static HttpResponse<String> get(int port, String pathAndQuery) throws Exception {
     return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery))
         .timeout(Duration.ofSeconds(20)).GET().build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** A GET with {@code X-Api-Key: key}. */
+  static HttpResponse<String> get(int port, String pathAndQuery, String key) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery))
+        .timeout(Duration.ofSeconds(20)).header("X-Api-Key", key).GET().build(), HttpResponse.BodyHandlers.ofString());
   }
 
   static HttpResponse<String> post(int port, String path, String body) throws Exception {
