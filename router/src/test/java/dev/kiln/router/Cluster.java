@@ -24,6 +24,11 @@ import java.util.List;
 
 /** Search servers on loopback for router tests: whole-snapshot ones and shard groups, closed together. */
 final class Cluster implements Closeable {
+  /**
+   * Kiln's search defaults with one query embedder per server: the count changes no answer, and a
+   * test's several servers on a small machine then load one model copy each, on the first query.
+   */
+  static final SearchOptions DEFAULTS = SearchOptions.defaults().withQueryEmbedders(1);
   static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -31,7 +36,7 @@ final class Cluster implements Closeable {
 
   /** A server of {@code root}; {@code shards} null for every shard; polls CURRENT every {@code pollMs} (0: never). */
   Server serve(Path root, String shards, long pollMs) throws IOException {
-    return serve(root, shards, pollMs, SearchOptions.defaults());
+    return serve(root, shards, pollMs, DEFAULTS);
   }
 
   Server serve(Path root, String shards, long pollMs, SearchOptions options) throws IOException {

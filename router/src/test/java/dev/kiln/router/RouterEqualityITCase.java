@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.kiln.search.SearchOptions;
 import dev.kiln.search.ShardedCorpus;
 import dev.kiln.search.rewrite.DenseFeedback;
 import dev.kiln.search.rewrite.LexicalFeedback;
@@ -41,7 +40,7 @@ class RouterEqualityITCase {
   static void start() throws Exception {
     ShardedCorpus.write(root, 1500, 4, 11);
     whole = cluster.serve(root, null, 0);
-    withoutFeedback = cluster.serve(root, null, 0, SearchOptions.defaults().toBuilder()
+    withoutFeedback = cluster.serve(root, null, 0, Cluster.DEFAULTS.toBuilder()
         .denseFeedback(DenseFeedback.OFF).lexicalFeedback(LexicalFeedback.OFF).build());
     Cluster.Server g0 = cluster.serve(root, "0-1", 0);
     Cluster.Server g1 = cluster.serve(root, "2-3", 0);

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * shards (0 and 1-3). Hybrid answers equal one server's with the same options.
  */
 class RouterFeedbackScopeITCase {
-  static final SearchOptions OPTIONS = SearchOptions.defaults().toBuilder().feedbackScope(FeedbackScope.INDEX)
+  static final SearchOptions OPTIONS = Cluster.DEFAULTS.toBuilder().feedbackScope(FeedbackScope.INDEX)
       .fusion(FusionMethod.RRF).denseFeedback(new DenseFeedback(5, 0.5))
       .lexicalFeedback(new LexicalFeedback(6, 8, 0.6, 1.0)).build();
   @TempDir

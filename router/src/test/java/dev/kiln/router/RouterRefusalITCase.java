@@ -3,7 +3,6 @@ package dev.kiln.router;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kiln.search.SearchOptions;
 import dev.kiln.search.ShardedCorpus;
 import java.net.URI;
 import java.nio.file.Path;
@@ -36,7 +35,7 @@ class RouterRefusalITCase {
       Cluster.Server b23 = cluster.serve(rootB, "2-3", 0);
       Cluster.Server m23 = cluster.serve(otherModel, "2-3", 0);
       Cluster.Server whole = cluster.serve(rootA, null, 0);
-      Cluster.Server gated = cluster.serve(rootA, "2-3", 0, SearchOptions.defaults().withGates(0.6, Double.NaN));
+      Cluster.Server gated = cluster.serve(rootA, "2-3", 0, Cluster.DEFAULTS.withGates(0.6, Double.NaN));
 
       refused(List.of(List.of(a01.uri()), List.of(b23.uri())), "serves snapshots root");
       refused(List.of(List.of(a01.uri()), List.of(m23.uri())), "of model sha256:another-model");

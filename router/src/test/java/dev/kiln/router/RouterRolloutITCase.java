@@ -45,6 +45,10 @@ class RouterRolloutITCase {
       Cluster.Server g1 = cluster.serve(root, "2-3", 400);
       RouterServer router = cluster.route(RouterConfig.of(List.of(List.of(g0.uri()), List.of(g1.uri())))
           .withDeadlineMs(5000).withPollMs(50));
+      // Each group loads its query model on its first query: before the load, not inside its deadline.
+      for (Cluster.Server g : List.of(g0, g1)) {
+        assertEquals(200, Cluster.get(g.port(), "/search?q=lava&mode=dense").statusCode());
+      }
       ExecutorService clients = Executors.newFixedThreadPool(4);
       List<Future<List<JsonNode>>> load = new ArrayList<>();
       long end = System.nanoTime() + 12_000_000_000L;

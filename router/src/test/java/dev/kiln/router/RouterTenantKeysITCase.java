@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.kiln.search.SearchOptions;
 import dev.kiln.search.ShardedCorpus;
 import dev.kiln.search.http.ApiKeys;
 import java.net.URLEncoder;
@@ -49,9 +48,9 @@ class RouterTenantKeysITCase {
     Files.writeString(file, "sha256:" + ApiKeys.sha256(FULL_KEY) + "\n" + TENANT_KEY + "  topic=geology\n");
     Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
     ApiKeys keys = ApiKeys.load(file);
-    whole = cluster.serve(root, null, 0, SearchOptions.defaults(), keys);
-    g0 = cluster.serve(root, "0-1", 0, SearchOptions.defaults(), keys);
-    g1 = cluster.serve(root, "2-3", 0, SearchOptions.defaults(), keys);
+    whole = cluster.serve(root, null, 0, Cluster.DEFAULTS, keys);
+    g0 = cluster.serve(root, "0-1", 0, Cluster.DEFAULTS, keys);
+    g1 = cluster.serve(root, "2-3", 0, Cluster.DEFAULTS, keys);
     router = cluster.route(RouterConfig.of(List.of(List.of(g0.uri()), List.of(g1.uri()))).withDeadlineMs(10_000)
         .withGroupKey(FULL_KEY));
   }
