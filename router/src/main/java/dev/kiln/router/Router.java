@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.search.RelevanceGate;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchMode;
 import dev.kiln.search.SearchResponse;
@@ -169,8 +170,15 @@ final class Router implements Closeable {
       wanted.computeIfAbsent(byShard.get(m.shard()), x -> new ArrayList<>()).add(m);
     }
     Map<GroupClient, ObjectNode> fetches = new LinkedHashMap<>();
+    RelevanceGate gate = plan.gate();
+    // A gate compares calibrated scores: dense scores are; other modes' hits the groups calibrate
+    // against the query's embedding as they fetch them.
+    boolean calibrate = !gate.isOff() && mode != SearchMode.DENSE;
     wanted.forEach((g, ms) -> {
       ObjectNode f = request.deepCopy().put("phase", "fetch");
+      if (calibrate) {
+        f.putPOJO("calibrate", global.vector());
+      }
       var hits = f.putArray("hits");
       for (ShardMerge.Merged m : ms) {
         hits.addObject().put("shard", m.shard()).put("doc", m.doc()).put("score", m.score());
@@ -187,8 +195,10 @@ final class Router implements Closeable {
     }
     List<SearchHit> results = new ArrayList<>(merged.size());
     for (ShardMerge.Merged m : merged) {
-      results.add(hitOf.get(m));
+      SearchHit h = hitOf.get(m);
+      results.add(!gate.isOff() && mode == SearchMode.DENSE ? h.withRelevance(h.score()) : h);
     }
+    results = gate.apply(results);
     ObjectNode out = json.valueToTree(new SearchResponse(pinned, mode, results));
     if (!missing.isEmpty()) {
       out.put("partial", true);

@@ -97,8 +97,15 @@ final class Cluster implements Closeable {
       ObjectNode ai = ((ObjectNode) a.get(i)).deepCopy();
       double es = ei.remove("score").asDouble();
       double as = ai.remove("score").asDouble();
+      // The calibrated score (with a relevance gate) is a dot product with the query's embedding.
+      JsonNode er = ei.remove("relevance");
+      JsonNode ar = ai.remove("relevance");
       assertEquals(ei, ai, "hit " + i + " of " + answer);
       assertEquals(es, as, "bm25".equals(expected.path("mode").asText()) ? 0.0 : tolerance, "hit " + i);
+      assertEquals(er == null, ar == null, "hit " + i + " relevance of " + answer);
+      if (er != null) {
+        assertEquals(er.asDouble(), ar.asDouble(), tolerance, "hit " + i + " relevance");
+      }
     }
   }
 

@@ -35,7 +35,7 @@ class RouterRefusalITCase {
       Cluster.Server b23 = cluster.serve(rootB, "2-3", 0);
       Cluster.Server m23 = cluster.serve(otherModel, "2-3", 0);
       Cluster.Server whole = cluster.serve(rootA, null, 0);
-      Cluster.Server gated = cluster.serve(rootA, "2-3", 0, Cluster.DEFAULTS.withGates(0.6, Double.NaN));
+      Cluster.Server rewriting = cluster.serve(rootA, "2-3", 0, Cluster.DEFAULTS.withPrf(true));
 
       refused(List.of(List.of(a01.uri()), List.of(b23.uri())), "serves snapshots root");
       refused(List.of(List.of(a01.uri()), List.of(m23.uri())), "of model sha256:another-model");
@@ -44,7 +44,7 @@ class RouterRefusalITCase {
       refused(List.of(List.of(a01.uri())), "no group serves shard 2");
       refused(List.of(List.of(a01.uri(), a12.uri()), List.of(a23.uri())), "same shards");
       refused(List.of(List.of(whole.uri())), "start group servers with --shards");
-      refused(List.of(List.of(a01.uri()), List.of(gated.uri())), "--min-score");
+      refused(List.of(List.of(a01.uri()), List.of(rewriting.uri())), "query rewriting (--prf");
       Cluster.Server gone = cluster.serve(rootA, "2-3", 0);
       gone.close();
       refused(List.of(List.of(a01.uri()), List.of(gone.uri())), "no replica of group 1");

@@ -136,11 +136,11 @@ public final class Searcher implements RetrievalPath {
   }
 
   /**
-   * Its relevance gate is off, no reranker is loaded and no query rewriter is configured: the stages
-   * a router splits across shard groups (hybrid's feedback passes included) are all it runs.
+   * No reranker is loaded and no query rewriter is configured: the stages a router splits across
+   * shard groups (hybrid's feedback passes and the relevance gates included) are all it runs.
    */
   boolean splittablePipeline() {
-    return pipeline.gate().isOff() && pipeline.rerank() == null && pipeline.rewriter() == QueryRewriter.IDENTITY;
+    return pipeline.rerank() == null && pipeline.rewriter() == QueryRewriter.IDENTITY;
   }
 
   /** The Lucene passes of the searcher's own options. */

@@ -21,6 +21,7 @@ import java.util.Map;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.Term;
+import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.CollectionStatistics;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
@@ -48,8 +49,9 @@ import org.apache.lucene.search.similarities.BM25Similarity;
  *
  * <p>Fusion, its normalisation and the cut to k happen at the router, over the union, with the
  * searcher's own fusion classes. Hybrid's feedback passes run as further phases between legs and
- * fetch ({@link ShardGroupFeedback}); a snapshot served with query rewriting, a reranker or relevance
- * gates is refused ({@link #checkSplittable}).
+ * fetch ({@link ShardGroupFeedback}); relevance gates run at the router on the fetched hits, which the
+ * groups calibrate; a snapshot served with query rewriting or a reranker is refused ({@link
+ * #checkSplittable}).
  */
 public final class ShardGroupSearch {
   private ShardGroupSearch() {}
@@ -92,7 +94,9 @@ public final class ShardGroupSearch {
       @JsonProperty("hybrid_prf_terms") int hybridPrfTerms,
       @JsonProperty("hybrid_prf_orig_weight") double hybridPrfOrigWeight,
       @JsonProperty("hybrid_prf_max_df") double hybridPrfMaxDf,
-      @JsonProperty("prf_scope") String prfScope) {
+      @JsonProperty("prf_scope") String prfScope,
+      @JsonProperty("min_score") Double minScore,
+      @JsonProperty("max_drop") Double maxDrop) {
     /** The fusion the single process runs with these settings ({@link Retrievers#fusion}). */
     public Fusion toFusion() {
       return FusionMethod.parse(fusion) == FusionMethod.RRF ? new ReciprocalRankFusion(rrfK) : new MinMaxBlend(alpha);
@@ -112,6 +116,11 @@ public final class ShardGroupSearch {
     public FeedbackScope feedbackScope() {
       return FeedbackScope.parse(prfScope);
     }
+
+    /** The relevance gates ({@code --min-score}, {@code --max-drop}; null: off). */
+    public RelevanceGate gate() {
+      return new RelevanceGate(minScore == null ? Double.NaN : minScore, maxDrop == null ? Double.NaN : maxDrop);
+    }
   }
 
   /** The plan of {@code searcher}'s snapshot and options. */
@@ -121,7 +130,8 @@ public final class ShardGroupSearch {
     LexicalFeedback l = o.lexicalFeedback();
     return new Plan(searcher.modelFingerprint(), searcher.manifest().shards().size(), o.fusion().label(), o.rrfK(),
         o.alpha(), o.ef(), o.exactFilterRatio(), o.denseDepth(), o.bm25Depth(), d.docs(), d.weight(), l.docs(),
-        l.terms(), l.originalWeight(), l.maxDocRatio(), o.feedbackScope().label());
+        l.terms(), l.originalWeight(), l.maxDocRatio(), o.feedbackScope().label(),
+        Double.isNaN(o.minScore()) ? null : o.minScore(), Double.isNaN(o.maxDrop()) ? null : o.maxDrop());
   }
 
   /** Statistics summed over every group, as the router sends them back with {@link #legs}. */
@@ -144,15 +154,15 @@ public final class ShardGroupSearch {
       @JsonProperty("hits") List<Hit> hits) {}
 
   /**
-   * Refuses a searcher whose pipeline has a stage the router does not split: query rewriting, a
-   * reranker or relevance gates would need the whole snapshot's candidates in one process. Hybrid's
-   * feedback passes are split ({@link ShardGroupFeedback}).
+   * Refuses a searcher whose pipeline has a stage the router does not split: query rewriting or a
+   * reranker. Hybrid's feedback passes ({@link ShardGroupFeedback}) and the relevance gates (the
+   * groups calibrate the hits they fetch, the router gates) are split.
    */
   public static void checkSplittable(Searcher searcher) {
     if (!searcher.splittablePipeline()) {
-      throw new IllegalStateException("a shard group cannot serve query rewriting (--prf or a custom rewriter),"
-          + " a reranker (--rerank-model) or relevance gates (--min-score, --max-drop): turn them off on the"
-          + " group servers; the router does not split them and would answer differently from one server");
+      throw new IllegalStateException("a shard group cannot serve query rewriting (--prf or a custom rewriter)"
+          + " or a reranker (--rerank-model): turn them off on the group servers; the router does not split"
+          + " them and would answer differently from one server");
     }
   }
 
@@ -177,7 +187,8 @@ public final class ShardGroupSearch {
       return new Stats(searcher.snapshotId(), terms, reader.getDocCount(ShardSchema.TEXT),
           reader.getSumTotalTermFreq(ShardSchema.TEXT), reader.getSumDocFreq(ShardSchema.TEXT), reader.maxDoc(),
           reader.numDocs(), matches, largest, searcher.shardNumbers(), searcher.shardMaxDocs(), plan(searcher),
-          mode == SearchMode.BM25 ? null : searcher.embedQuery(query));
+          // BM25 needs the embedding only to calibrate the hits a relevance gate judges.
+          mode == SearchMode.BM25 && plan(searcher).gate().isOff() ? null : searcher.embedQuery(query));
     } catch (IOException e) {
       throw new UncheckedIOException("reading statistics failed on snapshot " + searcher.snapshotId(), e);
     }
@@ -302,11 +313,22 @@ public final class ShardGroupSearch {
 
   /** Phase 3: the stored hits of {@code wanted} (this group's shards only), with their given scores. */
   public static List<SearchHit> fetch(Searcher searcher, List<Hit> wanted) {
+    return fetch(searcher, wanted, null);
+  }
+
+  /**
+   * {@link #fetch(Searcher, List)}, each hit with its calibrated score against {@code calibrate} (the
+   * query vector; null: none) as {@link DenseRelevance} computes it, for the router's relevance gate.
+   */
+  public static List<SearchHit> fetch(Searcher searcher, List<Hit> wanted, float[] calibrate) {
     List<SearchHit> out = new ArrayList<>(wanted.size());
     try {
       HitReader reader = new HitReader(searcher.indexSearcher());
       for (Hit h : wanted) {
-        out.add(reader.hit(docOf(searcher, h), h.score()));
+        int doc = docOf(searcher, h);
+        SearchHit hit = reader.hit(doc, h.score());
+        float[] v = calibrate == null ? null : searcher.retrieval().vectorOf(doc);
+        out.add(v == null ? hit : hit.withRelevance((double) VectorSimilarityFunction.DOT_PRODUCT.compare(calibrate, v)));
       }
       return out;
     } catch (IOException e) {

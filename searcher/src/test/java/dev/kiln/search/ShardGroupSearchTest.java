@@ -127,20 +127,17 @@ class ShardGroupSearchTest {
   }
 
   @Test
-  void aGroupServesTheDefaultsButRefusesGatesAndRewriting() throws Exception {
-    try (Searcher defaults = Searcher.builder().root(root).snapshot(whole.snapshotId())
-        .shards(ShardSelection.parse("0-1")).build();
-        Searcher gated = Searcher.builder().root(root).snapshot(whole.snapshotId())
-            .options(SearchOptions.defaults().withGates(0.5, Double.NaN)).shards(ShardSelection.parse("0-1")).build();
+  void aGroupServesTheDefaultsAndGatesButRefusesRewriting() throws Exception {
+    try (Searcher gated = Searcher.builder().root(root).snapshot(whole.snapshotId())
+        .options(SearchOptions.defaults().withGates(0.5, 0.1)).shards(ShardSelection.parse("0-1")).build();
         Searcher rm3 = Searcher.builder().root(root).snapshot(whole.snapshotId())
             .options(SearchOptions.defaults().withPrf(true)).shards(ShardSelection.parse("0-1")).build()) {
-      // Hybrid's feedback passes (on by default) are split by the router (ShardGroupFeedback).
-      ShardGroupSearch.checkSplittable(defaults);
-      for (Searcher refused : List.of(gated, rm3)) {
-        IllegalStateException e = assertThrows(IllegalStateException.class,
-            () -> ShardGroupSearch.checkSplittable(refused));
-        assertTrue(e.getMessage().contains("--min-score") && e.getMessage().contains("--prf"), e.getMessage());
-      }
+      // Hybrid's feedback passes (on by default) and the gates are split by the router.
+      ShardGroupSearch.checkSplittable(gated);
+      IllegalStateException e = assertThrows(IllegalStateException.class, () -> ShardGroupSearch.checkSplittable(rm3));
+      assertTrue(e.getMessage().contains("--prf") && e.getMessage().contains("--rerank-model"), e.getMessage());
+      assertEquals(0.5, ShardGroupSearch.plan(gated).gate().minScore());
+      assertTrue(ShardGroupSearch.plan(even.get(0)).gate().isOff());
     }
     ShardGroupSearch.checkSplittable(even.get(0));
   }

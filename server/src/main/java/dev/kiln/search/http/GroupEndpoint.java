@@ -91,7 +91,9 @@ final class GroupEndpoint {
               request.mode(), request.filter(), request.k(),
               json.treeToValue(node.get("global"), ShardGroupSearch.Global.class))));
           case "fetch" -> {
-            List<SearchHit> hits = ShardGroupSearch.fetch(searcher, hits(node.path("hits")));
+            float[] calibrate = node.hasNonNull("calibrate") ? json.treeToValue(node.get("calibrate"), float[].class)
+                : null;
+            List<SearchHit> hits = ShardGroupSearch.fetch(searcher, hits(node.path("hits")), calibrate);
             SearchResponse shown = sources.show(new SearchResponse(searcher.snapshotId(), request.mode(), hits));
             yield ok(json.createObjectNode().putPOJO("hits", shown.results()));
           }
