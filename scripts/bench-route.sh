@@ -7,8 +7,8 @@
 # of the group is up). The servers' background hashing of the snapshot is waited out first; after the load
 # levels, "route_timing_ms" splits 50 sequential routed searches by the router's Server-Timing (medians).
 #   scripts/bench-route.sh --snapshots DIR --shards N [--duration-s 10] [--mode hybrid] [--out FILE]
-# The snapshot's shard count N must be even (groups 0..N/2-1 and N/2..N-1). Shard groups serve the plain
-# pipeline, so the single server runs with the same options (--dense-prf-docs 0 --hybrid-prf-docs 0).
+# The snapshot's shard count N must be even (groups 0..N/2-1 and N/2..N-1). Every server runs Kiln's
+# default search options (hybrid's feedback passes included: the router splits them into phases).
 set -euo pipefail
 KILN_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SNAPSHOTS="" SHARDS="" DURATION=10 MODE=hybrid OUT=""
@@ -27,14 +27,14 @@ if [[ -z "$SNAPSHOTS" || -z "$SHARDS" || $((SHARDS % 2)) -ne 0 ]]; then
   exit 2
 fi
 HALF=$((SHARDS / 2))
-PLAIN=(--dense-prf-docs 0 --hybrid-prf-docs 0 --poll-ms 1000)
+COMMON=(--poll-ms 1000)
 LOGS="$(mktemp -d)"
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 serve() { # port, extra args...
   local port="$1"; shift
-  "$KILN_HOME/scripts/kiln" serve --snapshots "$SNAPSHOTS" --port "$port" "${PLAIN[@]}" "$@" >"$LOGS/$port.log" 2>&1 &
+  "$KILN_HOME/scripts/kiln" serve --snapshots "$SNAPSHOTS" --port "$port" "${COMMON[@]}" "$@" >"$LOGS/$port.log" 2>&1 &
   PIDS+=($!)
   echo $!
 }

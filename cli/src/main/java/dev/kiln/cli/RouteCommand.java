@@ -27,7 +27,7 @@ final class RouteCommand implements Callable<Integer> {
 
   @Option(names = "--config", paramLabel = "FILE",
       description = "a file of 'key = value' lines: group (repeatable), host, port, deadline-ms, hedge-ms,"
-          + " allow-partial, poll-ms; flags given as well win")
+          + " allow-partial, poll-ms, group-key-file; flags given as well win")
   Path config;
 
   @Option(names = "--host", paramLabel = "ADDR", description = "address to bind (default: 127.0.0.1)")
@@ -53,6 +53,11 @@ final class RouteCommand implements Callable<Integer> {
       + " (default: " + RouterConfig.DEFAULT_POLL_MS + ")")
   Long pollMs;
 
+  @Option(names = "--group-key-file", paramLabel = "FILE", description = "a file holding the API key the router's"
+      + " own calls to the groups carry (describe, polling), for groups started with --api-keys; searches carry"
+      + " the client's key")
+  Path groupKeyFile;
+
   @Override
   public Integer call() throws Exception {
     List<String> groupValues = new ArrayList<>();
@@ -62,6 +67,7 @@ final class RouteCommand implements Callable<Integer> {
     Long fileHedge = null;
     Boolean filePartial = null;
     Long filePoll = null;
+    Path fileKey = null;
     if (config != null) {
       List<String> lines;
       try {
@@ -89,8 +95,9 @@ final class RouteCommand implements Callable<Integer> {
             case "hedge-ms" -> fileHedge = Long.parseLong(value);
             case "allow-partial" -> filePartial = Boolean.parseBoolean(value);
             case "poll-ms" -> filePoll = Long.parseLong(value);
+            case "group-key-file" -> fileKey = Path.of(value);
             default -> throw new ConfigException("--config " + config + " line " + (i + 1) + ": unknown key '" + key
-                + "': use group, host, port, deadline-ms, hedge-ms, allow-partial or poll-ms");
+                + "': use group, host, port, deadline-ms, hedge-ms, allow-partial, poll-ms or group-key-file");
           }
         } catch (NumberFormatException e) {
           throw new ConfigException("--config " + config + " line " + (i + 1) + ": '" + value
@@ -115,7 +122,8 @@ final class RouteCommand implements Callable<Integer> {
           deadlineMs != null ? deadlineMs : fileDeadline != null ? fileDeadline : RouterConfig.DEFAULT_DEADLINE_MS,
           hedgeMs != null ? hedgeMs : fileHedge != null ? fileHedge : 0,
           allowPartial != null ? allowPartial : filePartial != null && filePartial,
-          pollMs != null ? pollMs : filePoll != null ? filePoll : RouterConfig.DEFAULT_POLL_MS);
+          pollMs != null ? pollMs : filePoll != null ? filePoll : RouterConfig.DEFAULT_POLL_MS,
+          groupKey(groupKeyFile != null ? groupKeyFile : fileKey));
     } catch (IllegalArgumentException e) {
       throw new ConfigException(e.getMessage(), e);
     }
@@ -135,5 +143,17 @@ final class RouteCommand implements Callable<Integer> {
     }, "kiln-route-shutdown"));
     stopped.await();
     return Kiln.OK;
+  }
+
+  /** The key in {@code file} (its first line, trimmed), or null without a file. */
+  private static String groupKey(Path file) {
+    if (file == null) {
+      return null;
+    }
+    try {
+      return Files.readAllLines(file, StandardCharsets.UTF_8).stream().findFirst().map(String::strip).orElse("");
+    } catch (IOException e) {
+      throw new ConfigException("--group-key-file " + file + " cannot be read: " + e.getMessage(), e);
+    }
   }
 }

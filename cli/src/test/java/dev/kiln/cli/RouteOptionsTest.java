@@ -21,6 +21,15 @@ class RouteOptionsTest {
     Files.writeString(config, "group = http://127.0.0.1:8081\nhedge = 5\n");
     assertEquals(Kiln.USAGE, Kiln.execute("route", "--config", config.toString()));
     assertEquals(Kiln.USAGE, Kiln.execute("route", "--config", dir.resolve("missing").toString()));
+    // A group key file that is missing, empty or holds a key with spaces.
+    assertEquals(Kiln.USAGE, Kiln.execute("route", "--group", "http://127.0.0.1:8081", "--group-key-file",
+        dir.resolve("no-key").toString()));
+    Path key = dir.resolve("key");
+    for (String bad : new String[] {"", "two words"}) {
+      Files.writeString(key, bad + "\n");
+      assertEquals(Kiln.USAGE, Kiln.execute("route", "--group", "http://127.0.0.1:8081", "--group-key-file",
+          key.toString()), bad);
+    }
     // Sound options reach the groups; none answers on a closed port: the router refuses to start (usage).
     Files.writeString(config, "# two groups\ngroup = http://127.0.0.1:1\ngroup = http://127.0.0.1:2\n");
     assertEquals(Kiln.USAGE, Kiln.execute("route", "--config", config.toString(), "--deadline-ms", "500"));

@@ -45,6 +45,10 @@ final class Replica {
     return held;
   }
 
+  synchronized String lastError() {
+    return lastError;
+  }
+
   synchronized String current() {
     return current;
   }

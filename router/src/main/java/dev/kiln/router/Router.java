@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.search.RelevanceGate;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchMode;
 import dev.kiln.search.SearchResponse;
@@ -29,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * (docs/ARCHITECTURE.md, "Serving beyond one machine"): the snapshot is pinned ({@link Topology#pin}),
  * then three phases run on one replica of every group in parallel — statistics (summed here), legs
  * (merged and fused here with the searcher's own classes, {@link ShardMerge}), fetch of the hits kept
- * — each naming the pinned snapshot, so no answer mixes two. A group that moved on answers 409 and the
+ * — with, for hybrid search with feedback, the feedback passes between legs and fetch ({@link
+ * FeedbackPasses}); each phase naming the pinned snapshot, so no answer mixes two. A group that moved on answers 409 and the
  * search starts again on a newer pin, at most {@link #ATTEMPTS} times.
  */
 final class Router implements Closeable {
@@ -153,22 +155,46 @@ final class Router implements Closeable {
       }
       perGroup.add(l);
     }
-    List<ShardMerge.Merged> merged = ShardMerge.merge(perGroup, ShardMerge.shardStarts(answered, !missing.isEmpty()),
-        k, answered.get(0).plan().toFusion());
-    // Phase 3: fetch the kept hits from the groups that hold them.
+    long[] starts = ShardMerge.shardStarts(answered, !missing.isEmpty());
+    ShardGroupSearch.Plan plan = answered.get(0).plan();
     Map<Integer, GroupClient> byShard = new HashMap<>();
     for (int i = 0; i < answering.size(); i++) {
       for (int shard : answered.get(i).shards()) {
         byShard.put(shard, answering.get(i));
       }
     }
+    List<ShardMerge.Merged> merged;
+    if (mode == SearchMode.HYBRID && FeedbackPasses.needed(plan)) {
+      // Phases 2b: the feedback passes, on the merged first pass (FeedbackPasses).
+      List<List<ShardGroupSearch.Hit>> firstPass = new ArrayList<>();
+      for (int l = 0; l < 2; l++) {
+        List<ShardGroupSearch.Leg> parts = new ArrayList<>();
+        for (List<ShardGroupSearch.Leg> g : perGroup) {
+          parts.add(g.get(l));
+        }
+        firstPass.add(ShardMerge.join(parts, starts));
+      }
+      FeedbackPasses passes = new FeedbackPasses(json, request, bodies -> phaseEach(bodies, headers, deadline),
+          answering, byShard, starts, plan);
+      merged = ShardMerge.fuse(passes.run(firstPass.get(0), firstPass.get(1), global, k), starts, k, plan.toFusion());
+    } else {
+      merged = ShardMerge.merge(perGroup, starts, k, plan.toFusion());
+    }
+    // Phase 3: fetch the kept hits from the groups that hold them.
     Map<GroupClient, List<ShardMerge.Merged>> wanted = new LinkedHashMap<>();
     for (ShardMerge.Merged m : merged) {
       wanted.computeIfAbsent(byShard.get(m.shard()), x -> new ArrayList<>()).add(m);
     }
     Map<GroupClient, ObjectNode> fetches = new LinkedHashMap<>();
+    RelevanceGate gate = plan.gate();
+    // A gate compares calibrated scores: dense scores are; other modes' hits the groups calibrate
+    // against the query's embedding as they fetch them.
+    boolean calibrate = !gate.isOff() && mode != SearchMode.DENSE;
     wanted.forEach((g, ms) -> {
       ObjectNode f = request.deepCopy().put("phase", "fetch");
+      if (calibrate) {
+        f.putPOJO("calibrate", global.vector());
+      }
       var hits = f.putArray("hits");
       for (ShardMerge.Merged m : ms) {
         hits.addObject().put("shard", m.shard()).put("doc", m.doc()).put("score", m.score());
@@ -189,8 +215,10 @@ final class Router implements Closeable {
     }
     List<SearchHit> results = new ArrayList<>(merged.size());
     for (ShardMerge.Merged m : merged) {
-      results.add(hitOf.get(m));
+      SearchHit h = hitOf.get(m);
+      results.add(!gate.isOff() && mode == SearchMode.DENSE ? h.withRelevance(h.score()) : h);
     }
+    results = gate.apply(results);
     ObjectNode out = json.valueToTree(new SearchResponse(pinned, mode, results));
     if (!missing.isEmpty()) {
       out.put("partial", true);

@@ -16,9 +16,12 @@ import java.util.List;
  * @param allowPartial answer without a group none of whose replicas answers, with {@code "partial":
  *     true} and the missing shards named; otherwise such a search is 503 with {@code Retry-After}
  * @param pollMs how often each replica is asked what it holds (snapshots, health)
+ * @param groupKey the API key the router's own calls to the groups ({@code describe}, at start-up and
+ *     when polling) carry, for groups started with {@code --api-keys}; null: none. A client's search
+ *     carries the client's key, never this one, so a group narrows it by the client's binding.
  */
 public record RouterConfig(List<List<URI>> groups, String host, int port, long deadlineMs, long hedgeMs,
-    boolean allowPartial, long pollMs) {
+    boolean allowPartial, long pollMs, String groupKey) {
   public static final long DEFAULT_DEADLINE_MS = 2000;
   public static final long DEFAULT_POLL_MS = 500;
 
@@ -41,6 +44,23 @@ public record RouterConfig(List<List<URI>> groups, String host, int port, long d
     if (pollMs < 1) {
       throw new IllegalArgumentException("--poll-ms must be >= 1, was " + pollMs);
     }
+    if (groupKey != null && (groupKey.isBlank() || groupKey.chars().anyMatch(c -> c < 0x21 || c > 0x7e))) {
+      throw new IllegalArgumentException("--group-key-file must hold one key of printable ASCII characters");
+    }
+  }
+
+  /** Without a group key. */
+  public RouterConfig(List<List<URI>> groups, String host, int port, long deadlineMs, long hedgeMs,
+      boolean allowPartial, long pollMs) {
+    this(groups, host, port, deadlineMs, hedgeMs, allowPartial, pollMs, null);
+  }
+
+  /** Never the key itself: configurations are logged. */
+  @Override
+  public String toString() {
+    return "RouterConfig[groups=" + groups + ", host=" + host + ", port=" + port + ", deadlineMs=" + deadlineMs
+        + ", hedgeMs=" + hedgeMs + ", allowPartial=" + allowPartial + ", pollMs=" + pollMs + ", groupKey="
+        + (groupKey == null ? "none" : "set") + "]";
   }
 
   /** Groups on loopback defaults: port 0 (any), 2 s deadline, no hedging, no partial answers. */
@@ -72,26 +92,30 @@ public record RouterConfig(List<List<URI>> groups, String host, int port, long d
   }
 
   public RouterConfig withPort(int value) {
-    return new RouterConfig(groups, host, value, deadlineMs, hedgeMs, allowPartial, pollMs);
+    return new RouterConfig(groups, host, value, deadlineMs, hedgeMs, allowPartial, pollMs, groupKey);
   }
 
   public RouterConfig withHost(String value) {
-    return new RouterConfig(groups, value, port, deadlineMs, hedgeMs, allowPartial, pollMs);
+    return new RouterConfig(groups, value, port, deadlineMs, hedgeMs, allowPartial, pollMs, groupKey);
   }
 
   public RouterConfig withDeadlineMs(long value) {
-    return new RouterConfig(groups, host, port, value, hedgeMs, allowPartial, pollMs);
+    return new RouterConfig(groups, host, port, value, hedgeMs, allowPartial, pollMs, groupKey);
   }
 
   public RouterConfig withHedgeMs(long value) {
-    return new RouterConfig(groups, host, port, deadlineMs, value, allowPartial, pollMs);
+    return new RouterConfig(groups, host, port, deadlineMs, value, allowPartial, pollMs, groupKey);
   }
 
   public RouterConfig withAllowPartial(boolean value) {
-    return new RouterConfig(groups, host, port, deadlineMs, hedgeMs, value, pollMs);
+    return new RouterConfig(groups, host, port, deadlineMs, hedgeMs, value, pollMs, groupKey);
   }
 
   public RouterConfig withPollMs(long value) {
-    return new RouterConfig(groups, host, port, deadlineMs, hedgeMs, allowPartial, value);
+    return new RouterConfig(groups, host, port, deadlineMs, hedgeMs, allowPartial, value, groupKey);
+  }
+
+  public RouterConfig withGroupKey(String value) {
+    return new RouterConfig(groups, host, port, deadlineMs, hedgeMs, allowPartial, pollMs, value);
   }
 }

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.client.CompletableResponseListener;
 import org.eclipse.jetty.client.ContentResponse;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.StringRequestContent;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -33,16 +34,21 @@ final class RouterGroups implements Closeable {
   private static final String DESCRIBE = "{\"phase\":\"describe\"}";
   /** How long a connection to a replica may sit unused before the router closes it. */
   static final long IDLE_TIMEOUT_MS = 5_000;
+  private static final String DESCRIBE_STATUS = "describe answered HTTP ";
 
   private final HttpClient http;
   private final List<GroupClient> groups;
   private final ScheduledExecutorService poller;
   private final ObjectMapper json;
   private final long describeTimeoutMs;
+  /** {@link RouterConfig#groupKey()}: what the router's own describes carry, or null. */
+  private final String groupKey;
   /** Runs the replicas' describes side by side: a hung replica must not delay learning about the others. */
   private final ExecutorService describers = Executors.newVirtualThreadPerTaskExecutor();
 
-  private RouterGroups(HttpClient http, List<GroupClient> groups, ObjectMapper json, long pollMs, long timeoutMs) {
+  private RouterGroups(HttpClient http, List<GroupClient> groups, ObjectMapper json, long pollMs, long timeoutMs,
+      String groupKey) {
+    this.groupKey = groupKey;
     this.http = http;
     this.groups = groups;
     this.json = json;
@@ -85,7 +91,13 @@ final class RouterGroups implements Closeable {
         List<Replica> rs = new ArrayList<>();
         for (URI uri : g) {
           Replica r = new Replica(uri);
-          JsonNode answer = describe(http, json, r, timeout);
+          JsonNode answer = describe(http, json, r, timeout, config.groupKey());
+          String error = r.lastError();
+          if (answer == null && error != null && (error.startsWith(DESCRIBE_STATUS + "401")
+              || error.startsWith(DESCRIBE_STATUS + "403"))) {
+            throw new IllegalArgumentException("replica " + uri + " refused the router's describe (" + error
+                + "): it serves with --api-keys; give the router a key of that file (--group-key-file)");
+          }
           d.add(answer);
           rs.add(r);
         }
@@ -99,7 +111,7 @@ final class RouterGroups implements Closeable {
         clients.add(new GroupClient(i, shards.get(i), replicas.get(i), http, config.hedgeMs(), json));
         LOG.info("group {}: shards {}, replicas {}", i, shards.get(i), urls.get(i));
       }
-      return new RouterGroups(http, clients, json, config.pollMs(), timeout);
+      return new RouterGroups(http, clients, json, config.pollMs(), timeout, config.groupKey());
     } catch (Exception | Error e) {
       http.stop();
       throw e;
@@ -107,13 +119,17 @@ final class RouterGroups implements Closeable {
   }
 
   /** A replica's {@code describe}, or null (and the replica marked down) when it does not answer. */
-  private static JsonNode describe(HttpClient http, ObjectMapper json, Replica r, long timeoutMs) {
+  private static JsonNode describe(HttpClient http, ObjectMapper json, Replica r, long timeoutMs, String key) {
     try {
-      ContentResponse response = new CompletableResponseListener(http.newRequest(r.uri()).method(HttpMethod.POST)
+      Request request = http.newRequest(r.uri()).method(HttpMethod.POST)
           .path(GroupClient.PATH).body(new StringRequestContent("application/json", DESCRIBE))
-          .timeout(timeoutMs, TimeUnit.MILLISECONDS), GroupClient.MAX_ANSWER_BYTES).send().get();
+          .timeout(timeoutMs, TimeUnit.MILLISECONDS);
+      if (key != null) {
+        request.headers(h -> h.put("X-Api-Key", key));
+      }
+      ContentResponse response = new CompletableResponseListener(request, GroupClient.MAX_ANSWER_BYTES).send().get();
       if (response.getStatus() != 200) {
-        r.down("describe answered HTTP " + response.getStatus() + ": " + response.getContentAsString());
+        r.down(DESCRIBE_STATUS + response.getStatus() + ": " + response.getContentAsString());
         return null;
       }
       JsonNode node = json.readTree(response.getContentAsString());
@@ -142,7 +158,7 @@ final class RouterGroups implements Closeable {
     List<CompletableFuture<?>> all = new ArrayList<>();
     for (GroupClient g : groups) {
       for (Replica r : g.replicas()) {
-        all.add(CompletableFuture.runAsync(() -> describe(http, json, r, describeTimeoutMs), describers));
+        all.add(CompletableFuture.runAsync(() -> describe(http, json, r, describeTimeoutMs, groupKey), describers));
       }
     }
     CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0])).join();

@@ -14,6 +14,9 @@ import java.util.Set;
  * is pinned to ({@link #pin}).
  */
 final class Topology {
+  /** The shard group protocol this router speaks (docs/FORMATS.md): 2 adds hybrid feedback's phases. */
+  static final int PROTOCOL = 2;
+
   private Topology() {}
 
   /**
@@ -41,6 +44,17 @@ final class Topology {
           throw new IllegalArgumentException("replica " + url + " cannot serve as a shard group: "
               + d.get("unsupported").asText());
         }
+        if (d.path("protocol").asInt(1) != PROTOCOL) {
+          throw new IllegalArgumentException("replica " + url + " speaks shard group protocol "
+              + d.path("protocol").asInt(1) + ", this router " + PROTOCOL + ": run the same Kiln version on both");
+        }
+        JsonNode p = d.path("plan");
+        // The model first: a replica of another model most likely serves another root as well, and
+        // the model is what makes its answers meaningless here.
+        if (plan != null && !plan.path("model").equals(p.path("model"))) {
+          throw new IllegalArgumentException("replica " + url + " serves snapshots of model " + p.path("model").asText()
+              + " but " + planFrom + " of model " + plan.path("model").asText() + ": one router, one model");
+        }
         if (root == null) {
           root = d.path("root").asText();
           rootFrom = url;
@@ -48,14 +62,10 @@ final class Topology {
           throw new IllegalArgumentException("replica " + url + " serves snapshots root " + d.path("root").asText()
               + " but " + rootFrom + " serves " + root + ": every group must serve the same root");
         }
-        JsonNode p = d.path("plan");
         if (plan == null) {
           plan = p;
           planFrom = url;
           shardCount = p.path("shard_count").asInt();
-        } else if (!plan.path("model").equals(p.path("model"))) {
-          throw new IllegalArgumentException("replica " + url + " serves snapshots of model " + p.path("model").asText()
-              + " but " + planFrom + " of model " + plan.path("model").asText() + ": one router, one model");
         } else if (!plan.equals(p)) {
           throw new IllegalArgumentException("replica " + url + " searches with " + p + " but " + planFrom
               + " with " + plan + ": start every group with the same search options");

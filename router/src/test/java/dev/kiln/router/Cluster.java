@@ -6,11 +6,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.search.SearchOptions;
 import dev.kiln.search.ShardSelection;
+import dev.kiln.search.http.ApiKeys;
 import dev.kiln.search.http.ReloadSettings;
 import dev.kiln.search.http.ReloadingSearcher;
 import dev.kiln.search.http.SearchServer;
-import dev.kiln.search.rewrite.DenseFeedback;
-import dev.kiln.search.rewrite.LexicalFeedback;
+import dev.kiln.search.http.ServerConfig;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.URI;
@@ -24,9 +24,11 @@ import java.util.List;
 
 /** Search servers on loopback for router tests: whole-snapshot ones and shard groups, closed together. */
 final class Cluster implements Closeable {
-  /** Kiln's defaults less the feedback passes, which shard groups do not split yet. */
-  static final SearchOptions PLAIN = SearchOptions.defaults().toBuilder().denseFeedback(DenseFeedback.OFF)
-      .lexicalFeedback(LexicalFeedback.OFF).build();
+  /**
+   * Kiln's search defaults with one query embedder per server: the count changes no answer, and a
+   * test's several servers on a small machine then load one model copy each, on the first query.
+   */
+  static final SearchOptions DEFAULTS = SearchOptions.defaults().withQueryEmbedders(1);
   static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
       .connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -34,16 +36,22 @@ final class Cluster implements Closeable {
 
   /** A server of {@code root}; {@code shards} null for every shard; polls CURRENT every {@code pollMs} (0: never). */
   Server serve(Path root, String shards, long pollMs) throws IOException {
-    return serve(root, shards, pollMs, PLAIN);
+    return serve(root, shards, pollMs, DEFAULTS);
   }
 
   Server serve(Path root, String shards, long pollMs, SearchOptions options) throws IOException {
+    return serve(root, shards, pollMs, options, null);
+  }
+
+  /** As {@link #serve(Path, String, long, SearchOptions)}, requiring {@code keys} (null: none). */
+  Server serve(Path root, String shards, long pollMs, SearchOptions options, ApiKeys keys) throws IOException {
     ReloadSettings settings = ReloadSettings.polling(pollMs);
     if (shards != null) {
       settings = settings.withShards(ShardSelection.parse(shards));
     }
     ReloadingSearcher searchers = new ReloadingSearcher(root, options, settings);
-    SearchServer server = SearchServer.start(searchers, "127.0.0.1", 0, 8);
+    ServerConfig config = ServerConfig.of("127.0.0.1", 0, 8);
+    SearchServer server = SearchServer.start(searchers, keys == null ? config : config.withApiKeys(keys));
     Server s = new Server(searchers, server);
     open.add(s);
     return s;
@@ -58,6 +66,12 @@ final class Cluster implements Closeable {
   static HttpResponse<String> get(int port, String pathAndQuery) throws Exception {
     return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery))
         .timeout(Duration.ofSeconds(20)).GET().build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** A GET with {@code X-Api-Key: key}. */
+  static HttpResponse<String> get(int port, String pathAndQuery, String key) throws Exception {
+    return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery))
+        .timeout(Duration.ofSeconds(20)).header("X-Api-Key", key).GET().build(), HttpResponse.BodyHandlers.ofString());
   }
 
   static HttpResponse<String> post(int port, String path, String body) throws Exception {
@@ -83,8 +97,15 @@ final class Cluster implements Closeable {
       ObjectNode ai = ((ObjectNode) a.get(i)).deepCopy();
       double es = ei.remove("score").asDouble();
       double as = ai.remove("score").asDouble();
+      // The calibrated score (with a relevance gate) is a dot product with the query's embedding.
+      JsonNode er = ei.remove("relevance");
+      JsonNode ar = ai.remove("relevance");
       assertEquals(ei, ai, "hit " + i + " of " + answer);
       assertEquals(es, as, "bm25".equals(expected.path("mode").asText()) ? 0.0 : tolerance, "hit " + i);
+      assertEquals(er == null, ar == null, "hit " + i + " relevance of " + answer);
+      if (er != null) {
+        assertEquals(er.asDouble(), ar.asDouble(), tolerance, "hit " + i + " relevance");
+      }
     }
   }
 

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.search.ShardedCorpus;
+import dev.kiln.search.rewrite.DenseFeedback;
+import dev.kiln.search.rewrite.LexicalFeedback;
 import java.net.URLEncoder;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -17,11 +19,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A router over two shard groups (shards 0-1 and 2-3, separate servers on loopback) answers every
- * search as one server over all four shards: the same hits in the same order with the same fields,
- * BM25 scores equal, dense and fused ones within float rounding (the query's embedding can differ in
- * its last bit between processes), for many queries in every mode, with filters, for several k; and
- * a bad parameter is the same 400.
+ * A router over two shard groups (shards 0-1 and 2-3, separate servers on loopback), all with Kiln's
+ * default options (hybrid's dense and lexical feedback passes included), answers every search as one
+ * server over all four shards: the same hits in the same order with the same fields, BM25 scores
+ * equal, dense and fused ones within float rounding (the query's embedding can differ in its last bit
+ * between processes), for many queries in every mode, with filters, for several k; and a bad
+ * parameter is the same 400.
  */
 class RouterEqualityITCase {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -29,12 +32,16 @@ class RouterEqualityITCase {
   static Path root;
   static Cluster cluster = new Cluster();
   static Cluster.Server whole;
+  /** One server without the feedback passes: the answers they change show that the router runs them. */
+  static Cluster.Server withoutFeedback;
   static RouterServer router;
 
   @BeforeAll
   static void start() throws Exception {
     ShardedCorpus.write(root, 1500, 4, 11);
     whole = cluster.serve(root, null, 0);
+    withoutFeedback = cluster.serve(root, null, 0, Cluster.DEFAULTS.toBuilder()
+        .denseFeedback(DenseFeedback.OFF).lexicalFeedback(LexicalFeedback.OFF).build());
     Cluster.Server g0 = cluster.serve(root, "0-1", 0);
     Cluster.Server g1 = cluster.serve(root, "2-3", 0);
     router = cluster.route(RouterConfig.of(List.of(List.of(g0.uri()), List.of(g1.uri()))).withDeadlineMs(10_000));
@@ -53,6 +60,7 @@ class RouterEqualityITCase {
         "&filter=topic%3Dgames&filter=lang%3Den");
     int hits = 0;
     int requests = 0;
+    int changedByFeedback = 0;
     for (String q : queries) {
       for (String mode : List.of("bm25", "dense", "hybrid")) {
         for (String filter : filters) {
@@ -62,6 +70,9 @@ class RouterEqualityITCase {
             JsonNode expected = ok(Cluster.get(whole.port(), path));
             JsonNode routed = ok(Cluster.get(router.port(), path));
             Cluster.assertSameAnswer(expected, routed, 1e-5);
+            if (mode.equals("hybrid") && !sameChunks(expected, ok(Cluster.get(withoutFeedback.port(), path)))) {
+              changedByFeedback++;
+            }
             hits += expected.path("results").size();
             requests++;
           }
@@ -70,6 +81,13 @@ class RouterEqualityITCase {
     }
     assertEquals(queries.size() * 3 * filters.size() * 3, requests);
     assertTrue(hits > 2000, "the searches found hits to compare: " + hits);
+    assertTrue(changedByFeedback > 20, "the feedback passes changed hybrid answers the router matched: "
+        + changedByFeedback);
+  }
+
+  /** The same chunks in the same order. */
+  static boolean sameChunks(JsonNode a, JsonNode b) {
+    return a.path("results").findValuesAsText("chunk_id").equals(b.path("results").findValuesAsText("chunk_id"));
   }
 
   @Test

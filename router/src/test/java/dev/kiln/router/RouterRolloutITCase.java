@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.search.SearchMode;
+import dev.kiln.search.SearchOptions;
 import dev.kiln.search.SearchRequest;
 import dev.kiln.search.Searcher;
 import dev.kiln.search.ShardedCorpus;
@@ -44,6 +45,10 @@ class RouterRolloutITCase {
       Cluster.Server g1 = cluster.serve(root, "2-3", 400);
       RouterServer router = cluster.route(RouterConfig.of(List.of(List.of(g0.uri()), List.of(g1.uri())))
           .withDeadlineMs(5000).withPollMs(50));
+      // Each group loads its query model on its first query: before the load, not inside its deadline.
+      for (Cluster.Server g : List.of(g0, g1)) {
+        assertEquals(200, Cluster.get(g.port(), "/search?q=lava&mode=dense").statusCode());
+      }
       ExecutorService clients = Executors.newFixedThreadPool(4);
       List<Future<List<JsonNode>>> load = new ArrayList<>();
       long end = System.nanoTime() + 12_000_000_000L;
@@ -78,8 +83,8 @@ class RouterRolloutITCase {
       clients.shutdown();
 
       Map<String, Searcher> byId = new HashMap<>();
-      try (Searcher a = Searcher.builder().root(root).snapshot(first).options(Cluster.PLAIN).build();
-          Searcher b = Searcher.builder().root(root).snapshot(second[0]).options(Cluster.PLAIN).build()) {
+      try (Searcher a = Searcher.builder().root(root).snapshot(first).options(SearchOptions.defaults()).build();
+          Searcher b = Searcher.builder().root(root).snapshot(second[0]).options(SearchOptions.defaults()).build()) {
         byId.put(first, a);
         byId.put(second[0], b);
         int onNew = 0;

@@ -135,10 +135,17 @@ public final class Searcher implements RetrievalPath {
     return bm25Queries;
   }
 
-  /** Its relevance gate is off, no reranker is loaded and no rewrite or feedback is configured. */
-  boolean plainPipeline() {
-    return pipeline.gate().isOff() && pipeline.rerank() == null && pipeline.rewriter() == QueryRewriter.IDENTITY
-        && !pipeline.options().denseFeedback().enabled() && !pipeline.options().lexicalFeedback().enabled();
+  /**
+   * No reranker is loaded and no query rewriter is configured: the stages a router splits across
+   * shard groups (hybrid's feedback passes and the relevance gates included) are all it runs.
+   */
+  boolean splittablePipeline() {
+    return pipeline.rerank() == null && pipeline.rewriter() == QueryRewriter.IDENTITY;
+  }
+
+  /** The Lucene passes of the searcher's own options. */
+  Retrieval retrieval() {
+    return retrieval;
   }
 
   public SearchOptions options() {

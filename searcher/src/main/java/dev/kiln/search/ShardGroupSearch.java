@@ -9,6 +9,9 @@ import dev.kiln.search.fusion.Fusion;
 import dev.kiln.search.fusion.FusionMethod;
 import dev.kiln.search.fusion.MinMaxBlend;
 import dev.kiln.search.fusion.ReciprocalRankFusion;
+import dev.kiln.search.rewrite.DenseFeedback;
+import dev.kiln.search.rewrite.FeedbackScope;
+import dev.kiln.search.rewrite.LexicalFeedback;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -18,6 +21,7 @@ import java.util.Map;
 import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.Term;
+import org.apache.lucene.index.VectorSimilarityFunction;
 import org.apache.lucene.search.CollectionStatistics;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
@@ -44,8 +48,10 @@ import org.apache.lucene.search.similarities.BM25Similarity;
  * </ol>
  *
  * <p>Fusion, its normalisation and the cut to k happen at the router, over the union, with the
- * searcher's own fusion classes. Only the plain pipeline is split this way: a snapshot served with
- * query rewriting, feedback, a reranker or relevance gates is refused ({@link #checkPlain}).
+ * searcher's own fusion classes. Hybrid's feedback passes run as further phases between legs and
+ * fetch ({@link ShardGroupFeedback}); relevance gates run at the router on the fetched hits, which the
+ * groups calibrate; a snapshot served with query rewriting or a reranker is refused ({@link
+ * #checkSplittable}).
  */
 public final class ShardGroupSearch {
   private ShardGroupSearch() {}
@@ -79,18 +85,53 @@ public final class ShardGroupSearch {
       @JsonProperty("rrf_k") int rrfK,
       @JsonProperty("alpha") double alpha,
       @JsonProperty("ef") int ef,
-      @JsonProperty("exact_ratio") double exactRatio) {
+      @JsonProperty("exact_ratio") double exactRatio,
+      @JsonProperty("dense_depth") int denseDepth,
+      @JsonProperty("bm25_depth") int bm25Depth,
+      @JsonProperty("dense_prf_docs") int densePrfDocs,
+      @JsonProperty("dense_prf_weight") double densePrfWeight,
+      @JsonProperty("hybrid_prf_docs") int hybridPrfDocs,
+      @JsonProperty("hybrid_prf_terms") int hybridPrfTerms,
+      @JsonProperty("hybrid_prf_orig_weight") double hybridPrfOrigWeight,
+      @JsonProperty("hybrid_prf_max_df") double hybridPrfMaxDf,
+      @JsonProperty("prf_scope") String prfScope,
+      @JsonProperty("min_score") Double minScore,
+      @JsonProperty("max_drop") Double maxDrop) {
     /** The fusion the single process runs with these settings ({@link Retrievers#fusion}). */
     public Fusion toFusion() {
       return FusionMethod.parse(fusion) == FusionMethod.RRF ? new ReciprocalRankFusion(rrfK) : new MinMaxBlend(alpha);
+    }
+
+    /** Hybrid's dense feedback ({@code --dense-prf-docs}, {@code --dense-prf-weight}). */
+    public DenseFeedback denseFeedback() {
+      return new DenseFeedback(densePrfDocs, densePrfWeight);
+    }
+
+    /** Hybrid's lexical feedback ({@code --hybrid-prf-*}). */
+    public LexicalFeedback lexicalFeedback() {
+      return new LexicalFeedback(hybridPrfDocs, hybridPrfTerms, hybridPrfOrigWeight, hybridPrfMaxDf);
+    }
+
+    /** {@code --prf-scope}. */
+    public FeedbackScope feedbackScope() {
+      return FeedbackScope.parse(prfScope);
+    }
+
+    /** The relevance gates ({@code --min-score}, {@code --max-drop}; null: off). */
+    public RelevanceGate gate() {
+      return new RelevanceGate(minScore == null ? Double.NaN : minScore, maxDrop == null ? Double.NaN : maxDrop);
     }
   }
 
   /** The plan of {@code searcher}'s snapshot and options. */
   public static Plan plan(Searcher searcher) {
     SearchOptions o = searcher.options();
+    DenseFeedback d = o.denseFeedback();
+    LexicalFeedback l = o.lexicalFeedback();
     return new Plan(searcher.modelFingerprint(), searcher.manifest().shards().size(), o.fusion().label(), o.rrfK(),
-        o.alpha(), o.ef(), o.exactFilterRatio());
+        o.alpha(), o.ef(), o.exactFilterRatio(), o.denseDepth(), o.bm25Depth(), d.docs(), d.weight(), l.docs(),
+        l.terms(), l.originalWeight(), l.maxDocRatio(), o.feedbackScope().label(),
+        Double.isNaN(o.minScore()) ? null : o.minScore(), Double.isNaN(o.maxDrop()) ? null : o.maxDrop());
   }
 
   /** Statistics summed over every group, as the router sends them back with {@link #legs}. */
@@ -113,14 +154,15 @@ public final class ShardGroupSearch {
       @JsonProperty("hits") List<Hit> hits) {}
 
   /**
-   * Refuses a searcher whose pipeline does more than fuse first-stage legs: its later stages would
-   * need the whole snapshot's candidates in one process.
+   * Refuses a searcher whose pipeline has a stage the router does not split: query rewriting or a
+   * reranker. Hybrid's feedback passes ({@link ShardGroupFeedback}) and the relevance gates (the
+   * groups calibrate the hits they fetch, the router gates) are split.
    */
-  public static void checkPlain(Searcher searcher) {
-    if (!searcher.plainPipeline()) {
-      throw new IllegalStateException("a shard group serves the plain pipeline only: turn off query rewriting"
-          + " (prf), dense/lexical feedback, the reranker and the relevance gates (min-score, max-drop) on "
-          + "the group servers; the router does not apply them yet");
+  public static void checkSplittable(Searcher searcher) {
+    if (!searcher.splittablePipeline()) {
+      throw new IllegalStateException("a shard group cannot serve query rewriting (--prf or a custom rewriter)"
+          + " or a reranker (--rerank-model): turn them off on the group servers; the router does not split"
+          + " them and would answer differently from one server");
     }
   }
 
@@ -154,7 +196,9 @@ public final class ShardGroupSearch {
       return new Stats(searcher.snapshotId(), terms, reader.getDocCount(ShardSchema.TEXT),
           reader.getSumTotalTermFreq(ShardSchema.TEXT), reader.getSumDocFreq(ShardSchema.TEXT), reader.maxDoc(),
           reader.numDocs(), matches, largest, searcher.shardNumbers(), searcher.shardMaxDocs(), plan(searcher),
-          mode == SearchMode.BM25 || !embed ? null : searcher.embedQuery(query));
+          // BM25 needs the embedding only to calibrate the hits a relevance gate judges; of several groups only
+          // the one the router asks embeds the query (it sends the vector on).
+          !embed || (mode == SearchMode.BM25 && plan(searcher).gate().isOff()) ? null : searcher.embedQuery(query));
     } catch (IOException e) {
       throw new UncheckedIOException("reading statistics failed on snapshot " + searcher.snapshotId(), e);
     }
@@ -227,7 +271,12 @@ public final class ShardGroupSearch {
 
   private static Leg dense(Searcher searcher, String query, MetadataFilter filter, int n, Global global)
       throws IOException {
-    float[] vector = global.vector() != null ? global.vector() : searcher.embedQuery(query);
+    return dense(searcher, global.vector() != null ? global.vector() : searcher.embedQuery(query), filter, n, global);
+  }
+
+  /** A dense leg of {@code n} for {@code vector}, under {@code filter} (bound), as {@code global} decided. */
+  static Leg dense(Searcher searcher, float[] vector, MetadataFilter filter, int n, Global global)
+      throws IOException {
     boolean rescore = searcher.manifest().index().encoding().quantized();
     Query f = filter.toQuery();
     IndexSearcher is = searcher.indexSearcher();
@@ -239,19 +288,28 @@ public final class ShardGroupSearch {
 
   private static Leg bm25(Searcher searcher, String query, MetadataFilter filter, int n, Global global)
       throws IOException {
-    Query q = Retrieval.filtered(searcher.bm25Queries().build(query), filter);
+    return bm25(searcher, searcher.bm25Queries().build(query), filter, n, global);
+  }
+
+  /** A BM25 leg of {@code n} for a built query (null: no terms), scored with {@code global}'s statistics. */
+  static Leg bm25(Searcher searcher, Query query, MetadataFilter filter, int n, Global global) throws IOException {
+    Query q = Retrieval.filtered(query, filter);
     if (q == null) {
       return new Leg("bm25", n, List.of());
     }
-    IndexSearcher is = new GlobalStatsSearcher(searcher.indexSearcher().getIndexReader(), global);
-    BM25Similarity similarity = new BM25Similarity(searcher.manifest().index().bm25K1(),
-        searcher.manifest().index().bm25B());
-    is.setSimilarity(similarity);
+    IndexSearcher is = globalStats(searcher, global);
     int m = Math.max(1, Math.min(n, is.getIndexReader().maxDoc()));
     return new Leg("bm25", n, hits(searcher, is.search(q, new TopScoreDocCollectorManager(m, null, m))));
   }
 
-  private static List<Hit> hits(Searcher searcher, TopDocs top) {
+  /** A searcher over {@code searcher}'s shards that scores BM25 with {@code global}'s statistics. */
+  static IndexSearcher globalStats(Searcher searcher, Global global) {
+    IndexSearcher is = new GlobalStatsSearcher(searcher.indexSearcher().getIndexReader(), global);
+    is.setSimilarity(new BM25Similarity(searcher.manifest().index().bm25K1(), searcher.manifest().index().bm25B()));
+    return is;
+  }
+
+  static List<Hit> hits(Searcher searcher, TopDocs top) {
     int[] shards = searcher.shardNumbers();
     int[] maxDocs = searcher.shardMaxDocs();
     List<Hit> out = new ArrayList<>(top.scoreDocs.length);
@@ -269,27 +327,47 @@ public final class ShardGroupSearch {
 
   /** Phase 3: the stored hits of {@code wanted} (this group's shards only), with their given scores. */
   public static List<SearchHit> fetch(Searcher searcher, List<Hit> wanted) {
-    int[] shards = searcher.shardNumbers();
-    int[] maxDocs = searcher.shardMaxDocs();
+    return fetch(searcher, wanted, null);
+  }
+
+  /**
+   * {@link #fetch(Searcher, List)}, each hit with its calibrated score against {@code calibrate} (the
+   * query vector; null: none) as {@link DenseRelevance} computes it, for the router's relevance gate.
+   */
+  public static List<SearchHit> fetch(Searcher searcher, List<Hit> wanted, float[] calibrate) {
     List<SearchHit> out = new ArrayList<>(wanted.size());
     try {
       HitReader reader = new HitReader(searcher.indexSearcher());
       for (Hit h : wanted) {
-        int base = 0;
-        int i = 0;
-        while (i < shards.length && shards[i] != h.shard()) {
-          base += maxDocs[i];
-          i++;
-        }
-        if (i == shards.length || h.doc() < 0 || h.doc() >= maxDocs[i]) {
-          throw new IllegalArgumentException("shard " + h.shard() + " doc " + h.doc() + " is not served here");
-        }
-        out.add(reader.hit(base + h.doc(), h.score()));
+        int doc = docOf(searcher, h);
+        SearchHit hit = reader.hit(doc, h.score());
+        float[] v = calibrate == null ? null : searcher.retrieval().vectorOf(doc);
+        out.add(v == null ? hit : hit.withRelevance((double) VectorSimilarityFunction.DOT_PRODUCT.compare(calibrate, v)));
       }
       return out;
     } catch (IOException e) {
       throw new UncheckedIOException("reading hits failed on snapshot " + searcher.snapshotId(), e);
     }
+  }
+
+  /**
+   * {@code h}'s doc id in {@code searcher}'s reader.
+   *
+   * @throws IllegalArgumentException when this group does not serve that shard or doc
+   */
+  static int docOf(Searcher searcher, Hit h) {
+    int[] shards = searcher.shardNumbers();
+    int[] maxDocs = searcher.shardMaxDocs();
+    int base = 0;
+    int i = 0;
+    while (i < shards.length && shards[i] != h.shard()) {
+      base += maxDocs[i];
+      i++;
+    }
+    if (i == shards.length || h.doc() < 0 || h.doc() >= maxDocs[i]) {
+      throw new IllegalArgumentException("shard " + h.shard() + " doc " + h.doc() + " is not served here");
+    }
+    return base + h.doc();
   }
 
   /**

@@ -69,34 +69,66 @@ public final class ShardMerge {
    */
   public static List<Merged> merge(List<List<ShardGroupSearch.Leg>> groups, long[] starts, int k, Fusion fusion) {
     int legCount = groups.get(0).size();
-    List<List<Keyed>> legs = new ArrayList<>(legCount);
+    List<List<ShardGroupSearch.Hit>> legs = new ArrayList<>(legCount);
     for (int l = 0; l < legCount; l++) {
-      List<Keyed> joined = new ArrayList<>();
-      int depth = groups.get(0).get(l).depth();
+      List<ShardGroupSearch.Leg> parts = new ArrayList<>(groups.size());
       for (List<ShardGroupSearch.Leg> g : groups) {
-        for (ShardGroupSearch.Hit h : g.get(l).hits()) {
-          joined.add(new Keyed(starts[h.shard()] + h.doc(), h));
-        }
+        parts.add(g.get(l));
       }
-      joined.sort(Comparator.comparingDouble((Keyed c) -> -c.hit().score()).thenComparingLong(Keyed::global));
-      legs.add(joined.size() > depth ? new ArrayList<>(joined.subList(0, depth)) : joined);
+      legs.add(join(parts, starts));
     }
     if (legCount == 1) {
-      List<Keyed> only = legs.get(0);
+      List<ShardGroupSearch.Hit> only = legs.get(0);
       List<Merged> out = new ArrayList<>(Math.min(k, only.size()));
-      for (Keyed c : only.subList(0, Math.min(k, only.size()))) {
-        out.add(new Merged(c.hit().shard(), c.hit().doc(), c.hit().score()));
+      for (ShardGroupSearch.Hit h : only.subList(0, Math.min(k, only.size()))) {
+        out.add(new Merged(h.shard(), h.doc(), h.score()));
       }
       return out;
     }
+    return fuse(legs, starts, k, fusion);
+  }
+
+  /**
+   * One leg's parts from every group joined into the single process's list: best score first, ties
+   * by its doc id, cut to the leg's depth.
+   */
+  public static List<ShardGroupSearch.Hit> join(List<ShardGroupSearch.Leg> parts, long[] starts) {
+    List<ShardGroupSearch.Hit> joined = new ArrayList<>();
+    for (ShardGroupSearch.Leg part : parts) {
+      joined.addAll(part.hits());
+    }
+    List<ShardGroupSearch.Hit> sorted = bestFirst(joined, starts);
+    int depth = parts.get(0).depth();
+    return sorted.size() > depth ? new ArrayList<>(sorted.subList(0, depth)) : sorted;
+  }
+
+  /** {@code hits} best score first, ties by the single process's doc id (Lucene's order). */
+  public static List<ShardGroupSearch.Hit> bestFirst(List<ShardGroupSearch.Hit> hits, long[] starts) {
+    List<Keyed> keyed = new ArrayList<>(hits.size());
+    for (ShardGroupSearch.Hit h : hits) {
+      keyed.add(new Keyed(starts[h.shard()] + h.doc(), h));
+    }
+    keyed.sort(Comparator.comparingDouble((Keyed c) -> -c.hit().score()).thenComparingLong(Keyed::global));
+    List<ShardGroupSearch.Hit> out = new ArrayList<>(keyed.size());
+    for (Keyed c : keyed) {
+      out.add(c.hit());
+    }
+    return out;
+  }
+
+  /**
+   * Whole-snapshot leg lists ({@link #join}) fused and cut to {@code k} as {@link HybridRetriever}
+   * fuses them: keyed by the single process's doc ids, so that ties break in index order.
+   */
+  public static List<Merged> fuse(List<List<ShardGroupSearch.Hit>> legs, long[] starts, int k, Fusion fusion) {
     Map<String, ShardGroupSearch.Hit> byKey = new HashMap<>();
-    List<List<ScoredId>> rankings = new ArrayList<>(legCount);
-    for (List<Keyed> leg : legs) {
+    List<List<ScoredId>> rankings = new ArrayList<>(legs.size());
+    for (List<ShardGroupSearch.Hit> leg : legs) {
       List<ScoredId> ranking = new ArrayList<>(leg.size());
-      for (Keyed c : leg) {
-        String key = key(c.global());
-        byKey.putIfAbsent(key, c.hit());
-        ranking.add(new ScoredId(key, c.hit().score()));
+      for (ShardGroupSearch.Hit h : leg) {
+        String key = key(starts[h.shard()] + h.doc());
+        byKey.putIfAbsent(key, h);
+        ranking.add(new ScoredId(key, h.score()));
       }
       rankings.add(ranking);
     }

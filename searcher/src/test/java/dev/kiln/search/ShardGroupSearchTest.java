@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * k, for an even and an uneven split of the shards.
  */
 class ShardGroupSearchTest {
-  /** Kiln's defaults less the feedback passes, which shard groups do not split yet. */
+  /** Kiln's defaults less the feedback passes: the phases without them (RouterEqualityITCase runs them). */
   static final SearchOptions PLAIN = SearchOptions.defaults().toBuilder().denseFeedback(DenseFeedback.OFF)
       .lexicalFeedback(LexicalFeedback.OFF).build();
 
@@ -127,13 +127,19 @@ class ShardGroupSearchTest {
   }
 
   @Test
-  void aPipelineWithFeedbackIsRefusedForAGroup() throws Exception {
-    try (Searcher defaults = Searcher.builder().root(root).snapshot(whole.snapshotId())
-        .shards(ShardSelection.parse("0-1")).build()) {
-      IllegalStateException e = assertThrows(IllegalStateException.class, () -> ShardGroupSearch.checkPlain(defaults));
-      assertTrue(e.getMessage().contains("feedback"), e.getMessage());
+  void aGroupServesTheDefaultsAndGatesButRefusesRewriting() throws Exception {
+    try (Searcher gated = Searcher.builder().root(root).snapshot(whole.snapshotId())
+        .options(SearchOptions.defaults().withGates(0.5, 0.1)).shards(ShardSelection.parse("0-1")).build();
+        Searcher rm3 = Searcher.builder().root(root).snapshot(whole.snapshotId())
+            .options(SearchOptions.defaults().withPrf(true)).shards(ShardSelection.parse("0-1")).build()) {
+      // Hybrid's feedback passes (on by default) and the gates are split by the router.
+      ShardGroupSearch.checkSplittable(gated);
+      IllegalStateException e = assertThrows(IllegalStateException.class, () -> ShardGroupSearch.checkSplittable(rm3));
+      assertTrue(e.getMessage().contains("--prf") && e.getMessage().contains("--rerank-model"), e.getMessage());
+      assertEquals(0.5, ShardGroupSearch.plan(gated).gate().minScore());
+      assertTrue(ShardGroupSearch.plan(even.get(0)).gate().isOff());
     }
-    ShardGroupSearch.checkPlain(even.get(0));
+    ShardGroupSearch.checkSplittable(even.get(0));
   }
 
   @Test

@@ -28,6 +28,15 @@ public final class ShardedCorpus {
 
   /** Writes the snapshot under {@code root} (publishing it) and returns its id. */
   public static String write(Path root, int chunks, int shards, long seed) throws IOException {
+    return write(root, chunks, shards, seed, null);
+  }
+
+  /**
+   * As {@link #write(Path, int, int, long)}, the manifest naming a model of this fingerprint (null:
+   * the fixture's model, without one).
+   */
+  public static String write(Path root, int chunks, int shards, long seed, String modelFingerprint)
+      throws IOException {
     Random random = new Random(seed);
     List<List<Chunk>> perShard = new ArrayList<>();
     for (int s = 0; s < shards; s++) {
@@ -49,7 +58,8 @@ public final class ShardedCorpus {
       perShard.get(Math.floorMod(doc.hashCode(), shards)).add(
           SnapshotFixture.chunk(doc, i % 2, "Title " + doc, text.toString(), metadata));
     }
-    return SnapshotFixture.withVectors(ShardedCorpus::vector).shards(perShard).write(root);
+    return SnapshotFixture.withVectors(ShardedCorpus::vector).modelFingerprint(modelFingerprint).shards(perShard)
+        .write(root);
   }
 
   /** A bag of seeded directions of the chunk's words, normalised. */

@@ -43,6 +43,7 @@ public final class SnapshotFixture {
   private boolean publish = true;
   private Map<String, String> rangeFields = Map.of();
   private Function<Chunk, float[]> vectors;
+  private String modelFingerprint;
 
   /** @param embedder a passage embedder for {@link #MODEL}, owned by the caller */
   public SnapshotFixture(TextEmbedder embedder) {
@@ -83,6 +84,15 @@ public final class SnapshotFixture {
     return f;
   }
 
+  /**
+   * Records this model fingerprint in the manifest: the snapshot then reads as one embedded with
+   * another model of the same dimension (its vectors are the fixture's all the same).
+   */
+  public SnapshotFixture modelFingerprint(String value) {
+    this.modelFingerprint = value;
+    return this;
+  }
+
   /** Indexes these metadata keys for range filters ({@code index.range-fields}: key → type). */
   public SnapshotFixture rangeFields(Map<String, String> value) {
     this.rangeFields = value;
@@ -114,7 +124,8 @@ public final class SnapshotFixture {
         null,
         new Manifest.ModelInfo(spec.name(),
             manifestDimension == null ? spec.dimension() : manifestDimension,
-            spec.pooling().name().toLowerCase(Locale.ROOT), spec.normalize(), spec.maxTokens()),
+            spec.pooling().name().toLowerCase(Locale.ROOT), spec.normalize(), spec.maxTokens(), modelFingerprint,
+            null),
         new Manifest.ChunkerInfo("fixture", 256, 0, spec.name()),
         new Manifest.IndexInfo(config.analyzer, config.bm25K1, config.bm25B, "dot_product",
             config.hnswM, config.hnswBeamWidth, null, config.vectorEncoding),

@@ -18,7 +18,8 @@ import java.util.Optional;
 /**
  * {@code POST /internal/group}: a shard group's side of a router's search ({@link ShardGroupSearch};
  * docs/FORMATS.md, "Shard group protocol"). The body names the phase ({@code describe}, {@code stats},
- * {@code legs}, {@code fetch}), the snapshot the router pinned (every phase but {@code describe}) and
+ * {@code legs}, {@code fetch}, and hybrid feedback's {@code chunks}, {@code rescore}, {@code
+ * term_stats}, {@code again}: {@link GroupFeedbackPhases}), the snapshot the router pinned (every phase but {@code describe}) and
  * the client's own request as it reached the router ({@code method}, {@code query_string},
  * {@code body}), which is parsed here exactly as {@code /search} parses it, so a bad parameter is the
  * same 400, and narrowed by the caller's API key, which the router passes on.
@@ -27,10 +28,14 @@ import java.util.Optional;
  * SnapshotNotHeld}): the router tries another replica or an older id, and never mixes two snapshots.
  */
 final class GroupEndpoint {
+  /** The protocol version {@code describe} answers; a router refuses a group of another. */
+  static final int PROTOCOL = 2;
+
   private final ServedRoots roots;
   private final Endpoints endpoints;
   private final SourceUris sources;
   private final ObjectMapper json = new ObjectMapper();
+  private final GroupFeedbackPhases feedback = new GroupFeedbackPhases(json);
 
   GroupEndpoint(ServedRoots roots, Endpoints endpoints, SourceUris sources) {
     this.roots = roots;
@@ -64,7 +69,7 @@ final class GroupEndpoint {
     }
     try (ReloadingSearcher.Lease lease = reloading.acquire(snapshot)) {
       Searcher searcher = lease.searcher();
-      ShardGroupSearch.checkPlain(searcher);
+      ShardGroupSearch.checkSplittable(searcher);
       SearchRequest parsed = parse(node);
       Optional<SearchRequest> narrowed = clientRequest(parsed, key);
       if (narrowed.isEmpty()) {
@@ -86,21 +91,21 @@ final class GroupEndpoint {
               request.mode(), request.filter(), request.k(),
               json.treeToValue(node.get("global"), ShardGroupSearch.Global.class))));
           case "fetch" -> {
-            List<ShardGroupSearch.Hit> wanted = new ArrayList<>();
-            for (JsonNode h : node.path("hits")) {
-              wanted.add(json.treeToValue(h, ShardGroupSearch.Hit.class));
-            }
-            List<SearchHit> hits = ShardGroupSearch.fetch(searcher, wanted);
+            float[] calibrate = node.hasNonNull("calibrate") ? json.treeToValue(node.get("calibrate"), float[].class)
+                : null;
+            List<SearchHit> hits = ShardGroupSearch.fetch(searcher, hits(node.path("hits")), calibrate);
             SearchResponse shown = sources.show(new SearchResponse(searcher.snapshotId(), request.mode(), hits));
             yield ok(json.createObjectNode().putPOJO("hits", shown.results()));
           }
-          default -> throw new BadRequest("unknown phase '" + phase + "': use describe, stats, legs or fetch");
+          case "chunks", "rescore", "term_stats", "again" -> ok(feedback.answer(phase, node, searcher, request));
+          default -> throw new BadRequest("unknown phase '" + phase + "': use describe, stats, legs, chunks, rescore,"
+              + " term_stats, again or fetch");
         };
       } catch (FilterException e) {
         throw new BadRequest(QueryParams.clientMessage(e));
       }
     } catch (IllegalStateException e) {
-      // A pipeline the group cannot split (checkPlain): the router names it at start-up.
+      // A pipeline the group cannot split (checkSplittable): the router names it at start-up.
       return Reply.error(501, e.getMessage());
     }
   }
@@ -113,8 +118,9 @@ final class GroupEndpoint {
     out.putPOJO("held", reloading.held());
     out.put("shards", searcher.shardSelection().toString());
     out.putPOJO("plan", ShardGroupSearch.plan(searcher));
+    out.put("protocol", PROTOCOL);
     try {
-      ShardGroupSearch.checkPlain(searcher);
+      ShardGroupSearch.checkSplittable(searcher);
       out.putNull("unsupported");
     } catch (IllegalStateException e) {
       out.put("unsupported", e.getMessage());
@@ -147,6 +153,14 @@ final class GroupEndpoint {
           + " `kiln route` yet: set them on the shard groups' `kiln serve`");
     }
     return request;
+  }
+
+  private List<ShardGroupSearch.Hit> hits(JsonNode array) throws IOException {
+    List<ShardGroupSearch.Hit> out = new ArrayList<>();
+    for (JsonNode h : array) {
+      out.add(json.treeToValue(h, ShardGroupSearch.Hit.class));
+    }
+    return out;
   }
 
   private Reply ok(Object body) throws IOException {
