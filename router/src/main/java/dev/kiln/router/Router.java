@@ -174,9 +174,13 @@ final class Router implements Closeable {
         }
         firstPass.add(ShardMerge.join(parts, starts));
       }
-      FeedbackPasses passes = new FeedbackPasses(json, request, bodies -> phaseEach(bodies, headers, deadline),
-          answering, byShard, starts, plan);
+      FeedbackPasses passes = new FeedbackPasses(json, request,
+          bodies -> phaseEach(bodies, headers, deadline, timings), answering, byShard, starts, plan);
+      timings.since("merge", started);
+      started = System.nanoTime();
       merged = ShardMerge.fuse(passes.run(firstPass.get(0), firstPass.get(1), global, k), starts, k, plan.toFusion());
+      timings.since("feedback", started);
+      started = System.nanoTime();
     } else {
       merged = ShardMerge.merge(perGroup, starts, k, plan.toFusion());
     }
@@ -270,7 +274,9 @@ final class Router implements Closeable {
   private Map<GroupClient, JsonNode> phaseEach(Map<GroupClient, ObjectNode> bodies, Map<String, String> headers,
       long deadline, RouteTimings timings) throws RouteException {
     Map<GroupClient, JsonNode> out = new LinkedHashMap<>();
-    for (Map.Entry<GroupClient, Future<JsonNode>> e : submit("fetch", bodies, headers, deadline, timings).entrySet()) {
+    // Each body names its phase (fetch, or one of the feedback passes' chunks, rescore, term_stats, again).
+    String phase = bodies.isEmpty() ? "fetch" : bodies.values().iterator().next().path("phase").asText("fetch");
+    for (Map.Entry<GroupClient, Future<JsonNode>> e : submit(phase, bodies, headers, deadline, timings).entrySet()) {
       out.put(e.getKey(), join(e.getValue()));
     }
     return out;
