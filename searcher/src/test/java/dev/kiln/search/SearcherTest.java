@@ -240,6 +240,47 @@ class SearcherTest {
     assertThrows(IllegalStateException.class, () -> pool.embed("after close"));
   }
 
+  /**
+   * Issue 47.4: a preloaded query model is loaded without a query, and the first queries — even
+   * several at once, while it loads — use it instead of loading instances of their own.
+   */
+  @Test
+  void aPreloadedQueryModelServesTheFirstQueriesWithoutASecondLoad() throws Exception {
+    float[] expected = searcher.embedQuery("lava and ash");
+    QueryEmbedder pool = new QueryEmbedder(searcher.manifest(), 3);
+    ExecutorService threads = Executors.newFixedThreadPool(3);
+    try {
+      pool.preload();
+      List<Future<float[]>> firsts = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        firsts.add(threads.submit(() -> pool.embed("lava and ash")));
+      }
+      for (Future<float[]> f : firsts) {
+        Assertions.assertArrayEquals(expected, f.get());
+      }
+      assertEquals(1, pool.loaded(), "the queries waited for the preloaded model");
+      pool.preload();
+      assertEquals(1, pool.loaded(), "a second preload loads nothing");
+    } finally {
+      threads.shutdownNow();
+      pool.close();
+    }
+    QueryEmbedder alone = new QueryEmbedder(searcher.manifest(), 2);
+    try {
+      alone.preload();
+      long deadline = System.nanoTime() + 60_000_000_000L;
+      while (alone.loaded() == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertEquals(1, alone.loaded(), "loaded without any query");
+    } finally {
+      alone.close();
+    }
+    try (Searcher preloading = Searcher.builder().root(root).preloadQueryModel(true).build()) {
+      Assertions.assertArrayEquals(expected, preloading.embedQuery("lava and ash"));
+    }
+  }
+
   @Test
   void aQuantisedSnapshotNeedsNoFlagAndReturnsFloat32Scores(@TempDir Path quantised) throws IOException {
     String id = new SnapshotFixture(embedder).vectorEncoding("int4").write(quantised);

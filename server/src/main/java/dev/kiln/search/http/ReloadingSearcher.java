@@ -375,8 +375,9 @@ public final class ReloadingSearcher implements Closeable {
   }
 
   private Searcher open(Path local, String id, Verification verify) {
+    // The query model loads while the shards open and, on a swap, before the new snapshot takes queries.
     return Searcher.builder().root(local).snapshot(id).options(options).verify(verify).shards(settings.shards())
-        .build();
+        .preloadQueryModel(true).build();
   }
 
   private Path prepare(String id) {
