@@ -6,7 +6,8 @@
 # rebuild after 1 % of the records changed again, all in one file (part-0000), over the last rebuild: the other
 # files are unchanged since it (corpus-files.tsv), so that build leaves them unread.
 #   scripts/bench-scale.sh --chunks 100000 [--json]     (N also as 100k, 1m)
-# Deterministic: the corpus, the queries and the changed records are functions of --seed (default 42).
+# Deterministic: the corpus, the queries and the changed records are functions of --seed (default 42); queries.json
+# (reported on) and calibration-queries.json (EfSweep chooses ef on it) mix disjoint halves of the dataset's queries.
 # Data: vectors are random convex mixes of 2-3 real SciFact document vectors plus Gaussian noise (--noise,
 # default 0.01 per dimension), re-normalised; text draws words from SciFact's unigram distribution with its
 # length list; 8 tenants. SciFact is embedded once with the default model into kiln-data/bench-scale/base-scifact
@@ -23,7 +24,7 @@ KILN_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$KILN_HOME"
 source "$KILN_HOME/scripts/lib/java-env.sh"
 if [[ " $* " == *" --help "* || $# -eq 0 ]]; then
-  sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
   echo "options: --chunks N [--json] [--seed S] [--noise SIGMA] [--queries Q] [--recall-queries R] [--threads 1,2,4]"
   echo "         [--qps-queries N] [--heap 4g] [--work DIR] [--datasets DIR] [--dataset scifact] [--skip-raw] [--skip-rebuild] [--skip-aot] [--keep]"
   [[ $# -eq 0 ]] && exit 2 || exit 0

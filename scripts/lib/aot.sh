@@ -2,6 +2,9 @@
 # already parsed and linked, and the method profiles of an earlier run, so the JIT compiles the hot
 # code sooner). A 1 % rebuild of a million chunks is a 30-s job in a fresh JVM, a quarter of whose CPU
 # went to class loading and JIT compiling; a nightly rebuild runs the same code as the night before.
+# The CLI's class path (search, serve, eval, ...) keeps one too ("cli"), trained by a `kiln search` of any
+# length and used by every command on that class path: a one-shot search is mostly a cold start, whose
+# time went to loading some 6,000 classes (issue 47.4; scripts/bench-cold-open.sh measures it).
 #
 # The first build of a given set of jars (and JVM, heap and KILN_JAVA_OPTS) records what the cache
 # needs; the cache is written (seconds more) only when that build succeeded and ran at least
@@ -10,13 +13,14 @@
 # trains anew (older caches of the command are removed).
 # KILN_AOT=off turns it off. Caches live in $KILN_CACHE_DIR/aot (about 120 MB each).
 #
-#   kiln_aot_prepare NAME CLASSPATH DIR            sets KILN_AOT_ARGS (JVM options, possibly none)
-#   kiln_aot_finish EXIT_CODE ELAPSED_S JVM_OPTION...
+#   kiln_aot_prepare NAME CLASSPATH DIR [use]      sets KILN_AOT_ARGS (JVM options, possibly none); with
+#       "use", only an existing cache (this run never trains one: a server's run has no clean end)
+#   kiln_aot_finish EXIT_CODE ELAPSED_S JVM_OPTION...   (KILN_AOT_MIN_TRAINING_S: the least ELAPSED_S)
 #       after the JVM exits: from a training run, writes the cache (the JVM's create step, with the
 #       run's own options and class path, its output in a log) or drops the recording
 
 kiln_aot_prepare() {
-  local name="$1" cp="$2" dir="$3"
+  local name="$1" cp="$2" dir="$3" use_only="${4:-}"
   KILN_AOT_ARGS=()
   KILN_AOT_PENDING=""
   KILN_AOT_FINAL=""
@@ -43,7 +47,7 @@ kiln_aot_prepare() {
   local quiet=(-XX:+DisplayVMOutputToStderr -Xlog:disable -Xlog:all=warning:stderr -Xlog:aot*=error:stderr)
   if [[ -f "$KILN_AOT_FINAL" ]]; then
     KILN_AOT_ARGS=("-XX:AOTCache=$KILN_AOT_FINAL" "${quiet[@]}")
-  elif mkdir -p "$dir" 2>/dev/null && [[ -w "$dir" ]]; then
+  elif [[ "$use_only" != "use" ]] && mkdir -p "$dir" 2>/dev/null && [[ -w "$dir" ]]; then
     # Recorded and written under names of this process, renamed once complete: a concurrent build
     # never maps a half-written file.
     KILN_AOT_PENDING="$dir/.$name-$key.$$.aot"

@@ -76,6 +76,7 @@ final class SearchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    StartupTimings.mark("main", System.nanoTime());
     SearchMode searchMode = SearchMode.parse(mode);
     Verification verification = verify.mode();
     if (k < 1 || k > SearchRequest.MAX_K) {
@@ -95,7 +96,12 @@ final class SearchCommand implements Callable<Integer> {
       throw new ConfigException((context ? "--context" : "--expand parents") + " reads one snapshot's parents and"
           + " tokenizer: use it with a single --snapshots root");
     }
-    try (RetrievalPath path = SearchPaths.open(roots, weights, snapshot, retrieval.toOptions(), verification, fs)) {
+    long opening = System.nanoTime();
+    // A dense or hybrid search embeds its query: the model loads while the shards open.
+    boolean embeds = searchMode != SearchMode.BM25;
+    try (RetrievalPath path = SearchPaths.open(roots, weights, snapshot, retrieval.toOptions(), verification, fs,
+        embeds)) {
+      StartupTimings.mark("open", opening);
       if (model != null) {
         for (Searcher searcher : SearchPaths.searchers(path)) {
           ModelCheck.mismatch(searcher.manifest(), ModelRegistry.resolve(model)).ifPresent(msg -> {
@@ -113,7 +119,12 @@ final class SearchCommand implements Callable<Integer> {
         return ParentsOutput.search((Searcher) path, SnapshotRoots.local(roots.get(0), snapshot, fs), q, searchMode,
             k, json);
       }
+      long searching = System.nanoTime();
       SearchResponse response = path.search(request);
+      StartupTimings.mark("first_query", searching);
+      if (StartupTimings.ON) {
+        warmTimings(path, roots, verification, request);
+      }
       if (json) {
         System.out.println(toJson(response));
       } else {
@@ -121,6 +132,24 @@ final class SearchCommand implements Callable<Integer> {
       }
     }
     return Kiln.OK;
+  }
+
+  /**
+   * With timings on: {@code kiln.timings.warm} (default 0) more searches of the same request on the open
+   * snapshot ({@code query_warm}: its query model loaded) and opens of it in this JVM ({@code
+   * open_warm}), each timed, so that a cold figure has its warm one beside it (docs/results/README.md,
+   * rule 6).
+   */
+  private void warmTimings(RetrievalPath path, List<String> roots, Verification verification, SearchRequest request)
+      throws Exception {
+    for (int i = 0; i < Integer.getInteger("kiln.timings.warm", 0); i++) {
+      long searching = System.nanoTime();
+      path.search(request);
+      StartupTimings.mark("query_warm", searching);
+      long opening = System.nanoTime();
+      SearchPaths.open(roots, weights, snapshot, retrieval.toOptions(), verification, fs).close();
+      StartupTimings.mark("open_warm", opening);
+    }
   }
 
   private static String contextText(AssembledContext ctx) {

@@ -30,13 +30,22 @@ final class SearchPaths {
 
   static RetrievalPath open(List<String> snapshots, List<Double> weights, String snapshot, SearchOptions options,
       Verification verify, FileSystemOptions fs) throws IOException {
+    return open(snapshots, weights, snapshot, options, verify, fs, false);
+  }
+
+  /**
+   * As above; {@code preloadQueryModel}: each snapshot's query model starts loading as soon as its
+   * manifest is read, alongside the shards' open (a search that will embed its query).
+   */
+  static RetrievalPath open(List<String> snapshots, List<Double> weights, String snapshot, SearchOptions options,
+      Verification verify, FileSystemOptions fs, boolean preloadQueryModel) throws IOException {
     List<String> roots = roots(snapshots);
     if (roots.size() == 1) {
       if (weights != null && !weights.isEmpty()) {
         throw new ConfigException("--snapshots-weight weighs several --snapshots roots; one root was given");
       }
       return Searcher.builder().root(SnapshotRoots.local(roots.get(0), snapshot, fs)).snapshot(snapshot)
-          .options(options).verify(verify).build();
+          .options(options).verify(verify).preloadQueryModel(preloadQueryModel).build();
     }
     if (snapshot != null) {
       throw new ConfigException("--snapshot " + snapshot + " names one snapshot: use it with a single --snapshots root");
@@ -57,7 +66,7 @@ final class SearchPaths {
         }
         paths.add(new FederatedSearcher.WeightedPath(roots.get(i),
             Searcher.builder().root(SnapshotRoots.local(roots.get(i), null, fs)).options(options)
-                .verify(verify).build(), w));
+                .verify(verify).preloadQueryModel(preloadQueryModel).build(), w));
       }
     } catch (IOException | RuntimeException e) {
       IOUtils.closeWhileHandlingException(paths.stream().map(FederatedSearcher.WeightedPath::path).toList());

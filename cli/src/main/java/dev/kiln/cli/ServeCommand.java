@@ -114,6 +114,7 @@ final class ServeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    StartupTimings.mark("main", System.nanoTime());
     if (port < 0 || port > 65535) {
       throw new ConfigException("--port must be in 0..65535, was " + port);
     }
@@ -171,6 +172,7 @@ final class ServeCommand implements Callable<Integer> {
       throw new ConfigException("--snapshots names the same root twice: " + roots);
     }
     List<ServedRoots.Root> served = new ArrayList<>();
+    long opening = System.nanoTime();
     try {
       for (int i = 0; i < roots.size(); i++) {
         String root = roots.get(i);
@@ -192,7 +194,10 @@ final class ServeCommand implements Callable<Integer> {
     ServedRoots searchers = new ServedRoots(served, options.fusion() == FusionMethod.RRF
         ? FederatedSearcher.Merge.RRF : FederatedSearcher.Merge.CALIBRATED, options.rrfK(),
         new RelevanceGate(options.minScore(), options.maxDrop()));
+    StartupTimings.mark("open", opening);
+    long starting = System.nanoTime();
     SearchServer server = SearchServer.start(searchers, config);
+    StartupTimings.mark("ready", starting);
     System.out.printf("kiln: serving snapshot %s on http://%s:%d (Ctrl-C to stop)%n",
         searchers.currentId(), host, server.port());
     CountDownLatch stopped = new CountDownLatch(1);

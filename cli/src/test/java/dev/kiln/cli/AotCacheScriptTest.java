@@ -35,6 +35,8 @@ class AotCacheScriptTest {
   @TempDir Path dir;
   private Path jar;
   private Path cacheDir;
+  /** kiln_aot_prepare's fourth argument: "use" as the launcher passes it for serve, eval and route. */
+  private String prepareMode = "";
 
   @BeforeEach
   void program() throws IOException {
@@ -73,6 +75,26 @@ class AotCacheScriptTest {
     assertTrue(second.args.contains("-XX:AOTCache=" + caches.get(0)), second.args);
     assertEquals("hello [0]\n", second.out);
     assertEquals(caches, caches());
+  }
+
+  /**
+   * Issue 47.4: serve (whose run has no clean end to train on) only maps the CLI's cache that a search
+   * trained; without one it runs as before and writes nothing.
+   */
+  @Test
+  void aUseOnlyRunNeverTrainsButMapsTheCacheATrainingRunWrote() throws Exception {
+    prepareMode = "use";
+    Run untrained = run(jar.toString(), "", 60);
+    assertEquals(0, untrained.code, untrained.err);
+    assertEquals("", untrained.args.strip(), "no cache: no recording either");
+    assertEquals(List.of(), allFiles());
+    prepareMode = "";
+    assertEquals(0, run(jar.toString(), "", 60).code);
+    prepareMode = "use";
+    Run used = run(jar.toString(), "-XX:AOTMode=on", 60);
+    assertEquals(0, used.code, used.err);
+    assertTrue(used.args.contains("-XX:AOTCache=" + caches().get(0)), used.args);
+    assertEquals("hello [0]\n", used.out);
   }
 
   @Test
@@ -141,7 +163,7 @@ class AotCacheScriptTest {
     String script = String.join("\n",
         "set -euo pipefail",
         "source '" + SCRIPT + "'",
-        "kiln_aot_prepare build \"$CP\" '" + cacheDir + "'",
+        "kiln_aot_prepare build \"$CP\" '" + cacheDir + "' " + prepareMode,
         "echo \"ARGS[${KILN_AOT_ARGS[*]:-}]ARGS\" >&2",
         "code=0",
         "'" + java + "' " + extraJvmOptions + " \"${KILN_AOT_ARGS[@]}\" -cp \"$CP\" Hello || code=$?",

@@ -26,7 +26,7 @@ public class IndexConfig implements Serializable {
   public int maxSegments = 1;
   /** Writer RAM buffer per shard, in MiB. */
   public int ramBufferMb = 64;
-  /** Recall probe before publishing: chunk vectors sampled per shard as queries (0 = off). */
+  /** Recall probe before publishing: held-out queries per shard (mixes of two sampled chunk vectors; 0 = off). */
   public int recallProbeSamples = 0;
   /** Recall probe depth: recall@k of HNSW against an exact scan. */
   public int recallProbeK = 10;

@@ -28,14 +28,19 @@ import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.Bits;
 
 /**
- * Checks a shard's HNSW graph before it is published: for vectors sampled from the shard itself,
- * compares the approximate top-k (searched as the searcher searches, at its candidate depth) with an
- * exact scan. A hit counts when its exact score reaches the
+ * Checks a shard's HNSW graph before it is published: for held-out queries near the shard's data
+ * ({@link #queries}: mixes of two sampled vectors, none of them a stored vector), compares the
+ * approximate top-k (searched as the searcher searches, at its candidate depth) with an exact scan. A hit counts when its exact score reaches the
  * k-th best exact score, so duplicate vectors (ties) never count as misses. Costs
  * {@code samples × shard size} dot products in one pass over the vectors: keep samples small on large
  * shards.
  */
 public final class RecallProbe {
+  /** The least weight of a probe query's first vector (see {@link #queries}). */
+  static final double MIX_MIN = 0.5;
+  /** The most weight of a probe query's first vector: below 1, so no query is its first vector. */
+  static final double MIX_MAX = 0.8;
+
   private RecallProbe() {}
 
   /**
@@ -120,13 +125,9 @@ public final class RecallProbe {
     if (count == 0 || samples <= 0) {
       return 1.0;
     }
-    Random random = new Random(seed);
     int n = Math.min(samples, count);
     int kk = Math.min(k, count);
-    float[][] queries = new float[n][];
-    for (int q = 0; q < n; q++) {
-      queries[q] = vectorAt(reader, random.nextInt(count));
-    }
+    float[][] queries = queries(reader, count, n, seed);
     float[] kth = kthBestScores(reader, queries, kk);
     IndexSearcher searcher = new IndexSearcher(reader);
     int depth = KnnSearch.resolve(ef, reader);
@@ -143,6 +144,44 @@ public final class RecallProbe {
       sum += (double) Math.min(hits, kk) / kk;
     }
     return sum / n;
+  }
+
+  /**
+   * The probe's {@code n} queries over {@code reader} (holding {@code count} live vectors), seeded:
+   * each {@code w·a + (1−w)·b} of two sampled live vectors, w uniform in [{@link #MIX_MIN}, {@link
+   * #MIX_MAX}], at unit length. Held out, because a stored vector as its own query reports recall
+   * the searcher's queries do not get: the walk converges on a node that is the query, which is its own
+   * exact top 1 (a tenth of recall@10 for free) at similarity 1. A mix sits near the data, as a
+   * user's query does, and is none of it (unless two stored vectors are equal); with one vector
+   * (nothing to mix) that vector is the query.
+   */
+  static float[][] queries(IndexReader reader, int count, int n, long seed) throws IOException {
+    Random random = new Random(seed);
+    float[][] queries = new float[n][];
+    for (int q = 0; q < n; q++) {
+      int first = random.nextInt(count);
+      // Another vector than the first (when there is one): a mix of a vector with itself is that vector.
+      int second = count == 1 ? first : (first + 1 + random.nextInt(count - 1)) % count;
+      float[] a = vectorAt(reader, first);
+      float[] b = vectorAt(reader, second);
+      double w = MIX_MIN + (MIX_MAX - MIX_MIN) * random.nextDouble();
+      float[] mix = new float[a.length];
+      double norm = 0;
+      for (int j = 0; j < a.length; j++) {
+        mix[j] = (float) (w * a[j] + (1 - w) * b[j]);
+        norm += (double) mix[j] * mix[j];
+      }
+      if (norm == 0) {
+        queries[q] = a; // a and -b: no direction between them
+        continue;
+      }
+      float scale = (float) (1 / Math.sqrt(norm));
+      for (int j = 0; j < mix.length; j++) {
+        mix[j] *= scale;
+      }
+      queries[q] = mix;
+    }
+    return queries;
   }
 
   /** Live documents of {@code leaf} with a vector. */

@@ -148,6 +148,42 @@ class RecallProbeTest {
     assertTrue(recall >= 0.95, "live hits against live exact scores: " + recall);
   }
 
+  /**
+   * Issue 47.6: the probe reports recall on held-out queries. None of its queries is a stored vector
+   * (a stored vector queried finds itself at similarity 1: the walk's target is a node of the graph),
+   * yet each sits near the data.
+   */
+  @Test
+  void probeQueriesAreHeldOutNoneIsAStoredVector() throws Exception {
+    Path dir = tmp.resolve("held-out");
+    shard(dir, new IndexConfig(), 500, 32, 5, 0.3, 4);
+    try (FSDirectory d = FSDirectory.open(dir); DirectoryReader r = DirectoryReader.open(d)) {
+      List<float[]> stored = new ArrayList<>();
+      for (LeafReaderContext leaf : r.leaves()) {
+        FloatVectorValues values = leaf.reader().getFloatVectorValues(ShardSchema.VECTOR);
+        for (int i = 0; i < values.size(); i++) {
+          stored.add(values.vectorValue(i).clone());
+        }
+      }
+      float[][] queries = RecallProbe.queries(r, stored.size(), 200, 4);
+      assertEquals(200, queries.length);
+      for (float[] q : queries) {
+        float best = -1;
+        double norm = 0;
+        for (float[] v : stored) {
+          best = Math.max(best, VectorSimilarityFunction.DOT_PRODUCT.compare(q, v));
+        }
+        for (float x : q) {
+          norm += x * x;
+        }
+        assertEquals(1.0, norm, 1e-4, "unit length, as the shard's dot-product vectors");
+        // compare() maps a dot product d to (1 + d) / 2: a stored vector reads 1.0.
+        assertTrue(best < 0.999, "a probe query is a stored vector: " + best);
+        assertTrue(best > 0.8, "a probe query is near the data (a dot product above 0.6): " + best);
+      }
+    }
+  }
+
   private static float[] randomUnit(Random random, int dim) {
     float[] v = new float[dim];
     double norm = 0;
@@ -222,11 +258,12 @@ class RecallProbeTest {
         }
       }
       assertTrue(r.leaves().size() >= 2, "several segments");
-      Random random = new Random(seed);
+      // The probe's own held-out queries: this reference checks the one-pass exact scoring, not the sampling.
+      float[][] queries = RecallProbe.queries(r, vectors.size(), samples, seed);
       IndexSearcher searcher = new IndexSearcher(r);
       double sum = 0;
       for (int q = 0; q < samples; q++) {
-        float[] query = vectors.get(random.nextInt(vectors.size()));
+        float[] query = queries[q];
         float[] exact = new float[vectors.size()];
         for (int i = 0; i < exact.length; i++) {
           exact[i] = VectorSimilarityFunction.DOT_PRODUCT.compare(query, vectors.get(i));

@@ -66,7 +66,7 @@ public final class Searcher implements RetrievalPath {
   /** Owns {@code shards}, {@code analyzer} and {@code reranker} from here: {@link SearcherBuilder} opens them. */
   Searcher(Path snapshotsRoot, Manifest manifest, ShardReaders shards, Analyzer analyzer,
       SearchOptions options, Reranker reranker, QueryRewriter customRewriter, boolean hashedAtOpen,
-      ShardSelection shardSelection) {
+      ShardSelection shardSelection, QueryEmbedder embedder) {
     this.hashedAtOpen = hashedAtOpen;
     this.shardSelection = shardSelection;
     this.snapshotId = manifest.id();
@@ -79,7 +79,7 @@ public final class Searcher implements RetrievalPath {
     String cn = manifest.index().chineseAnalyzer();
     this.chinese = cn == null ? null : Analyzers.forName(cn);
     this.bm25Queries = new Bm25QueryBuilder(analyzer, chinese, ShardSchema.TEXT);
-    this.embedder = new QueryEmbedder(manifest, options.queryEmbedders());
+    this.embedder = embedder;
     this.vectorsProblem = vectorsProblem(shards, manifest);
     this.pipeline = SearchPipeline.of(new SearchPipeline.Snapshot(searcher, bm25Queries,
         manifest.index().encoding().quantized(), reranker, customRewriter), options);

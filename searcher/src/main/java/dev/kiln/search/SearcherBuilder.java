@@ -47,6 +47,7 @@ public final class SearcherBuilder {
   private QueryRewriter rewriter;
   private Verification verification = Verification.RECORD;
   private ShardSelection shardSelection = ShardSelection.ALL;
+  private boolean preloadQueryModel;
 
   SearcherBuilder() {}
 
@@ -150,6 +151,16 @@ public final class SearcherBuilder {
    * @throws IllegalStateException naming the setting when one is missing or invalid
    * @throws SnapshotException when the snapshot is missing, fails verification or cannot be read
    */
+  /**
+   * Whether to start loading the query model as soon as the manifest is read, on its own thread, so
+   * that it overlaps the shards' open and whatever the caller does next (default false: a caller that
+   * searches only BM25 never needs it). A cold {@code kiln search} and {@code kiln serve} set it.
+   */
+  public SearcherBuilder preloadQueryModel(boolean value) {
+    this.preloadQueryModel = value;
+    return this;
+  }
+
   public Searcher build() {
     if (options == null) {
       throw new IllegalStateException("Searcher.builder(): options must not be null;"
@@ -177,11 +188,21 @@ public final class SearcherBuilder {
     } catch (IllegalArgumentException e) {
       throw new SnapshotException("snapshot " + id + ": " + e.getMessage(), e);
     }
+    QueryEmbedder embedder;
+    try {
+      embedder = new QueryEmbedder(manifest, options.queryEmbedders());
+    } catch (IllegalArgumentException e) {
+      IOUtils.closeWhileHandlingException(analyzer);
+      throw new SnapshotException("snapshot " + id + ": " + e.getMessage(), e);
+    }
+    if (preloadQueryModel) {
+      embedder.preload();
+    }
     ShardReaders shards;
     try {
       shards = ShardReaders.open(store.layout().snapshotDir(id), manifest, shardSelection);
     } catch (RuntimeException e) {
-      IOUtils.closeWhileHandlingException(analyzer);
+      IOUtils.closeWhileHandlingException(analyzer, embedder);
       throw e;
     }
     Reranker reranker = null;
@@ -189,11 +210,11 @@ public final class SearcherBuilder {
     try {
       reranker = options.reranker() == null ? null : CrossEncoderReranker.open(options.reranker());
       searcher = new Searcher(store.layout().root(), manifest, shards, analyzer, options, reranker, rewriter,
-          opened.everyFileHashed(), shardSelection);
+          opened.everyFileHashed(), shardSelection, embedder);
     } catch (RuntimeException | Error e) {
       // Whatever failed, nothing opened here may outlive it: a reload that fails every poll would
       // otherwise leak the shards' memory maps each time.
-      IOUtils.closeWhileHandlingException(shards, analyzer, reranker);
+      IOUtils.closeWhileHandlingException(shards, analyzer, reranker, embedder);
       if (e instanceof IllegalArgumentException iae) {
         throw new SnapshotException("snapshot " + id + ": " + iae.getMessage(), iae);
       }

@@ -240,6 +240,39 @@ class SearcherTest {
     assertThrows(IllegalStateException.class, () -> pool.embed("after close"));
   }
 
+  /**
+   * Issue 47.4: a preloaded query model is loaded without a query, and a query that comes while it
+   * loads waits for it instead of loading an instance of its own.
+   */
+  @Test
+  void aPreloadedQueryModelServesTheFirstQueryWithoutASecondLoad() throws Exception {
+    float[] expected = searcher.embedQuery("lava and ash");
+    QueryEmbedder pool = new QueryEmbedder(searcher.manifest(), 3);
+    try {
+      pool.preload();
+      Assertions.assertArrayEquals(expected, pool.embed("lava and ash"));
+      assertEquals(1, pool.loaded(), "the query waited for the preloaded model");
+      pool.preload();
+      assertEquals(1, pool.loaded(), "a second preload loads nothing");
+    } finally {
+      pool.close();
+    }
+    QueryEmbedder alone = new QueryEmbedder(searcher.manifest(), 2);
+    try {
+      alone.preload();
+      long deadline = System.nanoTime() + 60_000_000_000L;
+      while (alone.loaded() == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertEquals(1, alone.loaded(), "loaded without any query");
+    } finally {
+      alone.close();
+    }
+    try (Searcher preloading = Searcher.builder().root(root).preloadQueryModel(true).build()) {
+      Assertions.assertArrayEquals(expected, preloading.embedQuery("lava and ash"));
+    }
+  }
+
   @Test
   void aQuantisedSnapshotNeedsNoFlagAndReturnsFloat32Scores(@TempDir Path quantised) throws IOException {
     String id = new SnapshotFixture(embedder).vectorEncoding("int4").write(quantised);

@@ -125,7 +125,16 @@ public final class ScaleBench {
     }
 
     Path queries = run.resolve("queries.json");
-    writeQueries(synth, o, vectors, base.docVectors.get(0).length, queries);
+    writeQueries(synth, QuerySplit.REPORT, o, vectors, base.docVectors.get(0).length, queries);
+    // Disjoint from the report queries (issue 47.6): what EfSweep chooses a depth on, so that the
+    // recall reported on queries.json is held out from the choice.
+    Path calibration = run.resolve("calibration-queries.json");
+    writeQueries(synth, QuerySplit.CALIBRATION, o, vectors, base.docVectors.get(0).length, calibration);
+    result.put("query_sets", Map.of(
+        "report", queries.toString() + " (" + QuerySplit.REPORT.members(base.queryVectors.size()).size()
+            + " base queries, seed + " + QuerySplit.REPORT.seedOffset + ")",
+        "calibration", calibration.toString() + " (" + QuerySplit.CALIBRATION.members(base.queryVectors.size()).size()
+            + " other base queries, seed + " + QuerySplit.CALIBRATION.seedOffset + "): EfSweep's"));
     log("search ...");
     JsonNode search = ChildRun.run(o.heap, logs.resolve("search.log"), SearchStep.class, snapshots.toString(),
         queries.toString(), o.threads, Integer.toString(o.qpsQueries));
@@ -241,15 +250,16 @@ public final class ScaleBench {
     result.put(name + "_median_vs_full", median / full.get("wall_s").asDouble());
   }
 
-  private static void writeQueries(SyntheticCorpus synth, ScaleOptions o, Path vectors, int dim, Path out)
-      throws IOException {
-    List<float[]> qv = synth.queryVectors(o.queries);
+  private static void writeQueries(SyntheticCorpus synth, QuerySplit set, ScaleOptions o, Path vectors, int dim,
+      Path out) throws IOException {
+    List<float[]> qv = synth.queryVectors(set, o.queries);
     long t0 = System.nanoTime();
     List<int[]> truth = ExactTopK.search(vectors, dim, qv.subList(0, Math.min(o.recallQueries, qv.size())), 10);
-    log("exact top 10 of %d queries in %.1f s", truth.size(), seconds(t0));
+    log("exact top 10 of %d %s queries in %.1f s", truth.size(), set.name().toLowerCase(Locale.ROOT), seconds(t0));
     ObjectNode root = JSON.createObjectNode();
+    root.put("set", set.name().toLowerCase(Locale.ROOT));
     ArrayNode texts = root.putArray("texts");
-    synth.queryTexts(o.queries).forEach(texts::add);
+    synth.queryTexts(set, o.queries).forEach(texts::add);
     ArrayNode vs = root.putArray("vectors");
     for (float[] v : qv) {
       ArrayNode a = vs.addArray();

@@ -182,19 +182,36 @@ final class SyntheticCorpus {
     return changedCount;
   }
 
-  /** The benchmark's query vectors: real query vectors perturbed like the documents; text of the main one. */
+  /** The benchmark's report query vectors ({@link QuerySplit#REPORT}). */
   List<float[]> queryVectors(int count) {
+    return queryVectors(QuerySplit.REPORT, count);
+  }
+
+  /**
+   * {@code count} query vectors of one set: real query vectors of that set's half perturbed like the
+   * documents (each mixed only with others of the same half), the q-th led by the half's
+   * (q mod size)-th; a function of (seed, set, q).
+   */
+  List<float[]> queryVectors(QuerySplit set, int count) {
+    List<float[]> pool = set.members(base.queryVectors.size()).stream().map(base.queryVectors::get).toList();
     List<float[]> out = new ArrayList<>();
     for (int q = 0; q < count; q++) {
-      out.add(vector(new SplittableRandom(mix(seed + 17, q)), base.queryVectors, q % base.queryVectors.size()));
+      out.add(vector(new SplittableRandom(mix(seed + set.seedOffset, q)), pool, q % pool.size()));
     }
     return out;
   }
 
+  /** The report queries' texts ({@link QuerySplit#REPORT}). */
   List<String> queryTexts(int count) {
+    return queryTexts(QuerySplit.REPORT, count);
+  }
+
+  /** The text of each query of {@link #queryVectors(QuerySplit, int)}: its leading base query's. */
+  List<String> queryTexts(QuerySplit set, int count) {
+    List<Integer> members = set.members(base.queryTexts.size());
     List<String> out = new ArrayList<>();
     for (int q = 0; q < count; q++) {
-      out.add(base.queryTexts.get(q % base.queryTexts.size()));
+      out.add(base.queryTexts.get(members.get(q % members.size())));
     }
     return out;
   }

@@ -27,8 +27,9 @@ final class SnapshotOpener {
   /** Snapshot {@code id}, verified as {@code verify} says, with the owner's one reference. */
   ReloadingSearcher.Lease open(String id, Verification verify) {
     Path local = prepare(id);
-    return new ReloadingSearcher.Lease(
-        Searcher.builder().root(local).snapshot(id).options(options).verify(verify).shards(shards).build(), local);
+    // The query model loads while the shards open and, on a swap, before the new snapshot takes queries.
+    return new ReloadingSearcher.Lease(Searcher.builder().root(local).snapshot(id).options(options).verify(verify)
+        .shards(shards).preloadQueryModel(true).build(), local);
   }
 
   private Path prepare(String id) {
