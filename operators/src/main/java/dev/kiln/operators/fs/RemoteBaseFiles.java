@@ -117,6 +117,14 @@ public final class RemoteBaseFiles implements BaseFiles {
     return open(SnapshotLayout.shardDirName(shard), own, cache, stats);
   }
 
+  /**
+   * {@code -Dkiln.remote.block-bytes} as the JVM has it now, not as it had it when {@link CachedRemoteFile}
+   * was loaded: a test that sets it for its builds gets it whatever ran before in the same JVM.
+   */
+  static int blockBytes() {
+    return Integer.getInteger("kiln.remote.block-bytes", CachedRemoteFile.DEFAULT_BLOCK_BYTES);
+  }
+
   /** The {@code files} of base directory {@code directory} as {@link CachedRemoteFile}s, by name. */
   private Map<String, CachedRemoteFile> open(String directory, List<BaseFile> files, java.nio.file.Path cache,
       FetchStats stats) throws IOException {
@@ -127,7 +135,7 @@ public final class RemoteBaseFiles implements BaseFiles {
         Path remote = new Path(root, SnapshotLayout.snapshotKey(f.owner()) + directory + "/"
             + SafePaths.check("base file", f.name()));
         out.put(f.name(), new CachedRemoteFile(f.name(), f.size(), new FlinkRangeReader(remote),
-            SafePaths.resolve(cache, "base file", f.name()), CachedRemoteFile.DEFAULT_BLOCK_BYTES, stats));
+            SafePaths.resolve(cache, "base file", f.name()), blockBytes(), stats));
       }
       return out;
     } catch (IOException | RuntimeException e) {
