@@ -208,7 +208,8 @@ final class BuildCommitter {
       counters.put(JobCounters.RANGE_VALUES_UNPARSED, count(totals, JobCounters.RANGE_VALUES_UNPARSED));
     }
     // A remote root's traffic, recorded only where there was some (local roots move nothing).
-    for (String name : List.of(JobCounters.SHARD_BYTES_UPLOADED, JobCounters.BASE_BYTES_READ)) {
+    for (String name : List.of(JobCounters.SHARD_BYTES_UPLOADED, JobCounters.BASE_BYTES_READ,
+        JobCounters.PARENTS_BYTES_UPLOADED, JobCounters.PARENTS_BASE_BYTES_READ)) {
       if (count(totals, name) > 0) {
         counters.put(name, count(totals, name));
       }

@@ -140,7 +140,7 @@ public final class BuildJob {
         quarantined = changes.quarantine();
         reports = changes.reports();
         continued = new Continued(changelog.baseFiles(target), changes.removals(), false,
-            shardFiles(changelog.baseManifest()), null);
+            shardFiles(changelog.baseManifest()), null, ChangelogParentWriterFunction.partFiles(changelog.baseManifest()));
       }
       case BuildMode.Incremental incremental -> {
         CorpusStages.Streams corpus = CorpusStages.read(env, config, ctx.model(), incremental.documents(),
@@ -149,7 +149,7 @@ public final class BuildJob {
         quarantined = corpus.quarantine();
         reports = corpus.reports();
         continued = new Continued(target.base(incremental.baseManifest()), corpus.kept(), true,
-            shardFiles(incremental.baseManifest()), incremental.unreadListing());
+            shardFiles(incremental.baseManifest()), incremental.unreadListing(), Map.of());
       }
       case BuildMode.Full full -> {
         CorpusStages.Streams corpus = CorpusStages.read(env, config, ctx.model(), null, null);
@@ -178,9 +178,11 @@ public final class BuildJob {
    * @param base the base's files as the target gives them to writers, or {@code null}: empty shards
    * @param changes what happens to base documents besides fresh chunks: removals or keeps
    * @param unreadListing the corpus listing whose kept files were not read (their documents stay), or {@code null}
+   * @param parentFiles the base's docstore files by part (a changelog build's; empty otherwise)
    */
   private record Continued(BaseFiles base, DataStream<ShardChange> changes, boolean prune,
-      Map<Integer, List<Manifest.FileEntry>> baseFiles, String unreadListing) {}
+      Map<Integer, List<Manifest.FileEntry>> baseFiles, String unreadListing,
+      Map<Integer, List<Manifest.FileEntry>> parentFiles) {}
 
   /**
    * A continuing build's fresh chunks as shard changes. Each stream that carries them is mapped where it
@@ -269,7 +271,7 @@ public final class BuildJob {
           .partitionCustom(new ShardPartitioner(), new DocShardKey<ParentChange>(shards, ParentChange::docId))
           .fullWindowPartition()
           .mapPartition(TaskThreadFailures.of(new ChangelogParentWriterFunction(target, snapshotId,
-              continued.base(), shards)))
+              continued.base(), shards, continued.parentFiles())))
           .returns(StageReport.class)
           .name("write-parents")
           .setParallelism(writers));

@@ -284,6 +284,11 @@ public final class SnapshotBuilder {
       c.put("shard bytes uploaded", outcome.counter(JobCounters.SHARD_BYTES_UPLOADED))
           .put("base bytes read (on demand)", outcome.counter(JobCounters.BASE_BYTES_READ));
     }
+    if (outcome.counter(JobCounters.PARENTS_BYTES_UPLOADED) > 0
+        || outcome.counter(JobCounters.PARENTS_BASE_BYTES_READ) > 0) {
+      c.put("docstore bytes uploaded", outcome.counter(JobCounters.PARENTS_BYTES_UPLOADED))
+          .put("docstore base bytes read (on demand)", outcome.counter(JobCounters.PARENTS_BASE_BYTES_READ));
+    }
     c.put("shards", config.shards)
         .put("largest shard (chunks)", ShardSizeAdvice.describeLargest(commit.manifest()))
         .put("segments (before merge → after)", commit.segmentsBefore() + " → " + commit.segmentsAfter())

@@ -84,6 +84,10 @@ public final class JobCounters {
   public static final String BASE_BYTES_READ = "base.bytes.read";
   /** Builds into a remote root: bytes of shard files uploaded (shared base files are referenced, not uploaded). */
   public static final String SHARD_BYTES_UPLOADED = "shards.bytes.uploaded";
+  /** Changelog builds over a remote base: bytes the docstore writers read of the base's parts (on demand). */
+  public static final String PARENTS_BASE_BYTES_READ = "parents.base.bytes.read";
+  /** Builds into a remote root continuing a docstore: bytes of docstore files uploaded (shared ones are referenced). */
+  public static final String PARENTS_BYTES_UPLOADED = "parents.bytes.uploaded";
 
   public static final String TIME_PARSE = "time.parse.ns";
   public static final String TIME_CHUNK = "time.chunk.ns";
@@ -102,7 +106,8 @@ public final class JobCounters {
       SHARDS_WITHOUT_POSITIONS, INCREMENTAL_RELOCATED, BASE_BYTES_READ, SHARD_BYTES_UPLOADED,
       // a full build's writers resolve duplicate ids (WriterDuplicates): they correct these
       CHUNKS, CHUNKS_DUPLICATE_ID, DOCUMENTS, QUARANTINED);
-  public static final List<String> PARENTS_STAGE = List.of(PARENTS_WRITTEN, CHANGELOG_PARENTS, PARENTS);
+  public static final List<String> PARENTS_STAGE = List.of(PARENTS_WRITTEN, CHANGELOG_PARENTS, PARENTS,
+      PARENTS_BASE_BYTES_READ, PARENTS_BYTES_UPLOADED);
   public static final List<String> CHANGELOG_PARSE_STAGE = List.of(RECORDS_READ, QUARANTINED, TIME_PARSE);
   public static final List<String> CHANGELOG_RESOLVE_STAGE = List.of(DOCUMENTS, CHANGELOG_UPSERTS, CHANGELOG_DELETES,
       CHANGELOG_SUPERSEDED);

@@ -26,8 +26,11 @@ public sealed interface BaseFiles extends Serializable permits BaseFiles.InPlace
    */
   BaseShard shard(int shard, Path into, Path cache, FetchStats stats) throws IOException;
 
-  /** Base docstore part {@code shard} at {@code into}; returns it. */
-  Path fetchParents(int shard, Path into) throws IOException;
+  /**
+   * Base docstore part {@code shard} for a writer that continues it, as {@link #shard} gives a shard:
+   * in place under a local root ({@code into}), or read on demand from a remote root.
+   */
+  BaseShard parents(int shard, Path into, Path cache, FetchStats stats) throws IOException;
 
   /**
    * A base under a local root, which writers write in place: its directories already are where the
@@ -42,8 +45,8 @@ public sealed interface BaseFiles extends Serializable permits BaseFiles.InPlace
     }
 
     @Override
-    public Path fetchParents(int shard, Path into) throws IOException {
-      return present(into, "docstore part " + shard);
+    public BaseShard parents(int shard, Path into, Path cache, FetchStats stats) throws IOException {
+      return new BaseShard.Local(present(into, "docstore part " + shard));
     }
 
     @Override

@@ -26,10 +26,12 @@ import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 
 /**
- * The base snapshot of a changelog build on a remote root, as its writers need it: each writer
- * subtask downloads the files of the base shards (and docstore parts) it continues into a local
- * directory, through Flink's file systems as it uploads, and checks every file against the base
- * manifest's size and SHA-256 as it arrives (hashed while streaming), so a damaged base object fails
+ * The base snapshot of a changelog build on a remote root, as its writers need it: continuing
+ * writers read the base shards and docstore parts on demand where they live ({@link #openShard},
+ * {@link #openParents}); what is downloaded whole (a shard for {@link #fetchShard}, a fingerprint
+ * file) goes into a local directory, through Flink's file systems as it uploads, and each such file is
+ * checked against the base manifest's size and SHA-256 as it arrives (hashed while streaming), so a
+ * damaged base object fails
  * the build instead of being copied into the next snapshot. Names come from a manifest the client
  * already structure-checked, and are resolved inside the target directory again here ({@link SafePaths}).
  * Serializable: built in the client from the plan, shipped with the writer functions.
@@ -111,17 +113,29 @@ public final class RemoteBaseFiles implements BaseFiles {
     if (files == null) {
       throw new SnapshotException("shard " + shard + " of base snapshot " + baseId + " is not in its manifest");
     }
+    List<BaseFile> own = files.stream().filter(f -> !f.name().equals(SnapshotLayout.SHARD_FINGERPRINTS)).toList();
+    return open(SnapshotLayout.shardDirName(shard), own, cache, stats);
+  }
+
+  /**
+   * {@code -Dkiln.remote.block-bytes} as the JVM has it now, not as it had it when {@link CachedRemoteFile}
+   * was loaded: a test that sets it for its builds gets it whatever ran before in the same JVM.
+   */
+  static int blockBytes() {
+    return Integer.getInteger("kiln.remote.block-bytes", CachedRemoteFile.DEFAULT_BLOCK_BYTES);
+  }
+
+  /** The {@code files} of base directory {@code directory} as {@link CachedRemoteFile}s, by name. */
+  private Map<String, CachedRemoteFile> open(String directory, List<BaseFile> files, java.nio.file.Path cache,
+      FetchStats stats) throws IOException {
     Files.createDirectories(cache);
     Map<String, CachedRemoteFile> out = new HashMap<>();
     try {
       for (BaseFile f : files) {
-        if (f.name().equals(SnapshotLayout.SHARD_FINGERPRINTS)) {
-          continue;
-        }
-        Path remote = new Path(root, SnapshotLayout.snapshotKey(f.owner()) + SnapshotLayout.shardDirName(shard) + "/"
+        Path remote = new Path(root, SnapshotLayout.snapshotKey(f.owner()) + directory + "/"
             + SafePaths.check("base file", f.name()));
         out.put(f.name(), new CachedRemoteFile(f.name(), f.size(), new FlinkRangeReader(remote),
-            SafePaths.resolve(cache, "base file", f.name()), CachedRemoteFile.DEFAULT_BLOCK_BYTES, stats));
+            SafePaths.resolve(cache, "base file", f.name()), blockBytes(), stats));
       }
       return out;
     } catch (IOException | RuntimeException e) {
@@ -163,15 +177,25 @@ public final class RemoteBaseFiles implements BaseFiles {
     return !shards.isEmpty() && shards.values().stream().allMatch(fs -> fs.stream().anyMatch(f -> f.name().equals(name)));
   }
 
-  /** Downloads and verifies the base's docstore part {@code shard} into {@code target}; returns it. */
-  @Override
-  public java.nio.file.Path fetchParents(int shard, java.nio.file.Path target) throws IOException {
+  /**
+   * Base docstore part {@code shard} as a continuing docstore writer reads it, as {@link #openShard}
+   * opens a shard: each file left under its owner's key and read block by block on demand into sparse
+   * files under {@code cache} (created). The caller closes the files and removes {@code cache}.
+   */
+  public Map<String, CachedRemoteFile> openParents(int shard, java.nio.file.Path cache, FetchStats stats)
+      throws IOException {
     List<BaseFile> files = parents.get(SnapshotLayout.shardDirName(shard));
     if (files == null) {
       throw new SnapshotException("docstore part " + shard + " of base snapshot " + baseId
           + " is not in its manifest");
     }
-    return fetch(SnapshotLayout.PARENTS + "/" + SnapshotLayout.shardDirName(shard), files, target);
+    return open(SnapshotLayout.PARENTS + "/" + SnapshotLayout.shardDirName(shard), files, cache, stats);
+  }
+
+  @Override
+  public BaseShard parents(int shard, java.nio.file.Path into, java.nio.file.Path cache, FetchStats stats)
+      throws IOException {
+    return new BaseShard.Remote(openParents(shard, cache, stats), cache);
   }
 
   private java.nio.file.Path fetch(String directory, List<BaseFile> files, java.nio.file.Path target)

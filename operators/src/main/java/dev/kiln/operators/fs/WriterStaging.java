@@ -9,6 +9,7 @@ import dev.kiln.snapshot.SnapshotLayout;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 
 /**
  * Where a writer subtask's Lucene and docstore files are written, from {@link
@@ -62,11 +63,21 @@ public final class WriterStaging implements Closeable {
    * uploaded again: a rebuild uploads what it wrote, not the shard.
    */
   public ShardResult publish(ShardResult result, Path directory, String key) throws IOException {
+    String remote = publish(result.files(), directory, key);
+    return temporary == null ? result : result.at(remote);
+  }
+
+  /**
+   * As {@link #publish(ShardResult, Path, String)} for a directory whose manifest entries are
+   * {@code files} (names relative to {@code directory}; a docstore part's): uploads its own files, not
+   * those referenced from an earlier snapshot, and returns where it now lives.
+   */
+  public String publish(List<Manifest.FileEntry> files, Path directory, String key) throws IOException {
     if (temporary == null) {
-      return result;
+      return directory.toString();
     }
     String remote = new org.apache.flink.core.fs.Path(remoteRoot, key.replaceAll("/+$", "")).toString();
-    for (Manifest.FileEntry f : result.files()) {
+    for (Manifest.FileEntry f : files) {
       if (f.snapshot() == null) {
         RemoteFiles.upload(SafePaths.resolve(directory, "shard file", f.name()),
             new org.apache.flink.core.fs.Path(remote, f.name()));
@@ -74,13 +85,18 @@ public final class WriterStaging implements Closeable {
         PausePoint.reached("upload");
       }
     }
-    return result.at(remote);
+    return remote;
   }
 
   /** Bytes of {@code result}'s files this staging uploaded (its own files; none in place). */
   public long uploadedBytes(ShardResult result) {
+    return uploadedBytes(result.files());
+  }
+
+  /** Bytes of {@code files} this staging uploads (their own files; none in place). */
+  public long uploadedBytes(List<Manifest.FileEntry> files) {
     return temporary == null ? 0
-        : result.files().stream().filter(f -> f.snapshot() == null).mapToLong(Manifest.FileEntry::size).sum();
+        : files.stream().filter(f -> f.snapshot() == null).mapToLong(Manifest.FileEntry::size).sum();
   }
 
   /** Removes the temporary directory (a remote root's); never throws, so that it cannot mask a failure. */
