@@ -77,9 +77,9 @@ final class ContinuedShard implements Closeable {
   /**
    * @param base the base shard (a local directory, or remote files read on demand), or {@code null} to
    *     start from an empty shard
-   * @param prune an incremental build: the base's segments are kept, not merged down
+   * @param keepSegments the base's segments are kept, not merged down (a build continuing a base)
    */
-  static ContinuedShard open(Path dir, BaseShard base, IndexConfig config, int dimension, boolean prune,
+  static ContinuedShard open(Path dir, BaseShard base, IndexConfig config, int dimension, boolean keepSegments,
       Counters counters) throws IOException {
     if (base == null) {
       return new ContinuedShard(new ShardIndexWriter(dir, config, dimension), null, counters);
@@ -91,11 +91,11 @@ final class ContinuedShard implements Closeable {
         if (!Files.isDirectory(local.directory())) {
           throw new IOException("a shard of the base snapshot is missing: " + local.directory());
         }
-        writer = ShardIndexWriter.continuing(dir, local.directory(), config, dimension, !prune);
+        writer = ShardIndexWriter.continuing(dir, local.directory(), config, dimension, !keepSegments);
         baseView = FSDirectory.open(local.directory());
       }
       case BaseShard.Remote remote -> {
-        writer = ShardIndexWriter.continuingOver(dir, remote.files(), config, dimension, !prune);
+        writer = ShardIndexWriter.continuingOver(dir, remote.files(), config, dimension, !keepSegments);
         // The reader of the base shares the writer's fetched blocks: each is read once.
         baseView = new BaseOverlayDirectory(new ByteBuffersDirectory(), remote.files());
       }

@@ -88,8 +88,8 @@ public final class ContinuingShardWriterFunction extends ShardOwningWriter<Shard
   /**
    * @param base the base snapshot's files as the target gives them, or {@code null} to start from
    *     empty shards
-   * @param prune an incremental build: base documents not kept or re-added are removed, and the base's
-   *     segments are not merged down
+   * @param prune an incremental build: base documents not kept or re-added are removed (any build with a
+   *     base keeps the base's segments: {@link #keepsSegments})
    * @param baseFiles the base manifest's files per shard (empty without a base): files the new shard
    *     still shares with its base keep their verified checksums instead of being hashed again
    * @param corpusListing an incremental build's corpus listing naming the files it leaves unread, or
@@ -182,10 +182,20 @@ public final class ContinuingShardWriterFunction extends ShardOwningWriter<Shard
     return change.kind() + " of " + change.docId();
   }
 
+  /**
+   * Whether the shards keep their base's segments (Lucene's merge policy merges what it will) instead of
+   * being merged down to {@code index.max-segments} as a full build's are. Every build that continues a
+   * base does: merging down would rewrite, and on a remote root upload, every byte of the shard each
+   * night, however small the change. A changelog build from empty shards merges like a full build.
+   */
+  private boolean keepsSegments() {
+    return prune || base != null;
+  }
+
   @Override
   protected ContinuedShard openPart(SnapshotLayout layout, int shard) throws IOException {
     ContinuedShard s = ContinuedShard.open(layout.shardDir(snapshotId, shard), bases.get(shard), config, dimension,
-        prune, counters);
+        keepsSegments(), counters);
     if (!unread.isEmpty()) {
       try {
         // The records of the unread files are this shard's documents as much as those the parser saw.
@@ -259,7 +269,7 @@ public final class ContinuingShardWriterFunction extends ShardOwningWriter<Shard
             + " are stale, so the next build reads every corpus file", e.getKey(), e.getValue().moved());
       }
       ShardResult r = ShardFinisher.finish(e.getKey(), w, subtask(), config, positions.stale(e.getValue().moved() > 0),
-          !prune, bases.get(e.getKey()), base == null ? null : base.baseId(),
+          !keepsSegments(), bases.get(e.getKey()), base == null ? null : base.baseId(),
           baseFiles.getOrDefault(e.getKey(), new ArrayList<>()));
       r = staging.publish(r, w.directory(), SnapshotLayout.shardKey(snapshotId, e.getKey()));
       uploaded.add(staging.uploadedBytes(r));
