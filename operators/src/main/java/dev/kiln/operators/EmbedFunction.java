@@ -182,6 +182,8 @@ public final class EmbedFunction extends AbstractRichFunction {
       int visible = DeviceSelector.visibleGpus(config.device, spec.engine());
       placement = place(visible);
       EmbedDevice device = DeviceSelector.select(config.device, gpuIndexes, placement.localSlot(), visible);
+      // Tests hold a slot here, placed and its device chosen, to run a second job beside it.
+      PausePoint.reached("embed-placed");
       embedder = NativeLibraries.load(
           () -> TextEmbedder.open(spec, config.effectiveBatchSize(device.isGpu()), threads, device));
       modelLoads.add(1);
@@ -208,8 +210,6 @@ public final class EmbedFunction extends AbstractRichFunction {
           subtask, getRuntimeContext().getJobInfo().getJobId(), claim.gpu(), claim.seat(), claim.localSlot(), gpus,
           gpuIndexes.isEmpty() ? " (visible to the engine; no Flink gpu resource)" : " (Flink gpu resource)");
     }
-    // Tests hold a placed slot here to run a second job beside it.
-    PausePoint.reached("embed-placed");
     return claim;
   }
 
