@@ -70,7 +70,12 @@ public final class GpuBench {
     EmbedDevice d = DeviceSelector.select(device, 0, spec.engine());
     List<Integer> batches = batchSizes(opt.getOrDefault("batch-sizes", d.isGpu() ? "1,16,64,256" : "1,8,32"));
 
-    List<Chunk> chunks = EmbedBench.chunk(spec, documents(corpus));
+    // Only as many documents as give the chunks asked for: a large corpus is not chunked whole.
+    List<Document> docs = documents(corpus);
+    List<Chunk> chunks = new ArrayList<>();
+    for (int from = 0; from < docs.size() && chunks.size() < wanted; from += 64) {
+      chunks.addAll(EmbedBench.chunk(spec, docs.subList(from, Math.min(docs.size(), from + 64))));
+    }
     if (chunks.isEmpty()) {
       throw new IllegalArgumentException("--corpus " + corpus + " has no text to embed");
     }
@@ -78,7 +83,10 @@ public final class GpuBench {
     long tokens = 0;
     try (ModelTokenizer tokenizer = ModelTokenizer.open(spec)) {
       List<String> distinct = chunks.stream().map(c -> c.title().isEmpty() ? c.text() : c.title() + "\n" + c.text()).toList();
-      int[] counts = distinct.stream().mapToInt(tokenizer::countTokens).toArray();
+      // What the model reads: its passage prefix, the text and two special tokens, truncated at its maximum.
+      String prefix = spec.passagePrefix() == null ? "" : spec.passagePrefix();
+      int[] counts = distinct.stream().mapToInt(t -> Math.min(tokenizer.countTokens(prefix + t) + 2, spec.maxTokens()))
+          .toArray();
       for (int i = 0; i < wanted; i++) {
         texts.add(distinct.get(i % distinct.size()));
         tokens += counts[i % distinct.size()];
