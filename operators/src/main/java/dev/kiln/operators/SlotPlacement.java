@@ -128,7 +128,11 @@ public final class SlotPlacement {
     try {
       Files.createDirectories(dir);
       if (Files.notExists(file)) {
-        file.toFile().deleteOnExit(); // the JVM's own: nothing else will ever read it
+        try {
+          file.toFile().deleteOnExit(); // the JVM's own: nothing else will ever read it
+        } catch (IllegalStateException shuttingDown) {
+          // the JVM is exiting: the file stays behind, empty
+        }
       }
       for (int seat = 0; seat < MAX_SEATS; seat++) {
         for (int p = 0; p < gpus.size(); p++) {
