@@ -1,6 +1,7 @@
 package dev.kiln.cli;
 
 import dev.kiln.cli.progress.BuildProgress;
+import dev.kiln.cli.progress.JobProgressLogs;
 import dev.kiln.cli.progress.ProgressMode;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.config.ConfigOverrides;
@@ -128,6 +129,7 @@ public final class BuildCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     BuildConfig config = effectiveConfig();
     ProgressMode mode = ProgressMode.resolve(progress, ProgressMode.isTerminal());
+    JobProgressLogs.quietUnlessAlone(mode);
     BuildBackend.find("build").build(config, cluster, force,
         BuildProgress.open(mode, System.err, Duration.ofSeconds(PROGRESS_SECONDS)));
     return Kiln.OK;

@@ -119,7 +119,25 @@ public final class DeviceSelector {
 
   /** Chooses for a slot, asking the engine how many GPUs it can use, and logs the choice. */
   public static EmbedDevice select(String requested, List<Integer> gpuIndexes, int localSlot, ModelEngine engine) {
-    int visible = parse(requested) == -3 ? 0 : visibleGpus(engine);
+    return select(requested, gpuIndexes, localSlot, visibleGpus(requested, engine));
+  }
+
+  /**
+   * Whether {@code requested} spreads slots over GPUs by their local index ({@code auto}, {@code gpu}), so
+   * that a slot must claim one first; {@code cpu} and a fixed {@code gpu:N} need no claim.
+   */
+  public static boolean spreadsOverGpus(String requested) {
+    int want = parse(requested);
+    return want == -2 || want == -1;
+  }
+
+  /** GPUs the engine can use for {@code requested}: none for {@code cpu}, without asking the engine. */
+  public static int visibleGpus(String requested, ModelEngine engine) {
+    return parse(requested) == -3 ? 0 : visibleGpus(engine);
+  }
+
+  /** {@link #choose} with {@code visible} counted by {@link #visibleGpus(String, ModelEngine)}; logs the choice. */
+  public static EmbedDevice select(String requested, List<Integer> gpuIndexes, int localSlot, int visible) {
     EmbedDevice d = choose(requested, gpuIndexes, localSlot, visible);
     if (d.fellBack()) {
       LOG.warn("EMBEDDING ON CPU: {}; local slot {} falls back to the CPU and will be much slower", d.reason(), localSlot);

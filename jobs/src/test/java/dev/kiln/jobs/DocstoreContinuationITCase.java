@@ -212,6 +212,31 @@ class DocstoreContinuationITCase {
 
   @Test
   @Order(1)
+  void eachNightKeepsTheBaseShardSegmentsAndSendsOnlyTheShardFilesItWrote() throws Exception {
+    // A changelog night once merged every shard down to one segment: it rewrote (and uploaded) the whole
+    // index for a change of a few documents.
+    for (String root : roots.keySet()) {
+      for (Manifest night : built.get(root).subList(1, 3)) {
+        long own = 0;
+        long shared = 0;
+        for (Manifest.ShardEntry s : night.shards()) {
+          for (Manifest.FileEntry f : s.files()) {
+            if (f.snapshot() == null) {
+              own += f.size();
+            } else {
+              shared += f.size();
+            }
+          }
+        }
+        System.out.printf("%s %s: shards %d bytes, %d own, %d referenced%n", root, night.id(), own + shared, own,
+            shared);
+        assertTrue(own * 2 < shared, root + ": the night wrote " + own + " shard bytes and shares " + shared);
+      }
+    }
+  }
+
+  @Test
+  @Order(1)
   void theBucketIsSentOnlyTheDocstoreFilesANightWroteAndTheBaseIsReadInPart() throws Exception {
     SnapshotStorage storage = RemoteStorages.open(S3_ROOT, s3.settings());
     Manifest base = built.get("s3").get(0);

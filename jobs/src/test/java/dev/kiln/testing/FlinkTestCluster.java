@@ -147,6 +147,15 @@ public final class FlinkTestCluster implements AutoCloseable {
    */
   public void startTaskManager(String name, List<String> jvmFlags, List<Path> lib, List<String> config)
       throws IOException {
+    startTaskManager(name, jvmFlags, lib, config, Map.of());
+  }
+
+  /**
+   * {@link #startTaskManager(String, List, List, List)} with environment variables of its own
+   * ({@code FLINK_PLUGINS_DIR}, say: where a TaskManager finds its plugins, as Flink's scripts set it).
+   */
+  public void startTaskManager(String name, List<String> jvmFlags, List<Path> lib, List<String> config,
+      Map<String, String> env) throws IOException {
     List<String> jvm = new ArrayList<>(tmJvm);
     jvm.addAll(jvmFlags);
     List<String> dynamic = new ArrayList<>(tmDynamic);
@@ -158,7 +167,7 @@ public final class FlinkTestCluster implements AutoCloseable {
     for (Path jar : lib) {
       cp.append(File.pathSeparatorChar).append(jar.toAbsolutePath());
     }
-    start(name, "org.apache.flink.runtime.taskexecutor.TaskManagerRunner", jvm, dynamic, cp.toString());
+    start(name, "org.apache.flink.runtime.taskexecutor.TaskManagerRunner", jvm, dynamic, cp.toString(), env);
   }
 
   /**
@@ -319,11 +328,11 @@ public final class FlinkTestCluster implements AutoCloseable {
   }
 
   private void start(String name, String mainClass, List<String> jvm, List<String> dynamic) throws IOException {
-    start(name, mainClass, jvm, dynamic, classpath);
+    start(name, mainClass, jvm, dynamic, classpath, Map.of());
   }
 
-  private void start(String name, String mainClass, List<String> jvm, List<String> dynamic, String cp)
-      throws IOException {
+  private void start(String name, String mainClass, List<String> jvm, List<String> dynamic, String cp,
+      Map<String, String> env) throws IOException {
     Path log = work.resolve(name + ".log");
     List<String> flags = new ArrayList<>(jvm);
     flags.add("-Dlog.file=" + log);
@@ -335,8 +344,9 @@ public final class FlinkTestCluster implements AutoCloseable {
     cmd.add("--configDir");
     cmd.add(conf.toString());
     cmd.addAll(dynamic);
-    processes.put(name, new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(work.resolve(name + ".out").toFile()).start());
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(work.resolve(name + ".out").toFile());
+    pb.environment().putAll(env);
+    processes.put(name, pb.start());
   }
 
   private static List<String> split(String args) {

@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.AbstractRichFunction;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -71,8 +72,8 @@ public final class EmbedFunction extends AbstractRichFunction {
   private final ReuseSource reuse;
   private transient ModelSpec spec;
   private transient int subtask;
-  /** This subtask's local slot index on its TaskManager ({@link SlotPlacement}); -1 when none is held. */
-  private transient int localSlot = -1;
+  /** This subtask's GPU on its TaskManager ({@link SlotPlacement}), claimed with the model; given back on close. */
+  private transient SlotPlacement.Claim placement;
   private transient List<Integer> gpuIndexes;
   private transient TextEmbedder embedder;
   /** This subtask's key partition of the reusable vectors: keys on the heap, vectors in a temporary file. */
@@ -127,7 +128,6 @@ public final class EmbedFunction extends AbstractRichFunction {
     NativeLibraries.check(getRuntimeContext());
     spec = ModelRegistry.resolve(config.model);
     subtask = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
-    localSlot = SlotPlacement.claim();
     gpuIndexes = SlotPlacement.gpuIndexes(getRuntimeContext().getExternalResourceInfos(SlotPlacement.GPU_RESOURCE));
     embedded = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_EMBEDDED);
     reused = getRuntimeContext().getLongCounter(JobCounters.CHUNKS_REUSED);
@@ -179,13 +179,38 @@ public final class EmbedFunction extends AbstractRichFunction {
 
   private TextEmbedder embedder() {
     if (embedder == null) {
-      EmbedDevice device = DeviceSelector.select(config.device, gpuIndexes, localSlot, spec.engine());
+      int visible = DeviceSelector.visibleGpus(config.device, spec.engine());
+      placement = place(visible);
+      EmbedDevice device = DeviceSelector.select(config.device, gpuIndexes, placement.localSlot(), visible);
+      // Tests hold a slot here, placed and its device chosen, to run a second job beside it.
+      PausePoint.reached("embed-placed");
       embedder = NativeLibraries.load(
           () -> TextEmbedder.open(spec, config.effectiveBatchSize(device.isGpu()), threads, device));
       modelLoads.add(1);
       metrics.device(device.toString());
     }
     return embedder;
+  }
+
+  /**
+   * Claims this slot's GPU among those Flink gave the TaskManager (else those the engine sees), and logs
+   * which: operators and tests read where each slot went from that line.
+   */
+  private SlotPlacement.Claim place(int visible) {
+    if (!DeviceSelector.spreadsOverGpus(config.device)) {
+      return SlotPlacement.Claim.NONE;
+    }
+    List<Integer> gpus = gpuIndexes;
+    if (gpus.isEmpty()) {
+      gpus = IntStream.range(0, visible).boxed().toList();
+    }
+    SlotPlacement.Claim claim = SlotPlacement.claim(gpus);
+    if (claim != SlotPlacement.Claim.NONE) {
+      LOG.info("embed subtask {} of job {} placed on GPU {} (seat {}, local slot {}) of this TaskManager's GPUs {}{}",
+          subtask, getRuntimeContext().getJobInfo().getJobId(), claim.gpu(), claim.seat(), claim.localSlot(), gpus,
+          gpuIndexes.isEmpty() ? " (visible to the engine; no Flink gpu resource)" : " (Flink gpu resource)");
+    }
+    return claim;
   }
 
   private transient List<Chunk> pending;
@@ -335,8 +360,10 @@ public final class EmbedFunction extends AbstractRichFunction {
         store.close(); // a failed attempt drops its open part; the closed ones stay for the next build
       }
     } finally {
-      SlotPlacement.release(localSlot);
-      localSlot = -1;
+      if (placement != null) {
+        placement.close();
+        placement = null;
+      }
       if (embedder != null) {
         embedder.close();
       }
