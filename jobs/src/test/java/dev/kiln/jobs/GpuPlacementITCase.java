@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.testing.FlinkTestCluster;
+import dev.kiln.testing.gpu.TestGpuDriverFactory;
+import dev.kiln.testing.gpu.TestGpuPlugin;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -28,9 +30,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Where embed slots go on a real TaskManager with GPUs, as Flink gives them: Flink's own GPU plugin
- * ({@code flink-external-resource-gpu} in the TaskManager's plugins directory, {@code external-resources:
- * gpu}, two GPUs) with a discovery script that reports indexes 0 and 1, since this host has no GPU. The
+ * Where embed slots go on a real TaskManager with GPUs, as Flink gives them: an external-resource driver
+ * plugin in the TaskManager's plugins directory ({@link TestGpuDriverFactory}, {@code external-resources:
+ * gpu}, two GPUs) that reports indexes 0 and 1, as Flink's GPU driver would, since this host has no GPU. The
  * TaskManager is set up for several builds at once (docs/DEPLOYMENT.md) and holds each embed slot right
  * after it placed itself ({@code PausePoint} "embed-placed", resumed from the test), so that two builds
  * are placed at the same time for certain. It checks that two concurrent jobs take different GPUs, that a
@@ -63,18 +65,14 @@ class GpuPlacementITCase {
         "taskmanager.numberOfTaskSlots: 4", "taskmanager.memory.process.size: 2048m",
         "taskmanager.memory.jvm-metaspace.size: 384m", "taskmanager.memory.network.min: 192m",
         "taskmanager.memory.network.max: 192m"))) {
-      // What Flink's GPU driver runs with the amount as first argument: one line of comma-separated indexes.
-      Path script = work.resolve("fake-gpu-discovery.sh");
-      Files.writeString(script, "#!/bin/sh\nseq -s , 0 $(($1 - 1))\n");
-      assertTrue(script.toFile().setExecutable(true));
-      Path plugins = Path.of("target", "flink-test-plugins").toAbsolutePath();
-      assertTrue(Files.isDirectory(plugins.resolve("external-resource-gpu")), "build with 'mvn verify': " + plugins);
+      // A plugins directory with a test GPU driver reporting indexes 0 and 1 (this host has no GPU).
+      Path plugins = TestGpuPlugin.write(work.resolve("plugins"));
       Path tmp = Files.createDirectories(work.resolve("tm-tmp"));
       flink.startTaskManager("tm", List.of("-Dkiln.test.pause-at=embed-placed", "-Dkiln.test.pause-resume=stdin",
           "-Djava.io.tmpdir=" + tmp), FlinkTestCluster.sharedNativesLib(), List.of("external-resources=gpu",
           "external-resource.gpu.amount=2",
-          "external-resource.gpu.driver-factory.class=org.apache.flink.externalresource.gpu.GPUDriverFactory",
-          "external-resource.gpu.param.discovery-script.path=" + script), Map.of("FLINK_PLUGINS_DIR", plugins.toString()));
+          "external-resource.gpu.driver-factory.class=" + TestGpuDriverFactory.class.getName()),
+          Map.of("FLINK_PLUGINS_DIR", plugins.toString()));
       flink.awaitTaskManagers(1, 120);
       Path log = cluster.resolve("tm.log");
       Path jar = FlinkTestCluster.jobJar();
@@ -90,7 +88,7 @@ class GpuPlacementITCase {
       String text = Files.readString(log);
       assertTrue(text.contains("EMBEDDING ON CPU: embed.device=auto: Flink assigned GPU(s) [0, 1] to this TaskManager"
           + " but none is visible to the engine"), "the CPU natives' fallback is loud:\n" + flink.logs());
-      assertTrue(text.contains("Discover GPU resources"), "Flink's GPU driver ran the discovery script");
+      assertTrue(text.contains(TestGpuDriverFactory.REPORTED + " [0, 1]"), "the GPU driver plugin reported the GPUs");
 
       // The second is cancelled while it holds its GPU, the first finishes: both give their GPUs back.
       String finishing = both.get(0).job();
