@@ -35,8 +35,9 @@ trap cleanup EXIT
 serve() { # port, extra args...
   local port="$1"; shift
   "$KILN_HOME/scripts/kiln" serve --snapshots "$SNAPSHOTS" --port "$port" "${COMMON[@]}" "$@" >"$LOGS/$port.log" 2>&1 &
+  # Recorded here, not echoed: a $(serve ...) would run it in a subshell whose PIDS the cleanup never sees.
   PIDS+=($!)
-  echo $!
+  LAST_PID=$!
 }
 wait_up() { # port
   for _ in $(seq 1 240); do
@@ -54,10 +55,16 @@ wait_verified() { # port
   done
   echo "bench-route: port $1 still verifying its snapshot after 20 min" >&2; exit 1
 }
-serve 18200 >/dev/null
-G0A=$(serve 18201 --shards "0-$((HALF - 1))")
-serve 18202 --shards "0-$((HALF - 1))" >/dev/null
-serve 18203 --shards "$HALF-$((SHARDS - 1))" >/dev/null
+for p in 18200 18201 18202 18203 18210; do
+  if curl -s -o /dev/null "http://127.0.0.1:$p/health"; then
+    echo "bench-route: something already answers on port $p (a server of an earlier run?)" >&2; exit 1
+  fi
+done
+serve 18200
+serve 18201 --shards "0-$((HALF - 1))"
+G0A=$LAST_PID
+serve 18202 --shards "0-$((HALF - 1))"
+serve 18203 --shards "$HALF-$((SHARDS - 1))"
 for p in 18200 18201 18202 18203; do wait_up $p; done
 for p in 18200 18201 18202 18203; do wait_verified $p; done
 "$KILN_HOME/scripts/kiln" route --port 18210 --deadline-ms 5000 \
