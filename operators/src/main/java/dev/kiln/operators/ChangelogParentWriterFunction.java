@@ -107,13 +107,7 @@ public final class ChangelogParentWriterFunction
     if (bases == null) {
       return;
     }
-    for (BaseShard b : bases.values()) {
-      try {
-        b.close();
-      } catch (IOException | RuntimeException e) {
-        LOG.warn("cannot close base docstore part {}: {}", b, e.toString());
-      }
-    }
+    closeAll(bases.values(), "base docstore part");
     bases = null;
   }
 

@@ -147,13 +147,7 @@ public final class ContinuingShardWriterFunction extends ShardOwningWriter<Shard
     if (bases == null) {
       return;
     }
-    for (BaseShard b : bases.values()) {
-      try {
-        b.close();
-      } catch (IOException | RuntimeException e) {
-        LOG.warn("cannot close base shard {}: {}", b, e.toString());
-      }
-    }
+    closeAll(bases.values(), "base shard");
     bases = null;
   }
 

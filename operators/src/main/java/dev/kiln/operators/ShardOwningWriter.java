@@ -1,16 +1,19 @@
 package dev.kiln.operators;
 
+import dev.kiln.operators.fs.BaseShard;
 import dev.kiln.operators.fs.SnapshotsTarget;
 import dev.kiln.operators.fs.WriterStaging;
 import dev.kiln.route.ShardRouter;
 import dev.kiln.snapshot.SnapshotLayout;
 import java.io.IOException;
+import java.util.Collection;
 import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapPartitionFunction;
 import org.apache.flink.util.Collector;
+import org.slf4j.LoggerFactory;
 
 /**
  * The skeleton every writer stage shares, whatever it writes (shards or docstore parts) and whatever
@@ -108,6 +111,17 @@ public abstract class ShardOwningWriter<IN, P> extends RichMapPartitionFunction<
 
   /** Releases what {@link #openBase} opened; called on close, before the staging is removed. Never throws. */
   protected void closeBase() {}
+
+  /** Closes each base part a writer continued; one that fails is logged, not thrown (see {@link #closeBase}). */
+  static void closeAll(Collection<BaseShard> bases, String what) {
+    for (BaseShard b : bases) {
+      try {
+        b.close();
+      } catch (IOException | RuntimeException e) {
+        LoggerFactory.getLogger(ShardOwningWriter.class).warn("cannot close {} {}: {}", what, b, e.toString());
+      }
+    }
+  }
 
   @Override
   public final void close() {
