@@ -10,6 +10,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Embeds queries with the model a snapshot was built with, on a pool of up to {@code size} model
@@ -28,6 +29,8 @@ final class QueryEmbedder implements Closeable {
   private int loading; // instances being loaded, guarded by this
   private boolean closed; // guarded by this
   private boolean preloading; // guarded by this
+  /** Queries embedded so far: a group behind a router that is sent the vector embeds none. */
+  private final LongAdder queries = new LongAdder();
 
   QueryEmbedder(Manifest manifest, int size) {
     if (size < 1) {
@@ -41,6 +44,7 @@ final class QueryEmbedder implements Closeable {
   float[] embed(String query) {
     TextEmbedder embedder = acquire();
     try {
+      queries.increment();
       return embedder.embedQuery(query);
     } finally {
       release(embedder);
@@ -58,6 +62,10 @@ final class QueryEmbedder implements Closeable {
   }
 
   /** Model instances loaded so far. */
+  long queriesEmbedded() {
+    return queries.sum();
+  }
+
   synchronized int loaded() {
     return all.size();
   }

@@ -391,6 +391,11 @@ public final class Searcher implements RetrievalPath {
     return embedder.loaded();
   }
 
+  /** Queries this searcher embedded so far (a query's vector given to it, as a router gives it, is not counted). */
+  public long queriesEmbedded() {
+    return embedder.queriesEmbedded();
+  }
+
   /** Bag-of-words BM25 over chunk text; a query with no terms left after analysis finds nothing. */
   public List<SearchHit> bm25(String query, int k) {
     return bm25(query, k, MetadataFilter.none());
