@@ -7,7 +7,8 @@ import java.util.Locale;
 /**
  * Where one routed search spent its time, answered as a {@code Server-Timing} header and logged at
  * debug level: each phase's wall time at the router ({@code stats}, {@code legs}, {@code fetch}),
- * its own work between them ({@code merge}), and for every group call the HTTP round trip
+ * its own work between them ({@code merge}; with hybrid's feedback passes also {@code join}, the first
+ * pass joined, and {@code feedback}, their phases), and for every group call the HTTP round trip
  * ({@code g0-stats}) beside the group's own handling of it as the group reports it
  * ({@code g0-stats-group}, from its {@code Server-Timing}), so that the hop's cost — round trip minus
  * handling — is read off one answer. Thread-safe: the groups' calls of one phase record side by side.

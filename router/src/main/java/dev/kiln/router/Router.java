@@ -176,7 +176,8 @@ final class Router implements Closeable {
       }
       FeedbackPasses passes = new FeedbackPasses(json, request,
           bodies -> phaseEach(bodies, headers, deadline, timings), answering, byShard, starts, plan);
-      timings.since("merge", started);
+      // The first pass's join; "merge" below is the fusion after the feedback passes, one entry each.
+      timings.since("join", started);
       started = System.nanoTime();
       merged = ShardMerge.fuse(passes.run(firstPass.get(0), firstPass.get(1), global, k), starts, k, plan.toFusion());
       timings.since("feedback", started);

@@ -193,12 +193,13 @@ public final class ShardGroupSearch {
       for (LeafReaderContext leaf : reader.leaves()) {
         largest = Math.max(largest, leaf.reader().maxDoc());
       }
+      Plan plan = plan(searcher);
       return new Stats(searcher.snapshotId(), terms, reader.getDocCount(ShardSchema.TEXT),
           reader.getSumTotalTermFreq(ShardSchema.TEXT), reader.getSumDocFreq(ShardSchema.TEXT), reader.maxDoc(),
-          reader.numDocs(), matches, largest, searcher.shardNumbers(), searcher.shardMaxDocs(), plan(searcher),
+          reader.numDocs(), matches, largest, searcher.shardNumbers(), searcher.shardMaxDocs(), plan,
           // BM25 needs the embedding only to calibrate the hits a relevance gate judges; of several groups only
           // the one the router asks embeds the query (it sends the vector on).
-          !embed || (mode == SearchMode.BM25 && plan(searcher).gate().isOff()) ? null : searcher.embedQuery(query));
+          !embed || (mode == SearchMode.BM25 && plan.gate().isOff()) ? null : searcher.embedQuery(query));
     } catch (IOException e) {
       throw new UncheckedIOException("reading statistics failed on snapshot " + searcher.snapshotId(), e);
     }
