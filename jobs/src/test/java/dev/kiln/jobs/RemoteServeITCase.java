@@ -161,7 +161,8 @@ class RemoteServeITCase {
           searches.statuses(), searches.snapshots);
       assertEquals(Map.of(200, searches.total()), searches.statuses(), "every search answered 200");
       assertTrue(searches.total() >= 15, "searches ran the whole time: " + searches.total());
-      assertEquals(Set.of(v2, v3), cachedSnapshots(cache), "served and previous snapshot kept, v1 removed");
+      // The reload thread tidies the cache just after the swap became visible, so wait for it a while.
+      assertEquals(Set.of(v2, v3), awaitCached(cache, Set.of(v2, v3)), "served and previous snapshot kept, v1 removed");
     } finally {
       searches.halt();
       serve.kill9();
@@ -199,6 +200,17 @@ class RemoteServeITCase {
     try (Stream<Path> ids = Files.list(snapshots)) {
       return ids.map(p -> p.getFileName().toString()).collect(Collectors.toCollection(TreeSet::new));
     }
+  }
+
+  /** The snapshots in the serving cache once they are {@code expected}, or as they are after 30 s. */
+  static Set<String> awaitCached(Path cache, Set<String> expected) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    Set<String> now = cachedSnapshots(cache);
+    while (!now.equals(expected) && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+      now = cachedSnapshots(cache);
+    }
+    return now;
   }
 
   static int awaitPort(KilnProcess serve) throws Exception {
