@@ -16,7 +16,12 @@
 # peak heap and RSS are per step; every step's JVM gets scripts/kiln's huge-page option (scripts/lib/hugepages.sh). Results: kiln-data/bench-scale/n<N>/result.json (and stdout with --json),
 # a summary on stderr, logs in kiln-data/bench-scale/n<N>/logs/. Other options: scripts/bench-scale.sh --help.
 #   scripts/bench-scale.sh --chart DIR RESULT.json...   cost-against-N PNGs (log-log) from several runs' results
-#   scripts/bench-scale.sh --remote N    full build, unchanged and one-file rebuilds, local and in an S3 bucket (s3proxy)
+#   scripts/bench-scale.sh --remote N [ROUNDS]   local and S3-bucket (s3proxy) builds, alternated: one pair of full
+#       builds ("pairs": 1), ROUNDS (3) pairs of rebuilds after a fresh 1 % change in one file (one_file[]), ROUNDS
+#       pairs of unchanged rebuilds (unchanged[]), order L,R then R,L …; per build wall_s, snapshot_bytes,
+#       bucket_bytes_uploaded, load_average; per remote build a following searcher's switch_s, downloaded_bytes and
+#       plain_get_s (GETs of the same files); ROUNDS cold-JVM open pairs (cold_open[]); "summary": per measure the
+#       per-pair values (remote/local, fractions of the snapshot's bytes, switch/GET), median, min, max, target
 #   scripts/bench-scale.sh --nights N [NIGHTS [KEEP]]   NIGHTS (10) nightly 1 % rebuilds in a bucket, gc --keep KEEP (3),
 #                                        a following searcher: bytes uploaded / downloaded, bucket bytes, latency
 set -euo pipefail
@@ -24,7 +29,7 @@ KILN_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$KILN_HOME"
 source "$KILN_HOME/scripts/lib/java-env.sh"
 if [[ " $* " == *" --help "* || $# -eq 0 ]]; then
-  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'
   echo "options: --chunks N [--json] [--seed S] [--noise SIGMA] [--queries Q] [--recall-queries R] [--threads 1,2,4]"
   echo "         [--qps-queries N] [--heap 4g] [--work DIR] [--datasets DIR] [--dataset scifact] [--skip-raw] [--skip-rebuild] [--skip-aot] [--keep]"
   [[ $# -eq 0 ]] && exit 2 || exit 0
@@ -58,13 +63,13 @@ if [[ "${1:-}" == "--nights" ]]; then
 fi
 if [[ "${1:-}" == "--remote" ]]; then
   # The same builds with corpus and snapshots in an S3 bucket (s3proxy), beside the local ones: RemoteScaleBench.
-  MAIN=(dev.kiln.bench.scale.RemoteScaleBench "$DATASETS" "${2:?--remote N}" "$KILN_HOME/kiln-data/bench-scale")
+  MAIN=(dev.kiln.bench.scale.RemoteScaleBench "$DATASETS" "${2:?--remote N [ROUNDS]}" "$KILN_HOME/kiln-data/bench-scale" "${3:-3}")
 fi
 # Every step's JVM inherits this one's options (ChildRun): the huge-page setting scripts/kiln gives.
 source "$KILN_HOME/scripts/lib/hugepages.sh"
 kiln_hugepage_args
 java "${KILN_HUGEPAGE_ARGS[@]}" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
-  -Xmx1g -Dkiln.home="$KILN_HOME" -Dkiln.cache.dir="$CACHE" -Dai.djl.offline=true -DOPT_OUT_TRACKING=true \
+  -Xmx1g -Dkiln.home="$KILN_HOME" -Dkiln.commit="$(git -C "$KILN_HOME" rev-parse --short HEAD 2>/dev/null || echo unknown)" -Dkiln.cache.dir="$CACHE" -Dai.djl.offline=true -DOPT_OUT_TRACKING=true \
   -DDJL_CACHE_DIR="$CACHE/djl" -DENGINE_CACHE_DIR="$CACHE/djl" -Dlog4j2.configurationFile=classpath:log4j2.properties \
   -Dkiln.flink.plugins="${FLINK_PLUGINS_DIR:-$KILN_HOME/jobs/target/flink-plugins}" \
   -cp "$CP" "${MAIN[@]}"

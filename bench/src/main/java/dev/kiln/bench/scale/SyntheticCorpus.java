@@ -100,6 +100,19 @@ final class SyntheticCorpus {
   }
 
   /**
+   * Round {@code round} (1, 2, …) of a one-file change: the first part file rewritten with {@code fraction}
+   * of all {@code n} records changed within it, chosen afresh each round (night {@code round × parts} of
+   * {@link #rewritePart}, which always falls on the first file), so that repeated rounds each change
+   * something new where {@link #rewriteFirstPart} would write the same bytes again.
+   *
+   * @return how many records this round changed
+   */
+  long changeFirstPart(long n, Path dir, double fraction, int round) throws IOException {
+    int parts = (int) ((n + ROWS_PER_FILE - 1) / ROWS_PER_FILE);
+    return rewritePart(n, dir, fraction, round * parts);
+  }
+
+  /**
    * Night {@code night} of a nightly export (1, 2, …): part file {@code night % parts} rewritten with {@code
    * fraction} of all {@code n} records changed within it — records and new text chosen afresh each
    * night, so that every night changes something the night before did not.
