@@ -11,10 +11,12 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * The measured steps of {@link RemoteScaleBench}: a build on the local disk or into the bucket, each in
@@ -109,6 +111,7 @@ final class RemotePairs {
   Map<String, Object> follow(String id) throws IOException {
     Map<String, Object> f = new LinkedHashMap<>();
     f.put("load_average", ScaleBench.loadAverage());
+    Map<Path, Object> before = inodes(follower.local().snapshotDir(id));
     long t0 = System.nanoTime();
     follower.localizeForServing(id);
     double seconds = (System.nanoTime() - t0) / 1e9;
@@ -118,7 +121,9 @@ final class RemotePairs {
     f.put("downloaded_files", got.downloaded());
     f.put("downloaded_bytes", got.downloadedBytes());
     f.put("linked_bytes", got.linkedBytes());
-    f.putAll(plainGets(id));
+    f.putAll(plainGets(id, before));
+    // The GETs must cover exactly what the switch downloaded, or their time is not its transfer's.
+    f.put("plain_get_matches_download", ((Number) f.get("plain_get_bytes")).longValue() == got.downloadedBytes());
     System.err.printf(Locale.ROOT, "remote-bench: follower of %s: %.2f s, %d of %d bytes downloaded (plain GET %.2f s)%n",
         id, seconds, got.downloadedBytes(), got.bytes(), (double) f.get("plain_get_s"));
     return f;
@@ -127,21 +132,22 @@ final class RemotePairs {
   /**
    * Times plain GETs, each written to a file of its own, of the files the follower downloaded: in its
    * copy those have one link, where a file it took from an earlier copy has two or more (the mirror
-   * hard-links shared files, and the bench removes no earlier copy).
+   * hard-links shared files, and the bench removes no earlier copy), and a new inode (a download lands
+   * by a rename), where a file already here before the switch ({@code before}) keeps its own.
    */
-  private Map<String, Object> plainGets(String id) throws IOException {
+  private Map<String, Object> plainGets(String id, Map<Path, Object> before) throws IOException {
     Manifest m = remoteStore.manifest(id);
     Path dir = follower.local().snapshotDir(id);
     SnapshotStorage storage = follower.storage();
     List<String> keys = new ArrayList<>();
     for (Manifest.ShardEntry s : m.shards()) {
       for (Manifest.FileEntry e : s.servingFiles()) {
-        addIfDownloaded(keys, storage, id, dir, s.directory(), e);
+        addIfDownloaded(keys, storage, id, dir, s.directory(), e, before);
       }
     }
     if (m.docstore() != null) {
       for (Manifest.FileEntry e : m.docstore().files()) {
-        addIfDownloaded(keys, storage, id, dir, m.docstore().directory(), e);
+        addIfDownloaded(keys, storage, id, dir, m.docstore().directory(), e, before);
       }
     }
     Path into = Files.createDirectories(scratch.resolve("get-" + id));
@@ -158,10 +164,25 @@ final class RemotePairs {
   }
 
   private static void addIfDownloaded(List<String> keys, SnapshotStorage storage, String id, Path dir, String directory,
-      Manifest.FileEntry e) throws IOException {
-    if (((Number) Files.getAttribute(dir.resolve(directory).resolve(e.name()), "unix:nlink")).intValue() == 1) {
+      Manifest.FileEntry e, Map<Path, Object> before) throws IOException {
+    Path file = dir.resolve(directory).resolve(e.name());
+    if (((Number) Files.getAttribute(file, "unix:nlink")).intValue() == 1
+        && !Files.getAttribute(file, "unix:ino").equals(before.get(file))) {
       keys.add(storage.fileKey(id, directory, e));
     }
+  }
+
+  /** The inode of each file under {@code dir} (none when it is absent). */
+  private static Map<Path, Object> inodes(Path dir) throws IOException {
+    Map<Path, Object> out = new HashMap<>();
+    if (Files.isDirectory(dir)) {
+      try (Stream<Path> walk = Files.walk(dir)) {
+        for (Path p : walk.filter(Files::isRegularFile).toList()) {
+          out.put(p, Files.getAttribute(p, "unix:ino"));
+        }
+      }
+    }
+    return out;
   }
 
   /** A snapshot's listed bytes (shards, stored vectors, docstore, corpus listing) and those it holds itself. */
