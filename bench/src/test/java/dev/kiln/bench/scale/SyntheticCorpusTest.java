@@ -1,5 +1,6 @@
 package dev.kiln.bench.scale;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -105,5 +106,35 @@ class SyntheticCorpusTest {
       }
       assertEquals(1.0, n, 1e-5);
     }
+  }
+
+  @Test
+  void eachRoundOfAFirstPartChangeChangesAboutOnePercentAfreshInTheFirstFileOnly() throws Exception {
+    SyntheticCorpus a = new SyntheticCorpus(base(dir), 42, 0.01);
+    long n = SyntheticCorpus.ROWS_PER_FILE + 2000; // two files: the second must stay as written
+    Path corpus = dir.resolve("corpus");
+    a.write(n, corpus, 0, null);
+    List<String> original = rows(corpus);
+    byte[] second = Files.readAllBytes(corpus.resolve("part-0001.parquet"));
+    long first = a.changeFirstPart(n, corpus, 0.01, 1);
+    List<String> round1 = rows(corpus);
+    long again = a.changeFirstPart(n, corpus, 0.01, 2);
+    List<String> round2 = rows(corpus);
+    assertEquals(differing(original, round1), first);
+    // A fresh change: round 2 rewrites records round 1 left alone, so exactly its own count differ from round 1.
+    assertEquals(differing(round1, round2), again);
+    for (long changed : List.of(first, again)) {
+      assertTrue(changed > n / 200 && changed < n / 50, "about 1 % of " + n + " changed: " + changed);
+    }
+    assertArrayEquals(second, Files.readAllBytes(corpus.resolve("part-0001.parquet")));
+  }
+
+  private static long differing(List<String> a, List<String> b) {
+    assertEquals(a.size(), b.size());
+    long d = 0;
+    for (int i = 0; i < a.size(); i++) {
+      d += a.get(i).equals(b.get(i)) ? 0 : 1;
+    }
+    return d;
   }
 }
