@@ -192,7 +192,7 @@ class RemoteShardGroupITCase {
       try (Searcher local = Searcher.builder().root(staging).snapshot(v1).options(SearchOptions.defaults())
           .shards(GROUP).build()) {
         for (String q : List.of("lava magma", "whale krill ocean", "commit branch rebase")) {
-          List<SearchHit> expected = local.search(SearchRequest.of(q, SearchMode.BM25, 8)).hits();
+          List<SearchHit> expected = local.search(SearchRequest.of(q, SearchMode.BM25, 8)).results();
           JsonNode answer = get(port, "/search?q=" + RemoteServeITCase.enc(q) + "&k=8&mode=bm25").get("results");
           List<String> ids = new ArrayList<>();
           answer.forEach(h -> ids.add(h.get("chunk_id").asText()));
@@ -212,6 +212,9 @@ class RemoteShardGroupITCase {
       assertEquals(ownBytes(m2, Set.of(1)), second[1], "downloaded: shard 1's new files only");
       assertEquals(ownBytes(m1, Set.of(0)), second[3], "shard 0 linked from the copy of " + v1);
       assertEquals(Set.of("VERIFIED", "manifest.json", "shard-00000", "shard-00001"), cached(cache, v2));
+      System.out.printf("RemoteShardGroupITCase: group 0-1 of 4 shards downloaded %d files, %d bytes of %s (whole"
+          + " snapshot %d bytes); then %d files, %d bytes of %s, %d files (%d bytes) linked%n", first[0], first[1],
+          v1, ownBytes(m1, Set.of(0, 1, 2, 3)), second[0], second[1], v2, second[2], second[3]);
 
       // A damaged file of the group's own shards: refused, named; the verified snapshot keeps serving.
       String v3 = ShardedCorpus.write(staging, 400, 4, 9);
