@@ -1,5 +1,6 @@
 package dev.kiln.cli;
 
+import dev.kiln.search.ShardSelection;
 import dev.kiln.search.http.SnapshotSource;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.io.RemoteRoots;
@@ -13,8 +14,10 @@ import java.util.Set;
 /**
  * What {@code kiln serve} follows on a remote root: {@code CURRENT} read through the root's storage
  * (size-capped), each new snapshot downloaded into this process's cache with every file checked against
- * the manifest's size and SHA-256 on arrival (files already there and intact are kept). The cache
- * holds the served snapshot, the one before it and the one being fetched; older copies are removed.
+ * the manifest's size and SHA-256 on arrival (files already there and intact are kept). A shard group
+ * ({@code --shards}) fetches only its shards' files: a node's disk holds its group's share of a
+ * snapshot, not the whole of it. The cache holds the served snapshot, the one before it and the one
+ * being fetched; older copies are removed.
  */
 final class RemoteSnapshotSource implements SnapshotSource {
   private final SnapshotMirror mirror;
@@ -41,10 +44,10 @@ final class RemoteSnapshotSource implements SnapshotSource {
   }
 
   @Override
-  public Path prepare(String id) throws IOException {
+  public Path prepare(String id, ShardSelection shards) throws IOException {
     // Before downloading: a snapshot that failed (or was superseded) while being fetched goes now.
     mirror.retainOnly(keep(id));
-    return mirror.localizeForServing(id);
+    return mirror.localizeForServing(id, shards);
   }
 
   @Override

@@ -284,27 +284,34 @@ public final class SnapshotStore {
     }
   }
 
-  /** {@link #openForServing(String, Verification)} with {@link Verification#RECORD}. */
+  /** {@link #openForServing(String, Verification, ShardFilter)}: every shard, {@link Verification#RECORD}. */
   public Opened openForServing(String id) {
     return openForServing(id, Verification.RECORD);
   }
 
+  /** {@link #openForServing(String, Verification, ShardFilter)} of every shard. */
+  public Opened openForServing(String id, Verification verification) {
+    return openForServing(id, verification, ShardFilter.EVERY);
+  }
+
   /**
    * Opens a snapshot for a searcher: manifest (capped, structure checked) and the files a searcher
-   * reads (shards, docstore; never the stored vectors): their set and sizes always; with
-   * {@link Verification#RECORD} the SHA-256 of each file that a {@code VERIFIED} record for exactly
-   * this manifest does not vouch for (every file without such a record), with
+   * reads (of the shards {@code shards} selects: their files and docstore parts; never the stored
+   * vectors, nor another group's shards, which a group's local copy does not hold): their set and
+   * sizes always; with {@link Verification#RECORD} the SHA-256 of each file that a {@code VERIFIED}
+   * record for exactly this manifest does not vouch for (every file without such a record), with
    * {@link Verification#FULL} of every file. When files were hashed and matched, the record (if there
    * is one for this manifest) is rewritten with their identities, so that a snapshot copied or
    * touched since, or with a version 1 record, is hashed once rather than at every open; a root this
    * process may not write keeps its record as it is.
    *
    * @throws SnapshotException naming every file that is missing, of the wrong size or whose bytes
-   *     differ from the manifest
+   *     differ from the manifest, or when {@code shards} names shards the snapshot does not have
    */
-  public Opened openForServing(String id, Verification verification) {
+  public Opened openForServing(String id, Verification verification, ShardFilter shards) {
     byte[] bytes = manifestBytes(id);
     Manifest m = parseManifest(id, bytes);
+    shards.select(m);
     String sha = Checksums.sha256(bytes);
     Optional<byte[]> recordBytes = verifiedRecordBytes(id);
     Optional<VerifiedRecord> record = recordBytes.flatMap(SnapshotStore::parseRecord)
@@ -315,7 +322,7 @@ public final class SnapshotStore {
       long recordTime = modifiedNanos(SnapshotLayout.verifiedKey(id));
       policy = (name, now) -> !r.vouchesFor(name, now, recordTime);
     }
-    SnapshotVerifier.Result r = new SnapshotVerifier(storage).check(m, SnapshotVerifier.Scope.SERVING, policy);
+    SnapshotVerifier.Result r = new SnapshotVerifier(storage).check(m, SnapshotVerifier.Scope.SERVING, policy, shards);
     if (!r.problems().isEmpty()) {
       throw failed(id, r.problems());
     }

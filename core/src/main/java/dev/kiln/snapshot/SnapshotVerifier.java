@@ -64,21 +64,37 @@ public final class SnapshotVerifier {
 
   /** Sizes and the file set always; SHA-256 of the files {@code policy} picks. */
   public Result check(Manifest m, Scope scope, HashPolicy policy) {
+    return check(m, scope, policy, ShardFilter.EVERY);
+  }
+
+  /**
+   * As {@link #check(Manifest, Scope, HashPolicy)}, over the files of the shards {@code shards}
+   * selects only (theirs and their parts of the docstore): a shard group's server checks what it
+   * serves and never looks at another group's shards, which its local copy of a remote root does not
+   * even hold. The snapshot-wide files of {@link Scope#ALL} are checked whatever the filter.
+   */
+  public Result check(Manifest m, Scope scope, HashPolicy policy, ShardFilter shards) {
     Tally t = new Tally(policy);
     String prefix = SnapshotLayout.snapshotKey(m.id());
     Set<String> top = new HashSet<>(Set.of(SnapshotLayout.MANIFEST, SnapshotLayout.VERIFIED, SnapshotLayout.HELD,
         SnapshotLayout.STAGING));
     for (Manifest.ShardEntry s : m.shards()) {
+      top.add(s.directory());
+      if (!shards.contains(s.shard())) {
+        continue;
+      }
       // A searcher never reads a shard's fingerprint file: a serving check leaves it to incremental
       // builds (which check its structure as they open it) and to a check of everything.
       files(m.id(), s.directory(), scope == Scope.ALL ? s.files() : s.servingFiles(), t);
       unlisted(prefix, s.directory(), s.files(), t.problems);
-      top.add(s.directory());
     }
     Manifest.DocstoreEntry d = m.docstore();
     if (d != null) {
-      files(m.id(), d.directory(), d.files(), t);
+      files(m.id(), d.directory(), shards.docstoreFiles(m, d), t);
       for (Manifest.ShardEntry s : m.shards()) {
+        if (!shards.contains(s.shard())) {
+          continue;
+        }
         String part = s.directory() + "/";
         List<Manifest.FileEntry> inPart = d.files().stream().filter(f -> f.name().startsWith(part))
             .map(f -> f.renamed(f.name().substring(part.length()))).toList();

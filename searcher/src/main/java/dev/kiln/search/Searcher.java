@@ -86,7 +86,7 @@ public final class Searcher implements RetrievalPath {
     this.retrieval = pipeline.retrieval();
     this.reranker = reranker;
     this.relevance = new DenseRelevance(searcher, retrieval, snapshotId);
-    this.lookups = new SnapshotLookups(snapshotsRoot, manifest);
+    this.lookups = new SnapshotLookups(snapshotsRoot, manifest, shardSelection);
   }
 
   /** Settings for opening a snapshot: root, snapshot id, options; {@link SearcherBuilder#build()} opens it. */

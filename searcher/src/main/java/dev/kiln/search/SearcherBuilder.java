@@ -175,8 +175,9 @@ public final class SearcherBuilder {
     SnapshotStore.Opened opened;
     try {
       // Structure and sizes always; SHA-256 of each file the VERIFIED record does not vouch for (all
-      // of them with FULL), and never of files the searcher does not read (stored vectors).
-      opened = store.openForServing(id, verification);
+      // of them with FULL), and never of files the searcher does not read (stored vectors, the
+      // shards of other groups).
+      opened = store.openForServing(id, verification, shardSelection);
     } catch (IllegalArgumentException e) {
       // The layout rejects ids that could escape the root; for a caller that is just a bad id.
       throw new SnapshotException(e.getMessage(), e);

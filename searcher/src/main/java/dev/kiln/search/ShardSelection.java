@@ -1,6 +1,7 @@
 package dev.kiln.search;
 
 import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.ShardFilter;
 import dev.kiln.snapshot.SnapshotException;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,11 +11,12 @@ import java.util.List;
  * contiguous range, a shard group behind a router ({@code kiln serve --shards 0-3}). Parsed once, from
  * the command line or configuration, and checked against each snapshot's shard count as it opens,
  * so a group configured for more shards than a snapshot has refuses it with a message, not a 500.
+ * As a {@link ShardFilter} it also bounds what a group downloads of a remote root and checks at open.
  *
  * @param from the first shard number served, or -1 for every shard
  * @param to the last shard number served (inclusive), or -1 for every shard
  */
-public record ShardSelection(int from, int to) {
+public record ShardSelection(int from, int to) implements ShardFilter {
   /** Every shard of the snapshot. */
   public static final ShardSelection ALL = new ShardSelection(-1, -1);
 
@@ -50,10 +52,12 @@ public record ShardSelection(int from, int to) {
     }
   }
 
+  @Override
   public boolean all() {
     return from == -1;
   }
 
+  @Override
   public boolean contains(int shard) {
     return all() || (shard >= from && shard <= to);
   }
@@ -64,6 +68,7 @@ public record ShardSelection(int from, int to) {
    *
    * @throws SnapshotException when the range reaches past the snapshot's shards
    */
+  @Override
   public List<Manifest.ShardEntry> select(Manifest manifest) {
     int count = manifest.shards().size();
     if (!all() && to >= count) {

@@ -5,6 +5,7 @@ import dev.kiln.embed.ModelTokenizer;
 import dev.kiln.search.context.ParentLookup;
 import dev.kiln.search.parents.ParentStore;
 import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.ShardFilter;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -19,13 +20,15 @@ import org.apache.lucene.util.IOUtils;
 final class SnapshotLookups implements Closeable {
   private final Path snapshotsRoot;
   private final Manifest manifest;
+  private final ShardFilter shards;
   private boolean closed; // guarded by this
   private ParentStore parentStore; // guarded by this
   private ModelTokenizer tokenizer; // guarded by this
 
-  SnapshotLookups(Path snapshotsRoot, Manifest manifest) {
+  SnapshotLookups(Path snapshotsRoot, Manifest manifest, ShardFilter shards) {
     this.snapshotsRoot = snapshotsRoot;
     this.manifest = manifest;
+    this.shards = shards;
   }
 
   /** Parents of the snapshot's chunks; without a docstore every chunk stands for itself. */
@@ -45,7 +48,7 @@ final class SnapshotLookups implements Closeable {
   private synchronized ParentStore parentStore() {
     checkOpen();
     if (parentStore == null) {
-      parentStore = ParentStore.open(snapshotsRoot, manifest);
+      parentStore = ParentStore.open(snapshotsRoot, manifest, shards);
     }
     return parentStore;
   }

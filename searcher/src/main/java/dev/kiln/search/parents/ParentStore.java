@@ -2,6 +2,7 @@ package dev.kiln.search.parents;
 
 import dev.kiln.index.ParentStoreWriter;
 import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.ShardFilter;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import java.io.Closeable;
@@ -46,6 +47,14 @@ public final class ParentStore implements Closeable {
    *     chunking) or its docstore cannot be opened
    */
   public static ParentStore open(Path snapshotsRoot, Manifest manifest) {
+    return open(snapshotsRoot, manifest, ShardFilter.EVERY);
+  }
+
+  /**
+   * The docstore parts of the shards {@code shards} selects: a parent lives in its chunks' shard, so a
+   * shard group finds the parents of every hit it serves in its own parts (and holds no others).
+   */
+  public static ParentStore open(Path snapshotsRoot, Manifest manifest, ShardFilter shards) {
     Manifest.DocstoreEntry docstore = manifest.docstore();
     if (docstore == null) {
       throw new SnapshotException("snapshot " + manifest.id() + " has no parents docstore: build it with"
@@ -59,7 +68,7 @@ public final class ParentStore implements Closeable {
     List<Directory> dirs = new ArrayList<>();
     List<IndexReader> readers = new ArrayList<>();
     try {
-      for (Manifest.ShardEntry shard : manifest.shards()) {
+      for (Manifest.ShardEntry shard : shards.select(manifest)) {
         Directory dir = new MMapDirectory(layout.parentsDir(manifest.id(), shard.shard()));
         dirs.add(dir);
         readers.add(DirectoryReader.open(dir));

@@ -1,6 +1,8 @@
 package dev.kiln.search.http;
 
+import dev.kiln.search.ShardSelection;
 import dev.kiln.snapshot.LocalSnapshotStorage;
+import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotVerifier;
 import java.time.Instant;
 import java.util.concurrent.Executor;
@@ -97,23 +99,28 @@ final class BackgroundVerification implements AutoCloseable {
     return status;
   }
 
-  /** Hashes every file {@code lease}'s searcher reads; a mismatch goes to the coordinator. */
+  /**
+   * Hashes every file {@code lease}'s searcher reads — of a shard group, its own shards' files only:
+   * another group's are neither served nor held here — and a mismatch goes to the coordinator.
+   */
   private void verify(ReloadingSearcher.Lease lease) {
     if (!held.serves(lease)) {
       return; // superseded before it started
     }
     set(VerificationStatus.of(lease.id(), VerificationStatus.State.RUNNING));
     long started = System.nanoTime();
+    ShardSelection shards = lease.searcher().shardSelection();
+    Manifest manifest = lease.searcher().manifest();
     SnapshotVerifier.Result r = new SnapshotVerifier(new LocalSnapshotStorage(lease.root()))
-        .check(lease.searcher().manifest(), SnapshotVerifier.Scope.SERVING, SnapshotVerifier.HashPolicy.ALL);
+        .check(manifest, SnapshotVerifier.Scope.SERVING, SnapshotVerifier.HashPolicy.ALL, shards);
     if (!held.serves(lease) || Thread.currentThread().isInterrupted()) {
       return; // superseded while it ran: its answer is about a snapshot no longer served
     }
     if (r.problems().isEmpty()) {
       set(new VerificationStatus(lease.id(), VerificationStatus.State.VERIFIED, r.files(), r.bytes(), null,
           Instant.now()));
-      LOG.info("snapshot {}: every file verified in the background ({} files, {} bytes, {} ms)", lease.id(), r.files(),
-          r.bytes(), (System.nanoTime() - started) / 1_000_000);
+      LOG.info("snapshot {}: every file of {} verified in the background ({} files, {} bytes, {} ms)", lease.id(),
+          shards.describe(manifest), r.files(), r.bytes(), (System.nanoTime() - started) / 1_000_000);
       return;
     }
     onMismatch.accept(lease, r);

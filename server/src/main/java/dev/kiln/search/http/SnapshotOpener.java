@@ -34,7 +34,7 @@ final class SnapshotOpener {
 
   private Path prepare(String id) {
     try {
-      return source.prepare(id);
+      return source.prepare(id, shards);
     } catch (IOException e) {
       throw new SnapshotException("cannot fetch snapshot " + id + " from " + source + ": " + e.getMessage(), e);
     }

@@ -1,5 +1,6 @@
 package dev.kiln.search.http;
 
+import dev.kiln.search.ShardSelection;
 import dev.kiln.snapshot.SnapshotStore;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -14,11 +15,12 @@ public interface SnapshotSource {
   String currentId();
 
   /**
-   * Makes snapshot {@code id} openable locally (a remote source downloads and verifies it) and returns
-   * the local snapshots root to open it from. Slow for a remote source: never called under a lock that
-   * {@code /health} needs.
+   * Makes the shards {@code shards} selects of snapshot {@code id} openable locally (a remote source
+   * downloads and verifies those, and no others: a shard group's node holds its group only) and
+   * returns the local snapshots root to open it from. Slow for a remote source: never called under a
+   * lock that {@code /health} needs.
    */
-  Path prepare(String id) throws IOException;
+  Path prepare(String id, ShardSelection shards) throws IOException;
 
   /**
    * The searcher now serves {@code serving}; {@code previous} was served before it (or null). A cache
@@ -44,7 +46,7 @@ public interface SnapshotSource {
       }
 
       @Override
-      public Path prepare(String id) {
+      public Path prepare(String id, ShardSelection shards) {
         return root;
       }
 

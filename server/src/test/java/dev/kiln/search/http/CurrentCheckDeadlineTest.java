@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.search.SearchOptions;
+import dev.kiln.search.ShardSelection;
 import dev.kiln.search.SnapshotFixture;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -50,8 +51,8 @@ class CurrentCheckDeadlineTest {
     }
 
     @Override
-    public Path prepare(String id) throws IOException {
-      return local.prepare(id);
+    public Path prepare(String id, ShardSelection shards) throws IOException {
+      return local.prepare(id, shards);
     }
   }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.kiln.search.SearchOptions;
+import dev.kiln.search.ShardSelection;
 import dev.kiln.search.SnapshotFixture;
 import dev.kiln.search.Tampering;
 import dev.kiln.snapshot.SnapshotException;
@@ -115,6 +116,27 @@ class ServedSnapshotIntegrityTest {
         assertTrue(error.contains(id) && error.contains(name), endpoint + ": " + error);
       }
       assertTrue(new SnapshotStore(root).verifiedRecord(id).isEmpty(), "the record that vouched for it is gone");
+    }
+  }
+
+  @Test
+  void aGroupsBackgroundVerificationCoversItsOwnShardsOnly() throws Exception {
+    String id = verifiedSnapshot();
+    Gate gate = new Gate();
+    try (ReloadingSearcher searchers = new ReloadingSearcher(SnapshotSource.local(root), SearchOptions.defaults(),
+            ReloadSettings.polling(0).withVerifier(gate).withShards(ShardSelection.parse("1")));
+        SearchServer server = SearchServer.start(searchers, "127.0.0.1", 0, 2)) {
+      try (ReloadingSearcher.Lease lease = searchers.acquire()) {
+        assertFalse(lease.searcher().hashedAtOpen(), "opened on the record's word");
+      }
+      Tampering.flipInPlaceKeepingTime(victim(id)); // shard 0: another group's, never looked at
+      assertEquals(1, gate.runAll(), "one background verification");
+      JsonNode h = JSON.readTree(get(server, "/health").body());
+      assertEquals("ok", h.get("status").asText(), h.toString());
+      JsonNode verification = h.get("reload").get("verification");
+      assertEquals("verified", verification.get("state").asText(), h.toString());
+      assertEquals(new SnapshotStore(root).manifest(id).shards().get(1).servingFiles().size(),
+          verification.get("files").asLong(), "shard 1's files, and only those: " + h);
     }
   }
 

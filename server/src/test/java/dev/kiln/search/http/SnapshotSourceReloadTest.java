@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.embed.TextEmbedder;
 import dev.kiln.search.SearchOptions;
+import dev.kiln.search.ShardSelection;
 import dev.kiln.search.SnapshotFixture;
 import dev.kiln.snapshot.SnapshotException;
 import java.io.IOException;
@@ -62,7 +63,7 @@ class SnapshotSourceReloadTest {
     }
 
     @Override
-    public Path prepare(String id) throws IOException {
+    public Path prepare(String id, ShardSelection shards) throws IOException {
       if (id.equals(fail)) {
         throw new IOException("object store answered 503 for " + id);
       }
@@ -75,7 +76,7 @@ class SnapshotSourceReloadTest {
           throw new IOException("interrupted", e);
         }
       }
-      return local.prepare(id);
+      return local.prepare(id, shards);
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.kiln.snapshot.FileIdentity;
 import dev.kiln.snapshot.LocalFiles;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SafePaths;
+import dev.kiln.snapshot.ShardFilter;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStorage;
@@ -20,6 +21,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -99,7 +101,7 @@ public final class SnapshotMirror {
    * @return the local root to open
    */
   public Path localize(String id) throws IOException {
-    return localize(id, true);
+    return localize(id, true, ShardFilter.EVERY);
   }
 
   /**
@@ -110,10 +112,24 @@ public final class SnapshotMirror {
    * ({@code by: download-serving}) and counts only those files.
    */
   public Path localizeForServing(String id) throws IOException {
-    return localize(id, false);
+    return localize(id, false, ShardFilter.EVERY);
   }
 
-  private synchronized Path localize(String id, boolean vectors) throws IOException {
+  /**
+   * As {@link #localizeForServing(String)}, but only the shards {@code shards} selects (their files
+   * and their parts of the parents docstore; the manifest is the one snapshot-wide file a searcher
+   * reads): what a shard group ({@code kiln serve --shards}) serves. Files of other shards are never
+   * downloaded, and removed from the local copy if an earlier run left them there; the local
+   * {@code VERIFIED} record counts and vouches for the selected files only.
+   *
+   * @throws dev.kiln.snapshot.SnapshotException before any download when {@code shards} names shards
+   *     the snapshot does not have
+   */
+  public Path localizeForServing(String id, ShardFilter shards) throws IOException {
+    return localize(id, false, shards);
+  }
+
+  private synchronized Path localize(String id, boolean vectors, ShardFilter shards) throws IOException {
     String snapshot = id != null ? SnapshotLayout.checkId(id) : remoteCurrent();
     if (snapshot == null) {
       throw new SnapshotException("no published snapshot under " + remoteRoot + " (no CURRENT)");
@@ -121,6 +137,7 @@ public final class SnapshotMirror {
     byte[] manifestBytes = storage().read(SnapshotLayout.manifestKey(snapshot), SnapshotLayout.MAX_MANIFEST_BYTES)
         .orElseThrow(() -> new SnapshotException("snapshot " + snapshot + " has no manifest under " + remoteRoot));
     Manifest m = SnapshotStore.parseManifest(snapshot, manifestBytes);
+    List<Manifest.ShardEntry> selected = shards.select(m);
     String manifestSha = Checksums.sha256(manifestBytes);
     SnapshotStore localStore = new SnapshotStore(local.root());
     Path localManifest = local.manifest(snapshot);
@@ -136,7 +153,7 @@ public final class SnapshotMirror {
     fetched = 0;
     linked = 0;
     copies = null;
-    for (Manifest.ShardEntry shard : m.shards()) {
+    for (Manifest.ShardEntry shard : selected) {
       // A serving copy leaves out what no searcher reads: the shard's fingerprint file too.
       bytes += fetch(snapshot, shard.directory(), vectors ? shard.files() : shard.servingFiles(), trust, expected,
           counts);
@@ -145,7 +162,8 @@ public final class SnapshotMirror {
       bytes += fetch(snapshot, m.embeddings().directory(), m.embeddings().files(), trust, expected, counts);
     }
     if (m.docstore() != null) {
-      bytes += fetch(snapshot, m.docstore().directory(), m.docstore().files(), trust, expected, counts);
+      bytes += fetch(snapshot, m.docstore().directory(), shards.docstoreFiles(m, m.docstore()), trust, expected,
+          counts);
     }
     Manifest.CorpusFilesEntry corpus = m.corpusFiles();
     if (vectors && corpus != null) {
@@ -161,9 +179,9 @@ public final class SnapshotMirror {
             vectors ? "download" : "download-serving", counts[1], bytes, trust.seen(), null)));
     writeLocal(local.current(), (snapshot + "\n").getBytes(StandardCharsets.UTF_8));
     last = new Localized(snapshot, counts[1], bytes, counts[0], fetched, counts[2], linked);
-    LOG.info("snapshot {} of {}: {} files ({} bytes) downloaded and verified, {} ({} bytes) linked from earlier"
-        + " copies, {} of {} listed files already here; into {}", snapshot, remoteRoot, counts[0], fetched, counts[2],
-        linked, counts[1] - counts[0] - counts[2], counts[1], local.root());
+    LOG.info("snapshot {} of {}, {}: {} files ({} bytes) downloaded and verified, {} ({} bytes) linked from"
+        + " earlier copies, {} of {} listed files already here; into {}", snapshot, remoteRoot, shards.describe(m),
+        counts[0], fetched, counts[2], linked, counts[1] - counts[0] - counts[2], counts[1], local.root());
     return local.root();
   }
 
@@ -309,8 +327,21 @@ public final class SnapshotMirror {
           .toList();
     }
     for (Path p : stale) {
-      LOG.info("removing {} from the local copy: the manifest does not list it", p);
+      LOG.info("removing {} from the local copy: the manifest does not list it (or not for this server's shards)", p);
       Files.deleteIfExists(p);
+    }
+    // A shard directory emptied so (another group's, left by an earlier run of this cache) goes too.
+    List<Path> dirs;
+    try (Stream<Path> walk = Files.walk(dir)) {
+      dirs = walk.filter(p -> !p.equals(dir) && Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS))
+          .sorted(Comparator.reverseOrder()).toList();
+    }
+    for (Path d : dirs) {
+      try (Stream<Path> entries = Files.list(d)) {
+        if (entries.findAny().isEmpty()) {
+          Files.delete(d);
+        }
+      }
     }
   }
 
