@@ -51,8 +51,9 @@ final class Router implements Closeable {
     this.calls = new GroupCalls(config.allowPartial());
     List<RootRoute> rs = new ArrayList<>();
     for (int i = 0; i < groups.size(); i++) {
-      RouterConfig.Root root = config.roots().isEmpty() ? new RouterConfig.Root("", 1.0) : config.roots().get(i);
-      rs.add(new RootRoute(root.label(), root.weight(), groups.get(i), config, json, calls));
+      boolean one = config.roots().isEmpty();
+      rs.add(new RootRoute(one ? "" : config.roots().get(i).label(), one ? 1.0 : config.roots().get(i).weight(),
+          groups.get(i), config, json, calls));
     }
     this.roots = List.copyOf(rs);
   }
@@ -90,7 +91,7 @@ final class Router implements Closeable {
     ObjectNode request = json.createObjectNode();
     request.put("method", method).put("query_string", queryString).put("body", body).put("endpoint", endpoint);
     if (federated()) {
-      request.put("federated", true).put("calibrate", true);
+      request.put("federated", true).put("calibrate_all", true);
     }
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
       try {

@@ -32,7 +32,7 @@ import java.util.Optional;
 final class GroupEndpoint {
   /**
    * The protocol version {@code describe} answers; a router refuses a group of another. 3 adds the
-   * {@code context} phase and the {@code endpoint}, {@code federated} and {@code calibrate} fields.
+   * {@code context} phase and the {@code endpoint}, {@code federated} and {@code calibrate_all} fields.
    */
   static final int PROTOCOL = 3;
 
@@ -97,7 +97,7 @@ final class GroupEndpoint {
             boolean embed = node.path("embed").asBoolean(true);
             ObjectNode out = json.valueToTree(ShardGroupSearch.stats(searcher, request.query(), request.mode(),
                 request.filter(), embed));
-            if (embed && out.path("vector").isNull() && node.path("calibrate").asBoolean(false)) {
+            if (embed && out.path("vector").isNull() && node.path("calibrate_all").asBoolean(false)) {
               // A federating router calibrates every hit, as FederatedSearcher does, BM25's too.
               out.putPOJO("vector", searcher.embedQuery(request.query()));
             }
