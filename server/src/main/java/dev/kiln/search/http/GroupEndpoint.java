@@ -80,6 +80,9 @@ final class GroupEndpoint {
       Endpoints.SearchCall call = parse(node);
       if (phase.equals("context")) {
         // The router searched; the hits it sends are packed here, with this snapshot's tokenizer and parents.
+        if (!node.path("response").isObject()) {
+          throw new BadRequest("the context phase needs 'response': the routed /search answer to pack");
+        }
         SearchResponse response = json.treeToValue(node.get("response"), SearchResponse.class);
         return ok(new ContextAssembler(searcher::countTokens, searcher.parents(), call.budget()).assemble(response));
       }
