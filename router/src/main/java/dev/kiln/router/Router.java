@@ -82,9 +82,6 @@ final class Router implements Closeable {
    */
   Answer answer(String endpoint, String method, String queryString, String body, Map<String, String> headers)
       throws IOException {
-    if (federated() && endpoint.equals("context")) {
-      return error(400, FEDERATED_CONTEXT);
-    }
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.deadlineMs());
     String why = "no snapshot is held by every group";
     RouteTimings timings = new RouteTimings();
@@ -159,6 +156,10 @@ final class Router implements Closeable {
     }
     if (failure != null) {
       throw failure;
+    }
+    if (request.path("endpoint").asText().equals("context")) {
+      // Refused where one federated server refuses it: after the request's parameters and key were checked.
+      return error(400, FEDERATED_CONTEXT);
     }
     Map<String, float[]> vectors = new HashMap<>();
     for (int i = 0; i < prepared.size(); i++) {
