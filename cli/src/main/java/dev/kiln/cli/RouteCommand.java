@@ -25,9 +25,21 @@ final class RouteCommand implements Callable<Integer> {
           + " repeat once per group")
   List<String> groups = new ArrayList<>();
 
+  @Option(names = "--root", paramLabel = "URI",
+      description = "search several snapshots roots as one (federated), as kiln serve --snapshots URI"
+          + " --snapshots URI... does: name each root as the groups' --snapshots names it, in the same order;"
+          + " each --group serves one of them")
+  List<String> roots = new ArrayList<>();
+
+  @Option(names = "--root-weight", paramLabel = "W",
+      description = "with --root: each root's weight in the merge, in the same order (default: 1 each), as"
+          + " kiln serve's --snapshots-weight")
+  List<Double> rootWeights = new ArrayList<>();
+
   @Option(names = "--config", paramLabel = "FILE",
-      description = "a file of 'key = value' lines: group (repeatable), host, port, deadline-ms, hedge-ms,"
-          + " allow-partial, poll-ms, group-key-file; flags given as well win")
+      description = "a file of 'key = value' lines: group (repeatable), root (repeatable), root-weight"
+          + " (repeatable), host, port, deadline-ms, hedge-ms, allow-partial, poll-ms, group-key-file; flags"
+          + " given as well win")
   Path config;
 
   @Option(names = "--host", paramLabel = "ADDR", description = "address to bind (default: 127.0.0.1)")
@@ -61,6 +73,8 @@ final class RouteCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     List<String> groupValues = new ArrayList<>();
+    List<String> rootValues = new ArrayList<>();
+    List<Double> weightValues = new ArrayList<>();
     String fileHost = null;
     Integer filePort = null;
     Long fileDeadline = null;
@@ -89,6 +103,8 @@ final class RouteCommand implements Callable<Integer> {
         try {
           switch (key) {
             case "group" -> groupValues.add(value);
+            case "root" -> rootValues.add(value);
+            case "root-weight" -> weightValues.add(Double.parseDouble(value));
             case "host" -> fileHost = value;
             case "port" -> filePort = Integer.parseInt(value);
             case "deadline-ms" -> fileDeadline = Long.parseLong(value);
@@ -97,7 +113,8 @@ final class RouteCommand implements Callable<Integer> {
             case "poll-ms" -> filePoll = Long.parseLong(value);
             case "group-key-file" -> fileKey = Path.of(value);
             default -> throw new ConfigException("--config " + config + " line " + (i + 1) + ": unknown key '" + key
-                + "': use group, host, port, deadline-ms, hedge-ms, allow-partial, poll-ms or group-key-file");
+                + "': use group, root, root-weight, host, port, deadline-ms, hedge-ms, allow-partial, poll-ms or"
+                + " group-key-file");
           }
         } catch (NumberFormatException e) {
           throw new ConfigException("--config " + config + " line " + (i + 1) + ": '" + value
@@ -107,6 +124,12 @@ final class RouteCommand implements Callable<Integer> {
     }
     if (!groups.isEmpty()) {
       groupValues = groups;
+    }
+    if (!roots.isEmpty()) {
+      rootValues = roots;
+      weightValues = rootWeights;
+    } else if (!rootWeights.isEmpty()) {
+      weightValues = rootWeights;
     }
     RouterConfig rc;
     try {
@@ -123,7 +146,7 @@ final class RouteCommand implements Callable<Integer> {
           hedgeMs != null ? hedgeMs : fileHedge != null ? fileHedge : 0,
           allowPartial != null ? allowPartial : filePartial != null && filePartial,
           pollMs != null ? pollMs : filePoll != null ? filePoll : RouterConfig.DEFAULT_POLL_MS,
-          groupKey(groupKeyFile != null ? groupKeyFile : fileKey));
+          groupKey(groupKeyFile != null ? groupKeyFile : fileKey), federated(rootValues, weightValues));
     } catch (IllegalArgumentException e) {
       throw new ConfigException(e.getMessage(), e);
     }
@@ -134,8 +157,8 @@ final class RouteCommand implements Callable<Integer> {
       // The groups disagree (root, model, shards): a configuration to fix, not a failure.
       throw new ConfigException("kiln route: " + e.getMessage(), e);
     }
-    System.out.printf("kiln: routing on http://%s:%d to %d shard group(s) (Ctrl-C to stop)%n", rc.host(),
-        server.port(), rc.groups().size());
+    System.out.printf("kiln: routing on http://%s:%d to %d shard group(s)%s (Ctrl-C to stop)%n", rc.host(),
+        server.port(), rc.groups().size(), rc.roots().isEmpty() ? "" : " of " + rc.roots().size() + " roots");
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       server.close();
@@ -143,6 +166,19 @@ final class RouteCommand implements Callable<Integer> {
     }, "kiln-route-shutdown"));
     stopped.await();
     return Kiln.OK;
+  }
+
+  /** The federated roots with their weights (1 each unless given, one per root). */
+  private static List<RouterConfig.Root> federated(List<String> roots, List<Double> weights) {
+    if (!weights.isEmpty() && weights.size() != roots.size()) {
+      throw new IllegalArgumentException("--root-weight: " + weights.size() + " weight(s) for " + roots.size()
+          + " --root(s); give one per root, in the same order");
+    }
+    List<RouterConfig.Root> out = new ArrayList<>();
+    for (int i = 0; i < roots.size(); i++) {
+      out.add(new RouterConfig.Root(roots.get(i), weights.isEmpty() ? 1.0 : weights.get(i)));
+    }
+    return out;
   }
 
   /** The key in {@code file} (its first line, trimmed), or null without a file. */

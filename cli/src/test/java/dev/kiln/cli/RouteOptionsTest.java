@@ -30,6 +30,15 @@ class RouteOptionsTest {
       assertEquals(Kiln.USAGE, Kiln.execute("route", "--group", "http://127.0.0.1:8081", "--group-key-file",
           key.toString()), bad);
     }
+    // Federated roots: one alone, one twice, weights that do not match them, a negative weight.
+    String g = "http://127.0.0.1:8081";
+    assertEquals(Kiln.USAGE, Kiln.execute("route", "--group", g, "--root", "/a"));
+    assertEquals(Kiln.USAGE, Kiln.execute("route", "--group", g, "--root", "/a", "--root", "/a"));
+    assertEquals(Kiln.USAGE, Kiln.execute("route", "--group", g, "--root", "/a", "--root", "/b", "--root-weight", "1"));
+    assertEquals(Kiln.USAGE, Kiln.execute("route", "--group", g, "--root", "/a", "--root", "/b", "--root-weight", "1",
+        "--root-weight", "-1"));
+    Files.writeString(config, "group = " + g + "\nroot = /a\nroot = /b\nroot-weight = heavy\n");
+    assertEquals(Kiln.USAGE, Kiln.execute("route", "--config", config.toString()));
     // Sound options reach the groups; none answers on a closed port: the router refuses to start (usage).
     Files.writeString(config, "# two groups\ngroup = http://127.0.0.1:1\ngroup = http://127.0.0.1:2\n");
     assertEquals(Kiln.USAGE, Kiln.execute("route", "--config", config.toString(), "--deadline-ms", "500"));

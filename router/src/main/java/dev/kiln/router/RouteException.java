@@ -31,6 +31,11 @@ final class RouteException extends Exception {
         "group " + group + " no longer holds the pinned snapshot; it holds " + held);
   }
 
+  /** No snapshot is held by a live replica of every group: the router learns again and pins anew. */
+  static RouteException noPin(String message) {
+    return new RouteException(Kind.NOT_HELD, -1, 409, null, List.of(), message);
+  }
+
   static RouteException unavailable(int group, String message) {
     return new RouteException(Kind.UNAVAILABLE, group, 503, null, List.of(), message);
   }

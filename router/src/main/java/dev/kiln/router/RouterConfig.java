@@ -19,9 +19,27 @@ import java.util.List;
  * @param groupKey the API key the router's own calls to the groups ({@code describe}, at start-up and
  *     when polling) carry, for groups started with {@code --api-keys}; null: none. A client's search
  *     carries the client's key, never this one, so a group narrows it by the client's binding.
+ * @param roots the snapshots roots searched as one ({@code --root}, federated), in the order and with
+ *     the weights {@code kiln serve --snapshots} would give them; each group serves one of them, as
+ *     its {@code describe} says. Empty: every group serves one root, unlabelled, as one server of it.
  */
 public record RouterConfig(List<List<URI>> groups, String host, int port, long deadlineMs, long hedgeMs,
-    boolean allowPartial, long pollMs, String groupKey) {
+    boolean allowPartial, long pollMs, String groupKey, List<Root> roots) {
+  /**
+   * A federated root: its label, which must be the root its groups describe (as their {@code kiln serve
+   * --snapshots} named it) and which answers name, and its weight in the merge ({@code --root-weight}).
+   */
+  public record Root(String label, double weight) {
+    public Root {
+      if (label == null || label.isBlank()) {
+        throw new IllegalArgumentException("--root must name a snapshots root");
+      }
+      if (!(weight >= 0) || Double.isInfinite(weight)) {
+        throw new IllegalArgumentException("--root-weight must be finite and >= 0, was " + weight);
+      }
+    }
+  }
+
   public static final long DEFAULT_DEADLINE_MS = 2000;
   public static final long DEFAULT_POLL_MS = 500;
 
@@ -47,6 +65,21 @@ public record RouterConfig(List<List<URI>> groups, String host, int port, long d
     if (groupKey != null && (groupKey.isBlank() || groupKey.chars().anyMatch(c -> c < 0x21 || c > 0x7e))) {
       throw new IllegalArgumentException("--group-key-file must hold one key of printable ASCII characters");
     }
+    roots = roots == null ? List.of() : List.copyOf(roots);
+    if (roots.size() == 1) {
+      throw new IllegalArgumentException("--root names the roots of a federated search: give two or more, or none"
+          + " for one root");
+    }
+    if (roots.stream().map(Root::label).distinct().count() != roots.size()) {
+      throw new IllegalArgumentException("--root names the same root twice: " + roots.stream().map(Root::label)
+          .toList());
+    }
+  }
+
+  /** Without federated roots. */
+  public RouterConfig(List<List<URI>> groups, String host, int port, long deadlineMs, long hedgeMs,
+      boolean allowPartial, long pollMs, String groupKey) {
+    this(groups, host, port, deadlineMs, hedgeMs, allowPartial, pollMs, groupKey, List.of());
   }
 
   /** Without a group key. */
@@ -60,7 +93,7 @@ public record RouterConfig(List<List<URI>> groups, String host, int port, long d
   public String toString() {
     return "RouterConfig[groups=" + groups + ", host=" + host + ", port=" + port + ", deadlineMs=" + deadlineMs
         + ", hedgeMs=" + hedgeMs + ", allowPartial=" + allowPartial + ", pollMs=" + pollMs + ", groupKey="
-        + (groupKey == null ? "none" : "set") + "]";
+        + (groupKey == null ? "none" : "set") + ", roots=" + roots + "]";
   }
 
   /** Groups on loopback defaults: port 0 (any), 2 s deadline, no hedging, no partial answers. */
@@ -92,30 +125,35 @@ public record RouterConfig(List<List<URI>> groups, String host, int port, long d
   }
 
   public RouterConfig withPort(int value) {
-    return new RouterConfig(groups, host, value, deadlineMs, hedgeMs, allowPartial, pollMs, groupKey);
+    return new RouterConfig(groups, host, value, deadlineMs, hedgeMs, allowPartial, pollMs, groupKey, roots);
   }
 
   public RouterConfig withHost(String value) {
-    return new RouterConfig(groups, value, port, deadlineMs, hedgeMs, allowPartial, pollMs, groupKey);
+    return new RouterConfig(groups, value, port, deadlineMs, hedgeMs, allowPartial, pollMs, groupKey, roots);
   }
 
   public RouterConfig withDeadlineMs(long value) {
-    return new RouterConfig(groups, host, port, value, hedgeMs, allowPartial, pollMs, groupKey);
+    return new RouterConfig(groups, host, port, value, hedgeMs, allowPartial, pollMs, groupKey, roots);
   }
 
   public RouterConfig withHedgeMs(long value) {
-    return new RouterConfig(groups, host, port, deadlineMs, value, allowPartial, pollMs, groupKey);
+    return new RouterConfig(groups, host, port, deadlineMs, value, allowPartial, pollMs, groupKey, roots);
   }
 
   public RouterConfig withAllowPartial(boolean value) {
-    return new RouterConfig(groups, host, port, deadlineMs, hedgeMs, value, pollMs, groupKey);
+    return new RouterConfig(groups, host, port, deadlineMs, hedgeMs, value, pollMs, groupKey, roots);
   }
 
   public RouterConfig withPollMs(long value) {
-    return new RouterConfig(groups, host, port, deadlineMs, hedgeMs, allowPartial, value, groupKey);
+    return new RouterConfig(groups, host, port, deadlineMs, hedgeMs, allowPartial, value, groupKey, roots);
   }
 
   public RouterConfig withGroupKey(String value) {
-    return new RouterConfig(groups, host, port, deadlineMs, hedgeMs, allowPartial, pollMs, value);
+    return new RouterConfig(groups, host, port, deadlineMs, hedgeMs, allowPartial, pollMs, value, roots);
+  }
+
+  /** Searches {@code value} as one (federated); each group serves one of them. */
+  public RouterConfig withRoots(List<Root> value) {
+    return new RouterConfig(groups, host, port, deadlineMs, hedgeMs, allowPartial, pollMs, groupKey, value);
   }
 }

@@ -64,10 +64,11 @@ final class RouterGroups implements Closeable {
   /**
    * Connects to every replica, checks them and starts polling.
    *
-   * @throws IllegalArgumentException when the replicas disagree (root, model, plan, shards) or a group
-   *     has no replica answering
+   * @return the groups of each root, in {@link RouterConfig#roots()} order; one entry without roots
+   * @throws IllegalArgumentException when the replicas disagree (root, model, plan, shards), a group
+   *     has no replica answering, or a replica cannot serve as a shard group
    */
-  static RouterGroups start(RouterConfig config) throws Exception {
+  static List<RouterGroups> start(RouterConfig config) throws Exception {
     HttpClient http = new HttpClient();
     QueuedThreadPool threads = new QueuedThreadPool();
     threads.setName("kiln-route-client");
@@ -98,6 +99,10 @@ final class RouterGroups implements Closeable {
             throw new IllegalArgumentException("replica " + uri + " refused the router's describe (" + error
                 + "): it serves with --api-keys; give the router a key of that file (--group-key-file)");
           }
+          if (answer == null && error != null && error.startsWith(DESCRIBE_STATUS + "400")) {
+            // A server that answers but cannot be a group (several roots federated, say): not "down".
+            throw new IllegalArgumentException("replica " + uri + " cannot serve as a shard group: " + error);
+          }
           d.add(answer);
           rs.add(r);
         }
@@ -105,13 +110,28 @@ final class RouterGroups implements Closeable {
         urls.add(g.stream().map(URI::toString).toList());
         replicas.add(rs);
       }
-      List<String> shards = Topology.check(described, urls);
-      List<GroupClient> clients = new ArrayList<>();
-      for (int i = 0; i < shards.size(); i++) {
-        clients.add(new GroupClient(i, shards.get(i), replicas.get(i), http, config.hedgeMs(), json));
-        LOG.info("group {}: shards {}, replicas {}", i, shards.get(i), urls.get(i));
+      List<List<Integer>> byRoot = Topology.partition(described, urls, config.roots());
+      List<List<String>> shardsByRoot = new ArrayList<>();
+      List<JsonNode> plans = new ArrayList<>();
+      for (List<Integer> members : byRoot) {
+        shardsByRoot.add(Topology.check(members.stream().map(described::get).toList(),
+            members.stream().map(urls::get).toList()));
+        plans.add(members.stream().flatMap(i -> described.get(i).stream()).filter(d -> d != null).findFirst()
+            .orElseThrow().path("plan"));
       }
-      return new RouterGroups(http, clients, json, config.pollMs(), timeout, config.groupKey());
+      Topology.checkFederation(plans, config.roots());
+      List<RouterGroups> out = new ArrayList<>();
+      for (int r = 0; r < byRoot.size(); r++) {
+        List<GroupClient> clients = new ArrayList<>();
+        for (int m = 0; m < byRoot.get(r).size(); m++) {
+          int i = byRoot.get(r).get(m);
+          String shards = shardsByRoot.get(r).get(m);
+          clients.add(new GroupClient(i, shards, replicas.get(i), http, config.hedgeMs(), json));
+          LOG.info("group {}: shards {}, replicas {}", i, shards, urls.get(i));
+        }
+        out.add(new RouterGroups(http, clients, json, config.pollMs(), timeout, config.groupKey()));
+      }
+      return out;
     } catch (Exception | Error e) {
       http.stop();
       throw e;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.Closeable;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
@@ -18,10 +19,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code kiln route}: the HTTP face of a {@link Router}. {@code /search} (GET or POST, the same
- * parameters and answer as {@code kiln serve}; the request is parsed by the groups, so a bad
- * parameter is the same 400) and {@code /health} (each group and replica; 503 while some group has
- * no live replica or no snapshot is common to all). The client's API key is passed on to the
+ * {@code kiln route}: the HTTP face of a {@link Router}. {@code /search} and {@code /context} (GET or
+ * POST, the same parameters and answer as {@code kiln serve}; the request is parsed by the groups, so
+ * a bad parameter is the same 400) and {@code /health} (each group and replica, per root when
+ * federated; 503 while some group has no live replica or no snapshot is common to all). The other
+ * endpoints of {@code kiln serve} describe one server (its snapshot, metrics, page) and are the
+ * groups' own; the router answers 404 naming what it routes. The client's API key is passed on to the
  * groups, which narrow the search by its binding as a single server does.
  */
 public final class RouterServer implements Closeable {
@@ -30,11 +33,11 @@ public final class RouterServer implements Closeable {
   static final int MAX_BODY_BYTES = 64 * 1024;
 
   private final Server server;
-  private final RouterGroups groups;
+  private final List<RouterGroups> groups;
   private final Router router;
   private final ObjectMapper json = new ObjectMapper();
 
-  private RouterServer(Server server, RouterGroups groups, Router router) {
+  private RouterServer(Server server, List<RouterGroups> groups, Router router) {
     this.server = server;
     this.groups = groups;
     this.router = router;
@@ -46,7 +49,7 @@ public final class RouterServer implements Closeable {
    * @throws IllegalArgumentException when the groups' replicas disagree or a group does not answer
    */
   public static RouterServer start(RouterConfig config) throws Exception {
-    RouterGroups groups = RouterGroups.start(config);
+    List<RouterGroups> groups = RouterGroups.start(config);
     Router router = new Router(config, groups);
     QueuedThreadPool threads = new QueuedThreadPool(200, 8);
     threads.setName("kiln-route");
@@ -63,8 +66,10 @@ public final class RouterServer implements Closeable {
       rs.close();
       throw e;
     }
-    LOG.info("routing on {}:{} to {} group(s); deadline {} ms, hedge {} ms, partial answers {}", config.host(),
-        rs.port(), config.groups().size(), config.deadlineMs(), config.hedgeMs(), config.allowPartial() ? "on" : "off");
+    LOG.info("routing on {}:{} to {} group(s){}; deadline {} ms, hedge {} ms, partial answers {}", config.host(),
+        rs.port(), config.groups().size(), config.roots().isEmpty() ? "" : " of " + config.roots().size()
+            + " federated roots " + config.roots(), config.deadlineMs(), config.hedgeMs(),
+        config.allowPartial() ? "on" : "off");
     return rs;
   }
 
@@ -85,9 +90,11 @@ public final class RouterServer implements Closeable {
       Router.Answer answer;
       try {
         answer = switch (path) {
-          case "/search" -> search(request, method);
+          case "/search" -> search("search", request, method);
+          case "/context" -> search("context", request, method);
           case "/health" -> health();
-          default -> error(404, "no endpoint " + path + ": use /search or /health");
+          default -> error(404, "no endpoint " + path + " on a router: it routes /search and /context, and answers"
+              + " /health; ask a group's kiln serve for the others");
         };
       } catch (Exception e) {
         LOG.error("{} {} failed", method, path, e);
@@ -101,9 +108,9 @@ public final class RouterServer implements Closeable {
       return true;
     }
 
-    private Router.Answer search(Request request, String method) throws Exception {
+    private Router.Answer search(String endpoint, Request request, String method) throws Exception {
       if (!method.equals("GET") && !method.equals("POST")) {
-        return new Router.Answer(405, json.writeValueAsString(Map.of("error", "/search takes GET, POST")),
+        return new Router.Answer(405, json.writeValueAsString(Map.of("error", "/" + endpoint + " takes GET, POST")),
             Map.of("Allow", "GET, POST"));
       }
       String body = null;
@@ -123,11 +130,11 @@ public final class RouterServer implements Closeable {
           pass.put(h, v);
         }
       }
-      return router.search(method, request.getHttpURI().getQuery(), body, pass);
+      return router.answer(endpoint, method, request.getHttpURI().getQuery(), body, pass);
     }
 
     private Router.Answer health() throws Exception {
-      Map<String, Object> h = groups.health();
+      Map<String, Object> h = router.health();
       return new Router.Answer("ok".equals(h.get("status")) ? 200 : 503, json.writeValueAsString(h), Map.of());
     }
 
@@ -144,6 +151,6 @@ public final class RouterServer implements Closeable {
       LOG.warn("stopping the router: {}", e.toString());
     }
     router.close();
-    groups.close();
+    groups.forEach(RouterGroups::close);
   }
 }

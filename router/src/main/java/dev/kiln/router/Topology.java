@@ -1,6 +1,7 @@
 package dev.kiln.router;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -14,8 +15,11 @@ import java.util.Set;
  * is pinned to ({@link #pin}).
  */
 final class Topology {
-  /** The shard group protocol this router speaks (docs/FORMATS.md): 2 adds hybrid feedback's phases. */
-  static final int PROTOCOL = 2;
+  /**
+   * The shard group protocol this router speaks (docs/FORMATS.md): 2 adds hybrid feedback's phases, 3
+   * {@code /context} and federated roots.
+   */
+  static final int PROTOCOL = 3;
 
   private Topology() {}
 
@@ -60,7 +64,8 @@ final class Topology {
           rootFrom = url;
         } else if (!root.equals(d.path("root").asText())) {
           throw new IllegalArgumentException("replica " + url + " serves snapshots root " + d.path("root").asText()
-              + " but " + rootFrom + " serves " + root + ": every group must serve the same root");
+              + " but " + rootFrom + " serves " + root + ": every group must serve the same root (to search several"
+              + " roots as one, name each with --root)");
         }
         if (plan == null) {
           plan = p;
@@ -86,6 +91,76 @@ final class Topology {
     }
     checkCoverage(shards, shardCount);
     return shards;
+  }
+
+  /**
+   * Which groups serve which root: with no {@code roots}, all of them one; otherwise each group by the
+   * root its replicas describe, in {@code roots} order.
+   *
+   * @return each root's group indexes
+   * @throws IllegalArgumentException when a group serves a root no {@code --root} names, or a root has
+   *     no group, or no replica of a group answered
+   */
+  static List<List<Integer>> partition(List<List<JsonNode>> described, List<List<String>> urls,
+      List<RouterConfig.Root> roots) {
+    List<List<Integer>> out = new ArrayList<>();
+    if (roots.isEmpty()) {
+      List<Integer> all = new ArrayList<>();
+      for (int g = 0; g < described.size(); g++) {
+        all.add(g);
+      }
+      out.add(all);
+      return out;
+    }
+    List<String> labels = roots.stream().map(RouterConfig.Root::label).toList();
+    labels.forEach(l -> out.add(new ArrayList<>()));
+    for (int g = 0; g < described.size(); g++) {
+      List<String> groupUrls = urls.get(g);
+      String root = described.get(g).stream().filter(d -> d != null).findFirst().map(d -> d.path("root").asText())
+          .orElseThrow(() -> new IllegalArgumentException("no replica of group " + groupUrls
+              + " answered: start the group's servers first (kiln serve --shards A-B)"));
+      int at = labels.indexOf(root);
+      if (at < 0) {
+        throw new IllegalArgumentException("group " + urls.get(g) + " serves root " + root + ", which no --root names"
+            + " (" + labels + "): name every federated root with --root, as kiln serve --snapshots names it");
+      }
+      out.get(at).add(g);
+    }
+    for (int r = 0; r < labels.size(); r++) {
+      if (out.get(r).isEmpty()) {
+        throw new IllegalArgumentException("no --group serves root " + labels.get(r)
+            + ": start its groups (kiln serve --snapshots " + labels.get(r) + " --shards A-B) and name them");
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Federated roots must be searched with one set of options, as one {@code kiln serve --snapshots A
+   * --snapshots B} searches them: the plans may differ only in the model and the shard count.
+   *
+   * @param plans each root's plan, in {@code roots} order
+   */
+  static void checkFederation(List<JsonNode> plans, List<RouterConfig.Root> roots) {
+    if (roots.isEmpty()) {
+      return;
+    }
+    JsonNode first = withoutRootOwn(plans.get(0));
+    for (int r = 1; r < plans.size(); r++) {
+      JsonNode p = withoutRootOwn(plans.get(r));
+      if (!first.equals(p)) {
+        throw new IllegalArgumentException("root " + roots.get(r).label() + " is searched with " + p + " but root "
+            + roots.get(0).label() + " with " + first + ": start every group with the same search options, as one"
+            + " kiln serve of every root would have them");
+      }
+    }
+  }
+
+  private static JsonNode withoutRootOwn(JsonNode plan) {
+    ObjectNode copy = plan.deepCopy();
+    copy.remove("model");
+    copy.remove("shard_count");
+    return copy;
   }
 
   private static void checkCoverage(List<String> shards, int shardCount) {

@@ -57,6 +57,11 @@ final class Cluster implements Closeable {
     return s;
   }
 
+  /** Closes {@code c} with the cluster. */
+  void closeLater(Closeable c) {
+    open.add(c);
+  }
+
   RouterServer route(RouterConfig config) throws Exception {
     RouterServer r = RouterServer.start(config);
     open.add(0, r);

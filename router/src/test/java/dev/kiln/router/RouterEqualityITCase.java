@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.search.ShardedCorpus;
 import dev.kiln.search.rewrite.DenseFeedback;
 import dev.kiln.search.rewrite.LexicalFeedback;
@@ -96,6 +97,54 @@ class RouterEqualityITCase {
     JsonNode expected = ok(Cluster.post(whole.port(), "/search", body));
     Cluster.assertSameAnswer(expected, ok(Cluster.post(router.port(), "/search", body)), 1e-5);
     assertEquals(12, expected.path("results").size());
+  }
+
+  @Test
+  void contextIsTheSingleServersAnswer() throws Exception {
+    int blocks = 0;
+    for (String q : List.of("lava magma", "whale krill ocean", "oven storm")) {
+      for (String mode : List.of("bm25", "dense", "hybrid")) {
+        for (int budget : new int[] {40, 400}) {
+          String path = "/context?q=" + URLEncoder.encode(q, StandardCharsets.UTF_8) + "&mode=" + mode
+              + "&k=10&filter=lang%3Den&budget=" + budget;
+          JsonNode expected = ok(Cluster.get(whole.port(), path));
+          assertSameContext(expected, ok(Cluster.get(router.port(), path)));
+          blocks += expected.path("blocks").size();
+        }
+      }
+    }
+    assertTrue(blocks > 20, "the contexts held blocks to compare: " + blocks);
+    String body = "{\"q\":\"lava ash crust\",\"mode\":\"hybrid\",\"k\":6,\"budget\":300}";
+    assertSameContext(ok(Cluster.post(whole.port(), "/context", body)), ok(Cluster.post(router.port(), "/context",
+        body)));
+    // A bad budget is the same 400, read by the groups as /context reads it.
+    HttpResponse<String> single = Cluster.get(whole.port(), "/context?q=lava&budget=0");
+    HttpResponse<String> routed = Cluster.get(router.port(), "/context?q=lava&budget=0");
+    assertEquals(400, single.statusCode(), single.body());
+    assertEquals(single.statusCode(), routed.statusCode());
+    assertEquals(JSON.readTree(single.body()), JSON.readTree(routed.body()));
+  }
+
+  /** The same context: blocks, texts and counts equal, scores within float rounding. */
+  static void assertSameContext(JsonNode expected, JsonNode routed) {
+    var e = expected.deepCopy();
+    var r = routed.deepCopy();
+    List<Double> es = e.findValues("score").stream().map(JsonNode::asDouble).toList();
+    List<Double> rs = r.findValues("score").stream().map(JsonNode::asDouble).toList();
+    assertEquals(es.size(), rs.size(), routed.toString());
+    for (int i = 0; i < es.size(); i++) {
+      assertEquals(es.get(i), rs.get(i), 1e-5, "block " + i);
+    }
+    e.path("blocks").forEach(b -> ((ObjectNode) b).remove("score"));
+    r.path("blocks").forEach(b -> ((ObjectNode) b).remove("score"));
+    assertEquals(e, r);
+  }
+
+  @Test
+  void anEndpointTheRouterDoesNotRouteIsA404NamingWhatItRoutes() throws Exception {
+    HttpResponse<String> routed = Cluster.get(router.port(), "/explain?q=lava");
+    assertEquals(404, routed.statusCode(), routed.body());
+    assertTrue(routed.body().contains("/search and /context"), routed.body());
   }
 
   @Test

@@ -31,25 +31,54 @@ class TopologyTest {
 
   @Test
   void groupsOfTheSameRootModelAndProtocolPass() {
-    assertEquals(List.of("0", "1"), check(describe("/r", "m", "0", 2), describe("/r", "m", "1", 2)));
+    assertEquals(List.of("0", "1"), check(describe("/r", "m", "0", 3), describe("/r", "m", "1", 3)));
   }
 
   @Test
   void aGroupOfAnotherProtocolVersionIsRefused() {
     // A version-1 group (no "protocol" field) has no feedback phases: the defaults could not be served.
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> check(describe("/r", "m", "0", 2), describe("/r", "m", "1", null)));
-    assertTrue(e.getMessage().contains("http://b speaks shard group protocol 1, this router 2"), e.getMessage());
+        () -> check(describe("/r", "m", "0", 3), describe("/r", "m", "1", null)));
+    assertTrue(e.getMessage().contains("http://b speaks shard group protocol 1, this router 3"), e.getMessage());
+    // A version-2 group has no context phase and would answer a federating router's depth with k.
+    e = assertThrows(IllegalArgumentException.class,
+        () -> check(describe("/r", "m", "0", 3), describe("/r", "m", "1", 2)));
+    assertTrue(e.getMessage().contains("protocol 2, this router 3"), e.getMessage());
+  }
+
+  @Test
+  void federatedGroupsAreSortedByTheRootTheyServe() {
+    List<RouterConfig.Root> roots = List.of(new RouterConfig.Root("/a", 1), new RouterConfig.Root("/b", 1));
+    List<List<JsonNode>> described = List.of(List.of(describe("/b", "m", "0", 3)), List.of(describe("/a", "m", "0",
+        3)), List.of(describe("/b", "m", "1", 3)));
+    List<List<String>> urls = List.of(List.of("http://x"), List.of("http://y"), List.of("http://z"));
+    assertEquals(List.of(List.of(1), List.of(0, 2)), Topology.partition(described, urls, roots));
+    assertEquals(List.of(List.of(0, 1, 2)), Topology.partition(described, urls, List.of()));
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Topology.partition(described,
+        urls, List.of(new RouterConfig.Root("/a", 1), new RouterConfig.Root("/c", 1))));
+    assertTrue(e.getMessage().contains("serves root /b, which no --root names"), e.getMessage());
+  }
+
+  @Test
+  void federatedRootsMayDifferInModelAndShardsButNotInOptions() {
+    List<RouterConfig.Root> roots = List.of(new RouterConfig.Root("/a", 1), new RouterConfig.Root("/b", 1));
+    ObjectNode a = (ObjectNode) describe("/a", "m", "0", 3).get("plan");
+    ObjectNode b = ((ObjectNode) describe("/b", "m2", "0", 3).get("plan")).put("shard_count", 7);
+    Topology.checkFederation(List.of(a, b), roots);
+    ObjectNode rrf = b.deepCopy().put("fusion", "rrf");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> Topology.checkFederation(List.of(a, rrf), roots));
+    assertTrue(e.getMessage().contains("root /b is searched with"), e.getMessage());
   }
 
   @Test
   void anotherModelIsNamedBeforeAnotherRoot() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> check(describe("/r", "m", "0", 2), describe("/other", "m2", "1", 2)));
+        () -> check(describe("/r", "m", "0", 3), describe("/other", "m2", "1", 3)));
     assertTrue(e.getMessage().contains("of model m2") && e.getMessage().contains("one router, one model"),
         e.getMessage());
     e = assertThrows(IllegalArgumentException.class,
-        () -> check(describe("/r", "m", "0", 2), describe("/other", "m", "1", 2)));
+        () -> check(describe("/r", "m", "0", 3), describe("/other", "m", "1", 3)));
     assertTrue(e.getMessage().contains("serves snapshots root /other"), e.getMessage());
   }
 }

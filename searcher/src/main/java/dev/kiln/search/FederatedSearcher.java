@@ -85,15 +85,20 @@ public final class FederatedSearcher implements RetrievalPath {
     return String.join(",", paths.stream().map(WeightedPath::label).toList());
   }
 
+  /** One path's answer to a federated search, at {@link #depth}, each hit with its calibrated score. */
+  public record PathAnswer(String label, double weight, SearchResponse response) {}
+
+  /** Candidates each path is asked for a federated top {@code k}. */
+  public static int depth(int k) {
+    return Math.min(SearchRequest.MAX_K, Math.max(k, MIN_PATH_DEPTH));
+  }
+
   @Override
   public SearchResponse search(SearchRequest request) {
-    int depth = Math.min(SearchRequest.MAX_K, Math.max(request.k(), MIN_PATH_DEPTH));
-    SearchRequest perPath = new SearchRequest(request.query(), request.mode(), depth, request.filter(), request.options());
+    SearchRequest perPath = new SearchRequest(request.query(), request.mode(), depth(request.k()), request.filter(),
+        request.options());
     Map<String, float[]> vectors = new HashMap<>(); // model fingerprint -> the query's vector under it
-    List<List<ScoredId>> rankings = new ArrayList<>(paths.size());
-    List<Double> weights = new ArrayList<>(paths.size());
-    Map<String, SearchHit> byKey = new LinkedHashMap<>();
-    List<String> snapshots = new ArrayList<>(paths.size());
+    List<PathAnswer> answers = new ArrayList<>(paths.size());
     for (WeightedPath wp : paths) {
       RetrievalPath path = wp.path();
       SearchResponse response;
@@ -103,23 +108,40 @@ public final class FederatedSearcher implements RetrievalPath {
       } else {
         response = path.search(perPath);
       }
-      snapshots.add(wp.label() + "=" + response.snapshotId());
+      answers.add(new PathAnswer(wp.label(), wp.weight(), response));
+    }
+    return merge(answers, merge, rrf, request.k(), request.mode(), gate);
+  }
+
+  /**
+   * The paths' answers as one: merged as {@code merge} says, cut to {@code k}, gated, each hit
+   * labelled with its path. A router federating roots ({@code kiln route --root}) merges its roots'
+   * routed answers with this very method, so that its answer is the single server's.
+   */
+  public static SearchResponse merge(List<PathAnswer> answers, Merge merge, ReciprocalRankFusion rrf, int k,
+      SearchMode mode, RelevanceGate gate) {
+    List<List<ScoredId>> rankings = new ArrayList<>(answers.size());
+    List<Double> weights = new ArrayList<>(answers.size());
+    Map<String, SearchHit> byKey = new LinkedHashMap<>();
+    List<String> snapshots = new ArrayList<>(answers.size());
+    for (PathAnswer a : answers) {
+      SearchResponse response = a.response();
+      snapshots.add(a.label() + "=" + response.snapshotId());
       List<ScoredId> ranking = new ArrayList<>(response.results().size());
       for (SearchHit h : response.results()) {
-        String key = wp.label() + '\u0000' + h.chunkId();
-        byKey.putIfAbsent(key, h.root() == null ? h.withRoot(wp.label()) : h);
+        String key = a.label() + '\u0000' + h.chunkId();
+        byKey.putIfAbsent(key, h.root() == null ? h.withRoot(a.label()) : h);
         ranking.add(new ScoredId(key, h.score()));
       }
-      rankings.add(merge == Merge.CALIBRATED ? calibrated(ranking, response.results(), wp.weight()) : ranking);
-      weights.add(wp.weight());
+      rankings.add(merge == Merge.CALIBRATED ? calibrated(ranking, response.results(), a.weight()) : ranking);
+      weights.add(a.weight());
     }
-    List<ScoredId> merged = merge == Merge.RRF ? rrf.fuse(rankings, weights, request.k()) : byScore(rankings,
-        request.k());
+    List<ScoredId> merged = merge == Merge.RRF ? rrf.fuse(rankings, weights, k) : byScore(rankings, k);
     List<SearchHit> hits = new ArrayList<>();
     for (ScoredId f : merged) {
       hits.add(byKey.get(f.id()).withScore(f.score()));
     }
-    return new SearchResponse(String.join(",", snapshots), request.mode(), gate.apply(hits));
+    return new SearchResponse(String.join(",", snapshots), mode, gate.apply(hits));
   }
 
   /** weight × the root's best calibrated score × the min-max normalised score within the root. */

@@ -3,11 +3,13 @@ package dev.kiln.search.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kiln.search.FederatedSearcher;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchRequest;
 import dev.kiln.search.SearchResponse;
 import dev.kiln.search.Searcher;
 import dev.kiln.search.ShardGroupSearch;
+import dev.kiln.search.context.ContextAssembler;
 import dev.kiln.search.filter.FilterException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -28,8 +30,11 @@ import java.util.Optional;
  * SnapshotNotHeld}): the router tries another replica or an older id, and never mixes two snapshots.
  */
 final class GroupEndpoint {
-  /** The protocol version {@code describe} answers; a router refuses a group of another. */
-  static final int PROTOCOL = 2;
+  /**
+   * The protocol version {@code describe} answers; a router refuses a group of another. 3 adds the
+   * {@code context} phase and the {@code endpoint}, {@code federated} and {@code calibrate_all} fields.
+   */
+  static final int PROTOCOL = 3;
 
   private final ServedRoots roots;
   private final Endpoints endpoints;
@@ -45,7 +50,9 @@ final class GroupEndpoint {
 
   Reply answer(byte[] body, ApiKeys.Key key) throws IOException {
     if (roots.federated()) {
-      throw new BadRequest("a shard group serves one snapshots root: start it with one --snapshots");
+      throw new BadRequest("a shard group serves one snapshots root: start it with one --snapshots (to search"
+          + " several roots as one through a router, give each root its own groups and name the roots with"
+          + " kiln route --root)");
     }
     JsonNode node;
     try {
@@ -70,19 +77,35 @@ final class GroupEndpoint {
     try (ReloadingSearcher.Lease lease = reloading.acquire(snapshot)) {
       Searcher searcher = lease.searcher();
       ShardGroupSearch.checkSplittable(searcher);
-      SearchRequest parsed = parse(node);
+      Endpoints.SearchCall call = parse(node);
+      if (phase.equals("context")) {
+        // The router searched; the hits it sends are packed here, with this snapshot's tokenizer and parents.
+        if (!node.path("response").isObject()) {
+          throw new BadRequest("the context phase needs 'response': the routed /search answer to pack");
+        }
+        SearchResponse response = json.treeToValue(node.get("response"), SearchResponse.class);
+        return ok(new ContextAssembler(searcher::countTokens, searcher.parents(), call.budget()).assemble(response));
+      }
+      int clientK = call.request().k();
+      SearchRequest parsed = federated(call.request(), node);
       Optional<SearchRequest> narrowed = clientRequest(parsed, key);
       if (narrowed.isEmpty()) {
         return ok(json.createObjectNode().put("excluded", true).put("snapshot", searcher.snapshotId())
-            .put("mode", parsed.mode().name()).put("k", parsed.k()));
+            .put("mode", parsed.mode().name()).put("k", parsed.k()).put("client_k", clientK));
       }
       SearchRequest request = narrowed.get();
       try {
         return switch (phase) {
           case "stats" -> {
+            boolean embed = node.path("embed").asBoolean(true);
             ObjectNode out = json.valueToTree(ShardGroupSearch.stats(searcher, request.query(), request.mode(),
-                request.filter(), node.path("embed").asBoolean(true)));
+                request.filter(), embed));
+            if (embed && out.path("vector").isNull() && node.path("calibrate_all").asBoolean(false)) {
+              // A federating router calibrates every hit, as FederatedSearcher does, BM25's too.
+              out.putPOJO("vector", searcher.embedQuery(request.query()));
+            }
             out.put("k", request.k());
+            out.put("client_k", clientK);
             out.put("mode", request.mode().name());
             out.put("filtered", searcher.bind(request.filter()).toQuery() != null);
             yield ok(out);
@@ -99,7 +122,7 @@ final class GroupEndpoint {
           }
           case "chunks", "rescore", "term_stats", "again" -> ok(feedback.answer(phase, node, searcher, request));
           default -> throw new BadRequest("unknown phase '" + phase + "': use describe, stats, legs, chunks, rescore,"
-              + " term_stats, again or fetch");
+              + " term_stats, again, fetch or context");
         };
       } catch (FilterException e) {
         throw new BadRequest(QueryParams.clientMessage(e));
@@ -141,18 +164,40 @@ final class GroupEndpoint {
         .map(f -> new SearchRequest(request.query(), request.mode(), request.k(), f));
   }
 
-  private SearchRequest parse(JsonNode node) {
+  /**
+   * The client's request as the endpoint it called ({@code endpoint}: {@code search}, the default, or
+   * {@code context}) parses it, so that {@code /context}'s budget is read and checked as one server does.
+   */
+  private Endpoints.SearchCall parse(JsonNode node) {
     String method = node.path("method").asText("GET");
     byte[] body = node.hasNonNull("body") ? node.get("body").asText().getBytes(StandardCharsets.UTF_8) : null;
     String query = node.hasNonNull("query_string") ? node.get("query_string").asText() : null;
-    SearchRequest request = endpoints.parse("search", method.equals("POST") ? "POST" : "GET", query, body).request();
+    String endpoint = node.path("endpoint").asText("search");
+    if (!endpoint.equals("search") && !endpoint.equals("context")) {
+      throw new BadRequest("unknown endpoint '" + endpoint + "': use search or context");
+    }
+    Endpoints.SearchCall call = endpoints.parse(endpoint, method.equals("POST") ? "POST" : "GET", query, body);
+    SearchRequest request = call.request();
     // The phases split only the server's own pipeline: a request's options would make the router's
     // answer differ from one process's, so they are refused rather than ignored.
     if (!request.options().isEmpty()) {
       throw new BadRequest("per-request retrieval options (" + request.options() + ") are not supported through"
           + " `kiln route` yet: set them on the shard groups' `kiln serve`");
     }
-    return request;
+    return call;
+  }
+
+  /**
+   * With {@code "federated": true} (a router federating roots), the request with its k replaced by the
+   * depth {@link FederatedSearcher} asks each root for; the stats phase reports both ({@code k},
+   * {@code client_k}).
+   */
+  private static SearchRequest federated(SearchRequest request, JsonNode node) {
+    if (!node.path("federated").asBoolean(false)) {
+      return request;
+    }
+    return new SearchRequest(request.query(), request.mode(), FederatedSearcher.depth(request.k()), request.filter(),
+        request.options());
   }
 
   private List<ShardGroupSearch.Hit> hits(JsonNode array) throws IOException {
