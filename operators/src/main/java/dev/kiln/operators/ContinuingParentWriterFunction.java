@@ -233,7 +233,9 @@ public final class ContinuingParentWriterFunction
         Integer n = part.freshParents.remove(docId);
         part.fresh.remove(docId);
         if (n != null || part.removed.contains(docId)) {
-          part.writer.restoreBase(docId);
+          long back = part.writer.restoreBase(docId);
+          LOG.info("part {}: {} kept its base chunks over a fresh duplicate: its {} base parents restored",
+              part.shard, docId, back);
           duplicates.skipped(n == null ? 0 : n, true);
         }
       }
