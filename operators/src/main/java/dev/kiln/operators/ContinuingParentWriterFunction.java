@@ -26,9 +26,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Parents docstore write stage of a build that continues a base (a changelog build, or an incremental
- * corpus build), the docstore's counterpart of {@link ContinuingShardWriterFunction}: each part continues the base's part ({@link
- * ParentStoreWriter#continuing}: hard links under a local root; {@link ParentStoreWriter#continuingOver}:
- * read on demand under a remote one), loses the parents of removed documents (an upsert's when its
+ * corpus build), the docstore's counterpart of {@link ContinuingShardWriterFunction}: each part
+ * continues the base's part ({@link ParentStoreWriter#continuing}: hard links under a local root;
+ * {@link ParentStoreWriter#continuingOver}: read on demand under a remote one), loses the parents of removed documents (an upsert's when its
  * first fresh parent arrives) and gains the fresh parents. The finished part lists the base files it
  * still shares as references to their owner, so a remote root is sent only the files this build wrote.
  * Emits the live parents of its parts, also summed in {@link JobCounters#CHANGELOG_PARENTS}.
@@ -149,6 +149,8 @@ public final class ContinuingParentWriterFunction
     final Map<String, Integer> freshParents = new HashMap<>();
     /** An incremental build's: documents whose base parents stay and fresh ones go. */
     final Set<String> baseWins = new HashSet<>();
+    /** An incremental build's: documents whose base parents were put back ({@link ParentStoreWriter#restoreBase}). */
+    long restored;
 
     Part(int shard, ParentStoreWriter writer) {
       this.shard = shard;
@@ -234,7 +236,8 @@ public final class ContinuingParentWriterFunction
         part.fresh.remove(docId);
         if (n != null || part.removed.contains(docId)) {
           long back = part.writer.restoreBase(docId);
-          LOG.info("part {}: {} kept its base chunks over a fresh duplicate: its {} base parents restored",
+          part.restored++;
+          LOG.debug("part {}: {} kept its base chunks over a fresh duplicate: its {} base parents restored",
               part.shard, docId, back);
           duplicates.skipped(n == null ? 0 : n, true);
         }
@@ -261,6 +264,10 @@ public final class ContinuingParentWriterFunction
     long live = 0;
     List<Manifest.FileEntry> files = new ArrayList<>();
     for (Part part : parts.values()) {
+      if (part.restored > 0) {
+        LOG.info("part {}: {} documents kept their base chunks over a fresh duplicate: their base parents restored",
+            part.shard, part.restored);
+      }
       live += part.writer.parents();
       long start = System.nanoTime();
       List<Manifest.FileEntry> own = ParentParts.describe(layout.parentsDir(snapshotId, part.shard),

@@ -121,6 +121,8 @@ public final class ContinuingShardWriterFunction extends ShardOwningWriter<Shard
    * Has each shard report, once its input ended, what the parents docstore must do to hold the
    * shard's documents ({@link StageReport#parents}, in batches of {@value #PARENT_BATCH}): an
    * incremental build under parent-child chunking, whose docstore writer follows the shards' decisions.
+   * Each shard then holds the ids of the documents whose base chunks it deleted (changed or removed ones,
+   * never the kept ones) until its input ends.
    */
   public ContinuingShardWriterFunction withParentChanges() {
     if (!prune) {
