@@ -7,6 +7,8 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.lucene.analysis.core.KeywordAnalyzer;
@@ -14,13 +16,19 @@ import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
+import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.PostingsEnum;
 import org.apache.lucene.index.SegmentCommitInfo;
 import org.apache.lucene.index.SegmentInfos;
+import org.apache.lucene.index.StoredFields;
 import org.apache.lucene.index.Term;
+import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.Bits;
 
 /**
  * Writes one shard's part of the parents docstore: a Lucene index used only as a compressed,
@@ -121,6 +129,46 @@ public final class ParentStoreWriter implements Closeable {
   public void deleteDocument(String docId) throws IOException {
     writer.deleteDocuments(new Term(DOC_ID, docId));
     recount = true;
+  }
+
+  /**
+   * A continued part: puts back the base's parents of {@code docId} in place of whatever this writer
+   * holds of it (fresh parents of a record that lost to the base's unchanged one, or base parents deleted
+   * for them): deletes the id's parents, then copies the base's live ones, read from the base commit this
+   * part opened on (the writer commits only on {@link #close}, so that commit is still the latest).
+   *
+   * @return the parents put back
+   */
+  public long restoreBase(String docId) throws IOException {
+    if (!continued) {
+      throw new IllegalStateException("only a part that continues a base has base parents to restore");
+    }
+    writer.deleteDocuments(new Term(DOC_ID, docId));
+    recount = true;
+    List<ParentChunk> back = new ArrayList<>();
+    Term term = new Term(DOC_ID, docId);
+    try (DirectoryReader base = DirectoryReader.open(dir)) {
+      for (LeafReaderContext leaf : base.leaves()) {
+        PostingsEnum p = leaf.reader().postings(term, PostingsEnum.NONE);
+        if (p == null) {
+          continue;
+        }
+        Bits live = leaf.reader().getLiveDocs();
+        StoredFields stored = leaf.reader().storedFields();
+        for (int d = p.nextDoc(); d != DocIdSetIterator.NO_MORE_DOCS; d = p.nextDoc()) {
+          if (live == null || live.get(d)) {
+            Document doc = stored.document(d);
+            back.add(new ParentChunk(doc.get(PARENT_ID), doc.get(DOC_ID), 0, doc.get(TITLE), doc.get(BREADCRUMB),
+                doc.get(TEXT), doc.getField(TOKENS).numericValue().intValue()));
+          }
+        }
+      }
+    }
+    for (ParentChunk p : back) {
+      add(p);
+    }
+    parents -= back.size(); // not written by this build: the live count at close counts them
+    return back.size();
   }
 
   /** Parents in this part: those added, or after {@link #close} of a continued part or one with deletes, all live ones. */

@@ -2,6 +2,7 @@ package dev.kiln.index;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.index.store.BaseOverlayDirectory;
@@ -169,6 +170,36 @@ class ParentStoreWriterTest {
         f.close();
       }
     }
+  }
+
+  @Test
+  void restoringABaseDocumentPutsBackTheBasesParentsInPlaceOfItsFreshOnes() throws Exception {
+    Path next = tmp.resolve("next");
+    ParentStoreWriter w = ParentStoreWriter.continuing(next, base);
+    // An incremental build's fresh record of d4 that turns out to lose to the base's unchanged one.
+    w.deleteDocument("d4");
+    w.add(parent("d4", 0, "fresh text of d4"));
+    w.add(parent("d4", 2, "a third parent the base never had"));
+    w.add(parent("new-doc", 0, "text of a new document"));
+    assertEquals(2, w.restoreBase("d4"));
+    // Nothing fresh of d9 was written: restoring it leaves the same parents.
+    assertEquals(2, w.restoreBase("d9"));
+    w.close();
+    assertEquals(2 * DOCS + 1, w.parents());
+    try (FSDirectory d = FSDirectory.open(next)) {
+      assertTrue(text(d, "d4#p0").startsWith("base text of d4 part 0"), text(d, "d4#p0"));
+      assertTrue(text(d, "d4#p1").startsWith("base text of d4 part 1"), text(d, "d4#p1"));
+      assertEquals(null, text(d, "d4#p2"), "the fresh record's extra parent is gone");
+      assertTrue(text(d, "d9#p1").startsWith("base text of d9 part 1"));
+      assertEquals("text of a new document", text(d, "new-doc#p0"));
+    }
+    contents(base).forEach((n, b) -> assertTrue(Arrays.equals(baseBytes.get(n), b), n + " changed"));
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> {
+      try (ParentStoreWriter fresh = new ParentStoreWriter(tmp.resolve("fresh"))) {
+        fresh.restoreBase("d1");
+      }
+    });
+    assertTrue(e.getMessage().contains("continues a base"), e.getMessage());
   }
 
   @Test

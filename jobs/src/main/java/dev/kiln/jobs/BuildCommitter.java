@@ -189,8 +189,9 @@ final class BuildCommitter {
     }
     List<Manifest.FileEntry> sorted = new ArrayList<>(files);
     sorted.sort(Comparator.comparing(Manifest.FileEntry::name));
-    // A changelog build's docstore also holds the base's parents of documents it left alone.
-    long parents = plan.changelog != null ? count(totals, JobCounters.CHANGELOG_PARENTS) : written;
+    // A changelog or incremental build's docstore also holds the base's parents of documents it left alone.
+    long parents = plan.changelog != null || plan.incrementalBaseChunks >= 0
+        ? count(totals, JobCounters.CHANGELOG_PARENTS) : written;
     return new Manifest.DocstoreEntry(SnapshotLayout.PARENTS, ParentStoreWriter.FORMAT, parents, sorted);
   }
 

@@ -7,8 +7,8 @@ import dev.kiln.model.EmbeddedChunk;
 import dev.kiln.model.ParentChange;
 import dev.kiln.model.ParentChunk;
 import dev.kiln.model.ShardChange;
-import dev.kiln.operators.ChangelogParentWriterFunction;
 import dev.kiln.operators.ChunkFunction;
+import dev.kiln.operators.ContinuingParentWriterFunction;
 import dev.kiln.operators.ContinuingShardWriterFunction;
 import dev.kiln.operators.EmbedFunction;
 import dev.kiln.operators.EmbedOperator;
@@ -51,6 +51,7 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.util.Collector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -140,7 +141,7 @@ public final class BuildJob {
         quarantined = changes.quarantine();
         reports = changes.reports();
         continued = new Continued(changelog.baseFiles(target), changes.removals(), false,
-            shardFiles(changelog.baseManifest()), null, ChangelogParentWriterFunction.partFiles(changelog.baseManifest()));
+            shardFiles(changelog.baseManifest()), null, ContinuingParentWriterFunction.partFiles(changelog.baseManifest()));
       }
       case BuildMode.Incremental incremental -> {
         CorpusStages.Streams corpus = CorpusStages.read(env, config, ctx.model(), incremental.documents(),
@@ -149,7 +150,8 @@ public final class BuildJob {
         quarantined = corpus.quarantine();
         reports = corpus.reports();
         continued = new Continued(target.base(incremental.baseManifest()), corpus.kept(), true,
-            shardFiles(incremental.baseManifest()), incremental.unreadListing(), Map.of());
+            shardFiles(incremental.baseManifest()), incremental.unreadListing(),
+            ContinuingParentWriterFunction.partFiles(incremental.baseManifest()));
       }
       case BuildMode.Full full -> {
         CorpusStages.Streams corpus = CorpusStages.read(env, config, ctx.model(), null, null);
@@ -178,7 +180,7 @@ public final class BuildJob {
    * @param base the base's files as the target gives them to writers, or {@code null}: empty shards
    * @param changes what happens to base documents besides fresh chunks: removals or keeps
    * @param unreadListing the corpus listing whose kept files were not read (their documents stay), or {@code null}
-   * @param parentFiles the base's docstore files by part (a changelog build's; empty otherwise)
+   * @param parentFiles the base's docstore files by part (empty without a base docstore)
    */
   private record Continued(BaseFiles base, DataStream<ShardChange> changes, boolean prune,
       Map<Integer, List<Manifest.FileEntry>> baseFiles, String unreadListing,
@@ -243,13 +245,14 @@ public final class BuildJob {
     int dimension = ctx.model().dimension();
     // Writers write into the target (a remote root through a local staging directory); each runs wrapped
     // so that a failure fails its task, not its TaskManager (TaskThreadFailures).
+    // An incremental build's docstore follows its shards: they report what its parts must do.
+    boolean parentsFollow = config.chunker.parents.enabled && continued != null && continued.prune();
     DataStream<StageReport> written = continued != null
         ? freshChanges(embedded, chunks).union(continued.changes())
             .partitionCustom(new ShardPartitioner(), new DocShardKey<ShardChange>(shards, ShardChange::docId))
             .fullWindowPartition()
-            .mapPartition(TaskThreadFailures.of(new ContinuingShardWriterFunction(target, snapshotId,
-                continued.base(), shards, dimension, config.index, continued.prune(), continued.baseFiles(),
-                continued.prune() ? ctx.quarantineDir(snapshotId) : null, continued.unreadListing())))
+            .mapPartition(TaskThreadFailures.of(continuingWriter(snapshotId, continued, shards, dimension,
+                parentsFollow)))
             .returns(StageReport.class)
             .name("write-shards")
             .setParallelism(writers)
@@ -263,18 +266,20 @@ public final class BuildJob {
         // partitionCustom + mapPartition does not inherit the routing's parallelism: set it, or
         // every shard would be written by one subtask.
         .setParallelism(writers);
-    reports = reports.union(written);
-    if (config.chunker.parents.enabled && changes != null) {
-      reports = reports.union(chunks.getSideOutput(ChunkFunction.PARENTS)
-          .map(new ChangelogStages.FreshParent()).name("fresh-parents")
-          .union(changes.parentRemovals())
-          .partitionCustom(new ShardPartitioner(), new DocShardKey<ParentChange>(shards, ParentChange::docId))
-          .fullWindowPartition()
-          .mapPartition(TaskThreadFailures.of(new ChangelogParentWriterFunction(target, snapshotId,
-              continued.base(), shards, continued.parentFiles())))
-          .returns(StageReport.class)
-          .name("write-parents")
-          .setParallelism(writers));
+    if (parentsFollow) {
+      DataStream<ParentChange> decisions = written
+          .flatMap((StageReport r, Collector<ParentChange> out) -> r.parentChanges().forEach(out::collect))
+          .returns(ParentChange.class).name("shard-decisions-for-parents").setParallelism(writers);
+      reports = reports.union(written.filter(r -> !r.forParents()).name("shard-reports").setParallelism(writers));
+      reports = reports.union(continuedParents(snapshotId, continued, chunks, decisions, shards, writers, true));
+    } else {
+      reports = reports.union(written);
+    }
+    if (parentsFollow) {
+      LOG.info("parents docstore: continued over the base, following the shards' decisions");
+    } else if (config.chunker.parents.enabled && changes != null) {
+      reports = reports.union(continuedParents(snapshotId, continued, chunks, changes.parentRemovals(), shards,
+          writers, false));
     } else if (config.chunker.parents.enabled) {
       // Parents are routed like their children and written once into the snapshot's docstore.
       reports = reports.union(chunks.getSideOutput(ChunkFunction.PARENTS)
@@ -302,6 +307,34 @@ public final class BuildJob {
     }
     return new JobOutcome(result, CommitResult.fromJson(commit.get(0)),
         QuarantineSummary.merge(quarantine == null ? List.of() : quarantine), ctx.quarantineDir(snapshotId), reuse);
+  }
+
+  /** The shard writer of a build that continues a base (a changelog or an incremental build). */
+  private ContinuingShardWriterFunction continuingWriter(String snapshotId, Continued continued, int shards,
+      int dimension, boolean parentsFollow) {
+    ContinuingShardWriterFunction w = new ContinuingShardWriterFunction(target, snapshotId, continued.base(), shards,
+        dimension, config.index, continued.prune(), continued.baseFiles(),
+        continued.prune() ? ctx.quarantineDir(snapshotId) : null, continued.unreadListing());
+    return parentsFollow ? w.withParentChanges() : w;
+  }
+
+  /**
+   * The docstore writer of a build that continues a base: fresh parents, and what happens to the base's
+   * ({@code baseChanges}: a changelog's removals, or an incremental build's shard decisions).
+   */
+  private DataStream<StageReport> continuedParents(String snapshotId, Continued continued,
+      SingleOutputStreamOperator<Chunk> chunks, DataStream<ParentChange> baseChanges, int shards, int writers,
+      boolean incremental) {
+    return chunks.getSideOutput(ChunkFunction.PARENTS)
+        .map(new ChangelogStages.FreshParent()).name("fresh-parents")
+        .union(baseChanges)
+        .partitionCustom(new ShardPartitioner(), new DocShardKey<ParentChange>(shards, ParentChange::docId))
+        .fullWindowPartition()
+        .mapPartition(TaskThreadFailures.of(new ContinuingParentWriterFunction(target, snapshotId,
+            continued.base(), shards, continued.parentFiles(), incremental)))
+        .returns(StageReport.class)
+        .name("write-parents")
+        .setParallelism(writers);
   }
 
   /** The job's output as seen by the client. */

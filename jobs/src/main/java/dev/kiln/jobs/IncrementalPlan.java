@@ -8,6 +8,7 @@ import dev.kiln.operators.BaseDocuments;
 import dev.kiln.operators.fs.RemoteBaseFiles;
 import dev.kiln.operators.fs.SnapshotsTarget;
 import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -18,7 +19,8 @@ import java.util.List;
  * Whether a corpus build is incremental, decided once in the client before the job starts: over the
  * snapshot {@code CURRENT} named at the start (the one the publish compares against) when everything
  * that shapes its segments matches this build (shard count, model, chunker, analyzer, range fields,
- * HNSW parameters and vector encoding) and every base shard carries document fingerprints. Otherwise the
+ * HNSW parameters and vector encoding) and every base shard carries document fingerprints (under
+ * parent-child chunking, also a docstore part: its parts are continued too). Otherwise the
  * build is a {@link BuildMode.Full full} one whose reason says why, for the log and the counters table.
  * The base is checked as its target checks a base ({@link SnapshotsTarget#continuableBase}). On a
  * remote root the base must carry its shards' fingerprint files ({@link DocFingerprintFile}): the parse
@@ -33,9 +35,6 @@ final class IncrementalPlan {
     if ("off".equals(config.incremental)) {
       return new BuildMode.Full("off (incremental: off)");
     }
-    if (config.chunker.parents.enabled) {
-      return new BuildMode.Full("parent-child chunking: the parent docstore is not continued by incremental builds yet");
-    }
     if (base == null) {
       return new BuildMode.Full("no published snapshot to continue");
     }
@@ -49,6 +48,11 @@ final class IncrementalPlan {
     String mismatch = mismatch(ctx, m);
     if (mismatch != null) {
       return new BuildMode.Full("this build has " + mismatch + " than CURRENT " + base);
+    }
+    // Parent-child chunking: the docstore is continued like the shards (its parts follow their decisions),
+    // so the base must have one for every shard.
+    if (config.chunker.parents.enabled && !hasDocstore(m)) {
+      return new BuildMode.Full("CURRENT " + base + " has no parents docstore for every shard to continue");
     }
     // The parse subtasks compare each record with the base's document fingerprints: a remote base's are
     // downloaded shard by shard from their files, a local base's read in place from its shards.
@@ -74,6 +78,20 @@ final class IncrementalPlan {
     }
     return new BuildMode.Incremental(base, m, new BaseDocuments(base, dirs, ctx.documentSettings()),
         "over CURRENT " + base + " (" + m.totalChunks() + " chunks)", null);
+  }
+
+  /** Whether the base lists a docstore part for each of its shards. */
+  private static boolean hasDocstore(Manifest m) {
+    if (m.docstore() == null || m.docstore().files() == null) {
+      return false;
+    }
+    for (int shard = 0; shard < m.shards().size(); shard++) {
+      String prefix = SnapshotLayout.shardDirName(shard) + "/";
+      if (m.docstore().files().stream().noneMatch(f -> f.name().startsWith(prefix))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** What differs from the base in a way its segments cannot absorb, or {@code null}. */

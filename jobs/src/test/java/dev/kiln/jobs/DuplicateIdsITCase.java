@@ -53,7 +53,7 @@ class DuplicateIdsITCase {
   static Path corpus;
   static Path root;
   static Manifest full;
-  /** Without parents (incremental builds do not continue a docstore): a full build, then an incremental one. */
+  /** Without parents: a full build, then an incremental one. */
   static Manifest plain;
   static Manifest again;
   /** Winner's marker word per duplicated id; every other version carries another marker. */
@@ -233,6 +233,33 @@ class DuplicateIdsITCase {
     assertEquals(stored(work.resolve("grown-full"), ref, false, ShardSchema.DOC_ID, ShardSchema.TEXT), chunks,
         "the incremental snapshot holds the full build's chunks");
     assertEquals(ref.totalChunks(), inc.totalChunks());
+  }
+
+  /**
+   * The same grown corpus, continued from the full build with parents: the docstore follows the shards
+   * (u1's base parents go for the fresh copy's, u2's stay although a fresh copy of it was cut and lost),
+   * so the incremental snapshot's docstore holds, parent by parent, what a full build's holds.
+   */
+  @Test
+  void anIncrementalBuildWithParentsResolvesDuplicatesInTheDocstoreAsTheShardsDo() throws Exception {
+    Path grown = work.resolve("grown-parents");
+    IncrementalBuildITCase.copyTree(corpus, grown);
+    Files.write(grown.resolve("0-first.jsonl"), List.of(line("u1", "zulu")));
+    Files.write(grown.resolve("e-last.jsonl"), List.of(line("u2", "yankee")));
+    Path continued = work.resolve("continued-parents");
+    IncrementalBuildITCase.copyTree(root, continued);
+    Manifest inc = build(grown, continued, cfg -> {});
+    Manifest ref = build(grown, work.resolve("grown-parents-full"), cfg -> cfg.incremental = "off");
+    Map<String, Long> c = inc.counters();
+    assertEquals(UNIQUE + WINNERS.size() - 1, c.get(JobCounters.INCREMENTAL_KEPT), "incremental, u1 replaced: " + c);
+    Map<String, List<String>> parents = stored(continued, inc, true, ParentStoreWriter.PARENT_ID, ParentStoreWriter.TEXT);
+    assertEquals(stored(work.resolve("grown-parents-full"), ref, true, ParentStoreWriter.PARENT_ID,
+        ParentStoreWriter.TEXT), parents, "the incremental docstore holds the full build's parents");
+    parents.get("u1#p0").forEach(t -> assertTrue(t.contains("zulu"), "u1's fresh parent: " + t));
+    parents.get("u2#p0").forEach(t -> assertTrue(t.contains("unique2"), "u2 keeps its base parent: " + t));
+    assertEquals(ref.docstore().parents(), inc.docstore().parents());
+    assertEquals(stored(work.resolve("grown-parents-full"), ref, false, ShardSchema.DOC_ID, ShardSchema.TEXT),
+        stored(continued, inc, false, ShardSchema.DOC_ID, ShardSchema.TEXT), "and the full build's chunks");
   }
 
   /** Every duplicated id holds only pieces of its winner, and as many as a document of one version has. */

@@ -9,6 +9,7 @@ import dev.kiln.vectors.KeySet;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.PostingsEnum;
@@ -35,12 +36,14 @@ final class BasePrune {
   private final KeySet removed;
   private final KeyLongMap keptIds;
   private final KeptPositions positions;
+  /** Told each pruned document's id (the parents docstore follows the shard). */
+  private final Consumer<String> pruned;
   private PostingsEnum postings;
   private long moved;
   private long relocated;
 
   BasePrune(DirectoryReader base, ShardIndexWriter writer, ContinuedShard.Counters counters, KeySet fresh,
-      KeySet removed, KeyLongMap keptIds, KeptPositions positions) {
+      KeySet removed, KeyLongMap keptIds, KeptPositions positions, Consumer<String> pruned) {
     this.base = base;
     this.writer = writer;
     this.counters = counters;
@@ -48,6 +51,7 @@ final class BasePrune {
     this.removed = removed;
     this.keptIds = keptIds;
     this.positions = positions;
+    this.pruned = pruned;
   }
 
   /**
@@ -92,6 +96,7 @@ final class BasePrune {
             writer.deleteDocument(docId);
             counters.removedChunks().add(n);
             counters.pruned().add(1);
+            pruned.accept(docId);
           }
         }
       }

@@ -6,6 +6,7 @@ import dev.kiln.index.ShardSchema;
 import dev.kiln.index.SourcePositions;
 import dev.kiln.index.store.BaseOverlayDirectory;
 import dev.kiln.model.EmbeddedChunk;
+import dev.kiln.model.ParentChange;
 import dev.kiln.model.RecordPosition;
 import dev.kiln.operators.fs.BaseShard;
 import dev.kiln.vectors.KeyBits;
@@ -15,7 +16,9 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.lucene.index.DirectoryReader;
@@ -67,6 +70,13 @@ final class ContinuedShard implements Closeable {
   private long moved;
   /** Unchanged documents whose chunks were copied with their record's new position ({@link BasePrune}). */
   private long relocated;
+  /**
+   * With a parents docstore beside the shard (an incremental build under parent-child chunking): the ids
+   * whose base chunks this shard deleted, and the ids whose fresh chunks it dropped, so that the docstore
+   * writer can follow this shard's decisions ({@link #parentChanges}); {@code null} otherwise.
+   */
+  private Set<String> baseGone;
+  private Set<String> freshDropped;
 
   private ContinuedShard(ShardIndexWriter writer, DirectoryReader base, Counters counters) {
     this.writer = writer;
@@ -116,6 +126,42 @@ final class ContinuedShard implements Closeable {
     return writer;
   }
 
+  /** Records what {@link #parentChanges} needs: called before any input, when a docstore follows this shard. */
+  void trackParents() {
+    baseGone = new HashSet<>();
+    freshDropped = new HashSet<>();
+  }
+
+  /**
+   * After {@link #finishIncremental}: what the parents docstore must do so that its documents are this
+   * shard's, document by document. A document whose base chunks went (replaced by fresh ones, or pruned)
+   * loses its base parents ({@link ParentChange#remove}); one whose base chunks stayed although a fresh
+   * record of it was cut (that record lost to the unchanged one, as duplicates are resolved) keeps its
+   * base parents and loses the fresh ones ({@link ParentChange#baseWins}). Documents this shard kept
+   * untouched, read or unread, need no message: their base parents stay. Fresh parents of a document
+   * whose fresh chunks won are the docstore writer's own to resolve (same records, same rule).
+   */
+  List<ParentChange> parentChanges() {
+    if (baseGone == null) {
+      throw new IllegalStateException("the shard did not track what its docstore needs");
+    }
+    List<ParentChange> out = new ArrayList<>();
+    for (String id : baseGone) {
+      if (!restore.contains(id)) {
+        out.add(ParentChange.remove(id));
+      }
+    }
+    Set<String> baseWins = new HashSet<>(restore);
+    for (String id : freshDropped) {
+      long[] k = id(id);
+      if (keptIds.get(k[0], k[1]) != KeyLongMap.MISSING && !fresh.contains(k)) {
+        baseWins.add(id); // the unchanged record came first: the fresh one was dropped, the base never deleted
+      }
+    }
+    baseWins.forEach(id -> out.add(ParentChange.baseWins(id)));
+    return out;
+  }
+
   /** A changelog build's fresh chunk: its document's base chunks go with the first one. */
   void add(EmbeddedChunk chunk) throws IOException {
     String docId = chunk.chunk().docId();
@@ -132,6 +178,9 @@ final class ContinuedShard implements Closeable {
     String docId = chunk.chunk().docId();
     switch (decision.action()) {
       case DROP -> {
+        if (freshDropped != null) {
+          freshDropped.add(docId);
+        }
         return;
       }
       case WRITE -> {
@@ -251,7 +300,8 @@ final class ContinuedShard implements Closeable {
       long restored = writer.restore(base, restore);
       counters.removedChunks().add(-restored);
     }
-    BasePrune prune = new BasePrune(base, writer, counters, fresh, removed, keptIds, positions);
+    BasePrune prune = new BasePrune(base, writer, counters, fresh, removed, keptIds, positions,
+        baseGone == null ? id -> {} : baseGone::add);
     prune.run();
     moved = prune.moved();
     relocated = prune.relocated();
@@ -266,6 +316,9 @@ final class ContinuedShard implements Closeable {
     if (n > 0) {
       writer.deleteDocument(docId);
       counters.removedChunks().add(n);
+      if (baseGone != null) {
+        baseGone.add(docId);
+      }
     } else if (deleted) {
       counters.unknownDeletes().add(1);
     }

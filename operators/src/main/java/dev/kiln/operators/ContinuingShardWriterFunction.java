@@ -4,6 +4,7 @@ import dev.kiln.config.IndexConfig;
 import dev.kiln.index.ShardIndexWriter;
 import dev.kiln.index.store.FetchStats;
 import dev.kiln.ingest.CorpusFileEnumerator;
+import dev.kiln.model.ParentChange;
 import dev.kiln.model.ShardChange;
 import dev.kiln.model.ShardResult;
 import dev.kiln.operators.fs.BaseFiles;
@@ -70,6 +71,11 @@ public final class ContinuingShardWriterFunction extends ShardOwningWriter<Shard
    * local disk), whose {@code kept} files the source does not read; {@code null}: every file is read.
    */
   private final String corpusListing;
+  /**
+   * A parents docstore follows the shards (an incremental build under parent-child chunking): each shard
+   * reports what its docstore part must do ({@link ContinuedShard#parentChanges}).
+   */
+  private boolean parentChanges;
   /** The files of {@link #corpusListing} left unread: their base documents are kept here. */
   private transient Set<String> unread;
   private transient LongCounter unreadRecords;
@@ -110,6 +116,24 @@ public final class ContinuingShardWriterFunction extends ShardOwningWriter<Shard
     this.corpusListing = corpusListing;
     baseFiles.forEach((k, v) -> this.baseFiles.put(k, new ArrayList<>(v)));
   }
+
+  /**
+   * Has each shard report, once its input ended, what the parents docstore must do to hold the
+   * shard's documents ({@link StageReport#parents}, in batches of {@value #PARENT_BATCH}): an
+   * incremental build under parent-child chunking, whose docstore writer follows the shards' decisions.
+   * Each shard then holds the ids of the documents whose base chunks it deleted (changed or removed ones,
+   * never the kept ones) until its input ends.
+   */
+  public ContinuingShardWriterFunction withParentChanges() {
+    if (!prune) {
+      throw new IllegalStateException("only an incremental build's shards report to a docstore writer");
+    }
+    this.parentChanges = true;
+    return this;
+  }
+
+  /** Decisions per report: a report is one record, shipped whole. */
+  static final int PARENT_BATCH = 10_000;
 
   @Override
   protected void openCounters() {
@@ -190,6 +214,9 @@ public final class ContinuingShardWriterFunction extends ShardOwningWriter<Shard
   protected ContinuedShard openPart(SnapshotLayout layout, int shard) throws IOException {
     ContinuedShard s = ContinuedShard.open(layout.shardDir(snapshotId, shard), bases.get(shard), config, dimension,
         keepsSegments(), counters);
+    if (parentChanges) {
+      s.trackParents();
+    }
     if (!unread.isEmpty()) {
       try {
         // The records of the unread files are this shard's documents as much as those the parser saw.
@@ -269,6 +296,13 @@ public final class ContinuingShardWriterFunction extends ShardOwningWriter<Shard
       uploaded.add(staging.uploadedBytes(r));
       timer.add(start);
       results.add(r);
+      if (parentChanges) {
+        List<ParentChange> changes = e.getValue().parentChanges();
+        for (int i = 0; i < changes.size(); i += PARENT_BATCH) {
+          out.collect(StageReport.parents("write-shards", subtask(),
+              changes.subList(i, Math.min(changes.size(), i + PARENT_BATCH))));
+        }
+      }
     }
     // One report per shard; this subtask's counters, complete once every shard is published, ride on the
     // first (the committer sums them).

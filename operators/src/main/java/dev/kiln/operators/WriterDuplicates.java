@@ -124,6 +124,19 @@ final class WriterDuplicates implements Closeable {
     }
   }
 
+  /** {@code n} pieces cut but never offered: an incremental build's fresh parents of a document its base kept. */
+  void skipped(long n) {
+    skipped(n, false);
+  }
+
+  /** As {@link #skipped(long)}; {@code written}: they were written (offered), and the writer has deleted them. */
+  void skipped(long n, boolean written) {
+    if (written) {
+      this.written.add(-n);
+    }
+    dropped(n);
+  }
+
   private void dropped(long n) {
     pieces.add(-n);
     if (duplicatePieces != null) {

@@ -3,6 +3,7 @@ package dev.kiln.operators;
 import dev.kiln.index.ParentStoreWriter;
 import dev.kiln.index.store.FetchStats;
 import dev.kiln.model.ParentChange;
+import dev.kiln.model.ParentChunk;
 import dev.kiln.operators.fs.BaseFiles;
 import dev.kiln.operators.fs.BaseShard;
 import dev.kiln.operators.fs.SnapshotsTarget;
@@ -24,23 +25,35 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Parents docstore write stage of a changelog build, the docstore's counterpart of
- * {@link ContinuingShardWriterFunction}: each part continues the base's part ({@link
- * ParentStoreWriter#continuing}: hard links under a local root; {@link ParentStoreWriter#continuingOver}:
- * read on demand under a remote one), loses the parents of removed documents (an upsert's when its
+ * Parents docstore write stage of a build that continues a base (a changelog build, or an incremental
+ * corpus build), the docstore's counterpart of {@link ContinuingShardWriterFunction}: each part
+ * continues the base's part ({@link ParentStoreWriter#continuing}: hard links under a local root;
+ * {@link ParentStoreWriter#continuingOver}: read on demand under a remote one), loses the parents of removed documents (an upsert's when its
  * first fresh parent arrives) and gains the fresh parents. The finished part lists the base files it
  * still shares as references to their owner, so a remote root is sent only the files this build wrote.
  * Emits the live parents of its parts, also summed in {@link JobCounters#CHANGELOG_PARENTS}.
+ *
+ * <p>An incremental build's docstore follows its chunk shards rather than deciding on its own which
+ * documents are live: its input is the fresh parents and each shard's decisions ({@link
+ * ContinuedShard#parentChanges}, reported by the shard writers once their input ended) — a base
+ * document whose chunks went loses its parents, one whose base chunks won over a fresh record keeps
+ * them and loses that record's parents ({@link ParentStoreWriter#restoreBase} where they were already
+ * replaced) — and it resolves duplicate ids among fresh records by the chunk writers' rule ({@link
+ * WriterDuplicates}), which picks the same winner. Everything else, kept unchanged or left unread, stays
+ * as the base has it. So the parts agree with the shards about every document in any arrival order.
  */
-public final class ChangelogParentWriterFunction
-    extends ShardOwningWriter<ParentChange, ChangelogParentWriterFunction.Part> {
-  private static final Logger LOG = LoggerFactory.getLogger(ChangelogParentWriterFunction.class);
-  private static final long serialVersionUID = 2L;
+public final class ContinuingParentWriterFunction
+    extends ShardOwningWriter<ParentChange, ContinuingParentWriterFunction.Part> {
+  private static final Logger LOG = LoggerFactory.getLogger(ContinuingParentWriterFunction.class);
+  private static final long serialVersionUID = 3L;
 
   /** The base's files, or {@code null} to start from empty parts. */
   private final BaseFiles base;
   /** The base manifest's docstore files per part, named relative to the part (none without a base). */
   private final HashMap<Integer, ArrayList<Manifest.FileEntry>> baseFiles = new HashMap<>();
+  /** An incremental build: duplicate ids resolved here, and the shards' decisions followed. */
+  private final boolean incremental;
+  private transient WriterDuplicates duplicates;
   private transient LongCounter written;
   private transient LongCounter total;
   private transient LongCounter baseBytesRead;
@@ -53,10 +66,11 @@ public final class ChangelogParentWriterFunction
    * As {@link ContinuingShardWriterFunction#ContinuingShardWriterFunction}'s arguments of the same names;
    * {@code baseFiles}: the base manifest's docstore files by part ({@link #partFiles}).
    */
-  public ChangelogParentWriterFunction(SnapshotsTarget target, String snapshotId, BaseFiles base, int shards,
-      Map<Integer, List<Manifest.FileEntry>> baseFiles) {
-    super(target, snapshotId, shards, SnapshotLayout.PARENTS, "changelog-parents");
+  public ContinuingParentWriterFunction(SnapshotsTarget target, String snapshotId, BaseFiles base, int shards,
+      Map<Integer, List<Manifest.FileEntry>> baseFiles, boolean incremental) {
+    super(target, snapshotId, shards, SnapshotLayout.PARENTS, incremental ? "continued-parents" : "changelog-parents");
     this.base = base;
+    this.incremental = incremental;
     baseFiles.forEach((k, v) -> this.baseFiles.put(k, new ArrayList<>(v)));
   }
 
@@ -85,6 +99,20 @@ public final class ChangelogParentWriterFunction
     total = getRuntimeContext().getLongCounter(JobCounters.CHANGELOG_PARENTS);
     baseBytesRead = getRuntimeContext().getLongCounter(JobCounters.PARENTS_BASE_BYTES_READ);
     uploaded = getRuntimeContext().getLongCounter(JobCounters.PARENTS_BYTES_UPLOADED);
+  }
+
+  @Override
+  protected void beginInput() {
+    // Counts PARENTS and PARENTS_WRITTEN as a full build's docstore writer does: the committer compares them.
+    duplicates = incremental ? WriterDuplicates.forParents(getRuntimeContext()) : null;
+  }
+
+  @Override
+  protected void endInput() throws IOException {
+    if (duplicates != null) {
+      duplicates.close();
+      duplicates = null;
+    }
   }
 
   @Override
@@ -117,6 +145,12 @@ public final class ChangelogParentWriterFunction
     final ParentStoreWriter writer;
     final Set<String> fresh = new HashSet<>();
     final Set<String> removed = new HashSet<>();
+    /** An incremental build's: live fresh parents per document, taken off the counts if the base wins. */
+    final Map<String, Integer> freshParents = new HashMap<>();
+    /** An incremental build's: documents whose base parents stay and fresh ones go. */
+    final Set<String> baseWins = new HashSet<>();
+    /** An incremental build's: documents whose base parents were put back ({@link ParentStoreWriter#restoreBase}). */
+    long restored;
 
     Part(int shard, ParentStoreWriter writer) {
       this.shard = shard;
@@ -153,6 +187,10 @@ public final class ChangelogParentWriterFunction
 
   @Override
   protected void accept(Part part, ParentChange change) throws IOException {
+    if (incremental) {
+      acceptIncremental(part, change);
+      return;
+    }
     String docId = change.docId();
     if (change.parent() != null) {
       if (part.fresh.add(docId)) {
@@ -160,6 +198,50 @@ public final class ChangelogParentWriterFunction
       }
       part.writer.add(change.parent());
       written.add(1);
+    } else if (!part.fresh.contains(docId)) {
+      part.remove(docId);
+    }
+  }
+
+  private void acceptIncremental(Part part, ParentChange change) throws IOException {
+    String docId = change.docId();
+    ParentChunk p = change.parent();
+    if (p != null) {
+      if (part.baseWins.contains(docId)) {
+        duplicates.skipped(1);
+        return;
+      }
+      switch (duplicates.offer(docId, p.source(), p.text())) {
+        case DROP -> {
+          return;
+        }
+        case WRITE -> {
+          if (part.fresh.add(docId)) {
+            part.remove(docId);
+          }
+          part.freshParents.merge(docId, 1, Integer::sum);
+        }
+        case REPLACE -> {
+          // An earlier record's parents won so far (the base's went with them): they go too.
+          part.writer.deleteDocument(docId);
+          part.removed.add(docId);
+          part.fresh.add(docId);
+          part.freshParents.put(docId, 1);
+        }
+      }
+      part.writer.add(p);
+    } else if (change.baseWins()) {
+      if (part.baseWins.add(docId)) {
+        Integer n = part.freshParents.remove(docId);
+        part.fresh.remove(docId);
+        if (n != null || part.removed.contains(docId)) {
+          long back = part.writer.restoreBase(docId);
+          part.restored++;
+          LOG.debug("part {}: {} kept its base chunks over a fresh duplicate: its {} base parents restored",
+              part.shard, docId, back);
+          duplicates.skipped(n == null ? 0 : n, true);
+        }
+      }
     } else if (!part.fresh.contains(docId)) {
       part.remove(docId);
     }
@@ -182,6 +264,10 @@ public final class ChangelogParentWriterFunction
     long live = 0;
     List<Manifest.FileEntry> files = new ArrayList<>();
     for (Part part : parts.values()) {
+      if (part.restored > 0) {
+        LOG.info("part {}: {} documents kept their base chunks over a fresh duplicate: their base parents restored",
+            part.shard, part.restored);
+      }
       live += part.writer.parents();
       long start = System.nanoTime();
       List<Manifest.FileEntry> own = ParentParts.describe(layout.parentsDir(snapshotId, part.shard),
