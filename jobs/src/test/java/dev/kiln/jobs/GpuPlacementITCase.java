@@ -85,9 +85,12 @@ class GpuPlacementITCase {
       assertEquals(Set.of(0, 1), both.stream().map(Placed::gpu).collect(Collectors.toSet()),
           "two jobs on one TaskManager with two GPUs take one each: " + both);
       assertEquals(List.of(0, 0), both.stream().map(Placed::seat).toList(), both.toString());
-      String text = Files.readString(log);
-      assertTrue(text.contains("EMBEDDING ON CPU: embed.device=auto: Flink assigned GPU(s) [0, 1] to this TaskManager"
-          + " but none is visible to the engine"), "the CPU natives' fallback is loud:\n" + flink.logs());
+      // Each slot logs its device choice just after its placement line, on its own task thread: the second
+      // placement seen says nothing about whether that slot's next line is written yet.
+      String text = awaitLog(log, "EMBEDDING ON CPU: embed.device=auto: Flink assigned GPU(s) [0, 1] to this"
+          + " TaskManager but none is visible to the engine", 2);
+      assertTrue(text != null, "the CPU natives' fallback is loud, in both slots:\n" + flink.logs());
+      text = Files.readString(log);
       assertTrue(text.contains(TestGpuDriverFactory.REPORTED + " [0, 1]"), "the GPU driver plugin reported the GPUs");
 
       // The second is cancelled while it holds its GPU, the first finishes: both give their GPUs back.
@@ -127,6 +130,27 @@ class GpuPlacementITCase {
       }
       if (System.nanoTime() > deadline) {
         throw new AssertionError(n + " placements expected, found " + placed + ": " + flink.logs());
+      }
+      Thread.sleep(250); // polling the log for a condition
+    }
+  }
+
+  /**
+   * The log once it holds {@code line} at least {@code times} times (polled for up to 60 s), else null.
+   */
+  private static String awaitLog(Path log, String line, int times) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      String text = Files.readString(log);
+      int seen = 0;
+      for (int at = text.indexOf(line); at >= 0; at = text.indexOf(line, at + line.length())) {
+        seen++;
+      }
+      if (seen >= times) {
+        return text;
+      }
+      if (System.nanoTime() > deadline) {
+        return null;
       }
       Thread.sleep(250); // polling the log for a condition
     }

@@ -80,9 +80,17 @@ class StagingHeartbeatITCase {
       try (Stream<Path> dirs = Files.list(root.resolve("snapshots"))) {
         id = dirs.map(p -> p.getFileName().toString()).findFirst().orElseThrow();
       }
+      // The takeover runs on the JobManager's source coordinator thread as the job starts, while the tasks
+      // are deployed: nothing orders it before the TaskManager's pause, so wait for it (bounded).
+      long jobManager = cluster.pid("jobmanager");
+      try {
+        await("the JobManager to take the marker over", 60,
+            () -> store.stagingMarker(id).map(m -> m.pid() == jobManager).orElse(false));
+      } catch (AssertionError e) {
+        throw new AssertionError("the JobManager's process owns the marker: " + store.stagingMarker(id)
+            + jobManagerSays(work.resolve("cluster"), "staging"), e);
+      }
       StagingMarker taken = store.stagingMarker(id).orElseThrow();
-      assertEquals(cluster.pid("jobmanager"), taken.pid(), () -> "the JobManager's process owns the marker: " + taken
-          + jobManagerSays(work.resolve("cluster"), "staging"));
       long started = Instant.parse(taken.started()).toEpochMilli();
       await("the build to be older than the grace period", 60,
           () -> System.currentTimeMillis() - started > STALE_MILLIS + 1_000);
@@ -107,7 +115,9 @@ class StagingHeartbeatITCase {
         throw new AssertionError(e.getMessage() + cluster.logs(), e);
       }
       Path staging = store.layout().snapshotDir(id).resolve(SnapshotLayout.STAGING);
-      assertFalse(Files.exists(staging), "committed: no STAGING");
+      // A beat that read the marker just before the commit removed it writes it back, finds the manifest and
+      // removes it again (StagingHeartbeat): for that moment STAGING exists beside a published snapshot.
+      await("the commit's STAGING to be gone", 30, () -> !Files.exists(staging));
       Thread.sleep(1_000); // five beats' time: none may write the marker back after the commit
       assertFalse(Files.exists(staging), "no beat wrote STAGING back after the commit");
     }

@@ -1,10 +1,7 @@
 package dev.kiln.testing;
 
-import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +32,7 @@ public final class EmbeddedKafka implements AutoCloseable {
   private final String bootstrap;
 
   public EmbeddedKafka(Path dir) throws Exception {
-    int[] ports = freePorts(2);
+    int[] ports = FreePorts.pick(2);
     int brokerPort = ports[0];
     int controllerPort = ports[1];
     String logDir = dir.resolve("kafka-logs").toAbsolutePath().toString();
@@ -69,28 +66,6 @@ public final class EmbeddedKafka implements AutoCloseable {
     server = new KafkaRaftServer(config, Time.SYSTEM);
     server.startup();
     bootstrap = "127.0.0.1:" + brokerPort;
-  }
-
-  /**
-   * {@code n} distinct free loopback ports: each socket stays open until all are picked, or the
-   * system could hand out one port twice (it did: a broker and a controller listener on one port).
-   */
-  private static int[] freePorts(int n) throws IOException {
-    ServerSocket[] sockets = new ServerSocket[n];
-    try {
-      int[] ports = new int[n];
-      for (int i = 0; i < n; i++) {
-        sockets[i] = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        ports[i] = sockets[i].getLocalPort();
-      }
-      return ports;
-    } finally {
-      for (ServerSocket s : sockets) {
-        if (s != null) {
-          s.close();
-        }
-      }
-    }
   }
 
   public String bootstrap() {

@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -90,8 +88,9 @@ public final class FlinkTestCluster implements AutoCloseable {
       List<String> jmFlags) throws Exception {
     this.work = work;
     this.conf = Files.createDirectories(work.resolve("conf"));
-    this.rpcPort = freePort();
-    this.restPort = freePort();
+    int[] ports = FreePorts.pick(2);
+    this.rpcPort = ports[0];
+    this.restPort = ports[1];
     List<String> lines = new ArrayList<>(List.of(
         "jobmanager.rpc.address: 127.0.0.1",
         "jobmanager.rpc.port: " + rpcPort,
@@ -351,12 +350,6 @@ public final class FlinkTestCluster implements AutoCloseable {
 
   private static List<String> split(String args) {
     return args.isBlank() ? List.of() : List.of(args.trim().split("\\s+"));
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 
   @Override

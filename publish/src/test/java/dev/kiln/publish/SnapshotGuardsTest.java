@@ -110,7 +110,7 @@ class SnapshotGuardsTest {
         FileTime.from(Instant.now().minus(Duration.ofHours(30))));
     assertEquals(List.of(id), gc.plan(0, stale).orphans(), "no heartbeat: collectable");
 
-    try (StagingHeartbeat h = StagingHeartbeat.start(store.storage(), id, old, Duration.ofMillis(50))) {
+    try (StagingHeartbeat h = StagingHeartbeat.start(store.storage(), id, old, Duration.ofMillis(200))) {
       long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
       while (store.stagingMarker(id).orElseThrow().heartbeat() == null) {
         assertTrue(System.nanoTime() < deadline, "the heartbeat never beat");
@@ -120,10 +120,19 @@ class SnapshotGuardsTest {
       assertEquals(List.of(), gc.execute(gc.plan(0, stale), stale));
       assertTrue(Files.exists(store.layout().snapshotDir(id)));
 
-      // gc (or anyone) replaced the marker: the heartbeat must not resurrect it.
+      // gc (or anyone) replaced the marker: the heartbeat must not resurrect it. A beat reads the marker and
+      // writes it back without a lock, so a replacement written between a beat's read and its write is lost
+      // (StagingHeartbeat: gc takes over only markers whose heartbeat is stale). Written just after a beat
+      // landed, the replacement is what the next beat reads.
+      String lastBeat = store.stagingMarker(id).orElseThrow().heartbeat();
+      long beatDeadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      while (lastBeat.equals(store.stagingMarker(id).orElseThrow().heartbeat())) {
+        assertTrue(System.nanoTime() < beatDeadline, "the heartbeat stopped beating");
+        Thread.sleep(1); // polling for the next beat
+      }
       StagingMarker deleting = StagingMarker.forThisProcess(StagingMarker.DELETING, null);
       p.writeMarker(id, deleting);
-      long until = System.nanoTime() + Duration.ofMillis(500).toNanos();
+      long until = System.nanoTime() + Duration.ofMillis(1_000).toNanos(); // five beats
       while (System.nanoTime() < until) {
         assertEquals(StagingMarker.DELETING, store.stagingMarker(id).orElseThrow().state());
       }

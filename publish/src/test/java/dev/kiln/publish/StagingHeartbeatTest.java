@@ -123,6 +123,10 @@ class StagingHeartbeatTest {
     try (StagingHeartbeat h = StagingHeartbeat.takeOver(storage, ID, client, Duration.ofMillis(20)).orElseThrow()) {
       storage.armed = true;
       await("the commit", () -> storage.committed);
+      // The commit is flagged as the racing beat is about to write the marker back; the beat then finds the
+      // manifest and removes the marker again, on its own thread: wait for that removal, then give any later
+      // beat time to show up.
+      await("the racing beat to remove the marker it wrote back", () -> storage.stagingDeletesAfterCommit.get() >= 1);
       Thread.sleep(200); // ten beats' time
       assertTrue(storage.exists(SnapshotLayout.manifestKey(ID)));
       assertFalse(storage.exists(STAGING), "no marker beside the manifest");
@@ -136,6 +140,8 @@ class StagingHeartbeatTest {
     volatile boolean armed;
     volatile boolean committed;
     final AtomicInteger stagingWritesAfterCommit = new AtomicInteger();
+    /** Removals of the marker through this storage (the heartbeat's; the commit's goes to the delegate). */
+    final AtomicInteger stagingDeletesAfterCommit = new AtomicInteger();
 
     CommitDuringBeat(SnapshotStorage delegate) {
       this.delegate = delegate;
@@ -192,6 +198,9 @@ class StagingHeartbeatTest {
     @Override
     public void delete(String key) throws IOException {
       delegate.delete(key);
+      if (key.equals(STAGING) && committed) {
+        stagingDeletesAfterCommit.incrementAndGet();
+      }
     }
 
     @Override

@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,7 +53,8 @@ class RouterRolloutITCase {
       ExecutorService clients = Executors.newFixedThreadPool(4);
       List<Future<List<JsonNode>>> load = new ArrayList<>();
       long end = System.nanoTime() + 12_000_000_000L;
-      String[] second = new String[1];
+      // Set by this thread, read by the clients: an AtomicReference, so that they see it.
+      AtomicReference<String> second = new AtomicReference<>();
       for (int c = 0; c < 4; c++) {
         int client = c;
         load.add(clients.submit(() -> {
@@ -67,7 +69,8 @@ class RouterRolloutITCase {
             ((ObjectNode) a).put("_query", q);
             answers.add(a);
             // Stop once the new snapshot has been answered for a while.
-            if (second[0] != null && a.path("snapshot").asText().equals(second[0]) && i > 40) {
+            String next = second.get();
+            if (next != null && a.path("snapshot").asText().equals(next) && i > 40) {
               break;
             }
           }
@@ -75,7 +78,7 @@ class RouterRolloutITCase {
         }));
       }
       Thread.sleep(800);
-      second[0] = ShardedCorpus.write(root, 650, 4, 22); // publishes: CURRENT names it
+      second.set(ShardedCorpus.write(root, 650, 4, 22)); // publishes: CURRENT names it
       List<JsonNode> answers = new ArrayList<>();
       for (Future<List<JsonNode>> f : load) {
         answers.addAll(f.get());
@@ -84,22 +87,23 @@ class RouterRolloutITCase {
 
       Map<String, Searcher> byId = new HashMap<>();
       try (Searcher a = Searcher.builder().root(root).snapshot(first).options(SearchOptions.defaults()).build();
-          Searcher b = Searcher.builder().root(root).snapshot(second[0]).options(SearchOptions.defaults()).build()) {
+          Searcher b = Searcher.builder().root(root).snapshot(second.get()).options(SearchOptions.defaults()).build()) {
         byId.put(first, a);
-        byId.put(second[0], b);
+        byId.put(second.get(), b);
         int onNew = 0;
         for (JsonNode answer : answers) {
           String id = answer.path("snapshot").asText();
           Searcher s = byId.get(id);
           assertTrue(s != null, "answer names a snapshot that was published: " + id);
-          onNew += id.equals(second[0]) ? 1 : 0;
+          onNew += id.equals(second.get()) ? 1 : 0;
           SearchMode mode = SearchMode.valueOf(answer.path("mode").asText().toUpperCase(Locale.ROOT));
           JsonNode expected = JSON.valueToTree(s.search(new SearchRequest(answer.path("_query").asText(), mode, 8,
               MetadataFilter.none())));
           ((ObjectNode) answer).remove("_query");
           Cluster.assertSameAnswer(expected, answer, 1e-5);
         }
-        assertTrue(onNew > 0, "the router moved to the new snapshot");
+        System.out.printf("RouterRolloutITCase: %d answers, %d from the new snapshot%n", answers.size(), onNew);
+        assertTrue(onNew > 0, "the router moved to the new snapshot (" + answers.size() + " answers, none from it)");
         assertTrue(answers.size() > onNew, "answers on the old snapshot were compared too");
       }
     }
