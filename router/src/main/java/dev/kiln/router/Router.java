@@ -78,7 +78,7 @@ final class Router implements Closeable {
   /**
    * @param endpoint {@code search} or {@code context}, as the client called it
    * @param method GET or POST, as the client sent it
-   * @param headers what is passed on to the groups (the client's API key)
+   * @param headers what is passed on to the groups (the router's own key and the client's, RouterServer)
    */
   Answer answer(String endpoint, String method, String queryString, String body, Map<String, String> headers)
       throws IOException {

@@ -94,6 +94,13 @@ final class RouterGroups implements Closeable {
           Replica r = new Replica(uri);
           JsonNode answer = describe(http, json, r, timeout, config.groupKey());
           String error = r.lastError();
+          if (answer == null && error != null && error.startsWith(DESCRIBE_STATUS + "403")
+              && config.groupKey() != null) {
+            // A tenant's key: a group answers /internal/group only to a key without bindings (protocol 4).
+            throw new IllegalArgumentException("replica " + uri + " refused the router's --group-key-file key ("
+                + error + "): that key is bound to metadata (a tenant's key) in the group's --api-keys file;"
+                + " give the router a key without bindings");
+          }
           if (answer == null && error != null && (error.startsWith(DESCRIBE_STATUS + "401")
               || error.startsWith(DESCRIBE_STATUS + "403"))) {
             throw new IllegalArgumentException("replica " + uri + " refused the router's describe (" + error

@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * federated; 503 while some group has no live replica or no snapshot is common to all). The other
  * endpoints of {@code kiln serve} describe one server (its snapshot, metrics, page) and are the
  * groups' own; the router answers 404 naming what it routes. The client's API key is passed on to the
- * groups, which narrow the search by its binding as a single server does.
+ * groups in {@code X-Kiln-Client-Key} beside the router's own, and they narrow the search by its binding
+ * as a single server does.
  */
 public final class RouterServer implements Closeable {
   private static final Logger LOG = LoggerFactory.getLogger(RouterServer.class);
@@ -36,8 +37,13 @@ public final class RouterServer implements Closeable {
   private final List<RouterGroups> groups;
   private final Router router;
   private final ObjectMapper json = new ObjectMapper();
+  /** The header in which a group takes the client's key (protocol 4; kiln serve's {@code Route}). */
+  static final String CLIENT_KEY = "X-Kiln-Client-Key";
+  /** {@link RouterConfig#groupKey()}: the router's own key on every phase, or null. */
+  private final String groupKey;
 
-  private RouterServer(Server server, List<RouterGroups> groups, Router router) {
+  private RouterServer(Server server, List<RouterGroups> groups, Router router, String groupKey) {
+    this.groupKey = groupKey;
     this.server = server;
     this.groups = groups;
     this.router = router;
@@ -58,7 +64,7 @@ public final class RouterServer implements Closeable {
     connector.setHost(config.host());
     connector.setPort(config.port());
     server.addConnector(connector);
-    RouterServer rs = new RouterServer(server, groups, router);
+    RouterServer rs = new RouterServer(server, groups, router, config.groupKey());
     server.setHandler(rs.new Routes());
     try {
       server.start();
@@ -123,14 +129,28 @@ public final class RouterServer implements Closeable {
           return error(400, "body is larger than " + MAX_BODY_BYTES + " bytes");
         }
       }
+      return router.answer(endpoint, method, request.getHttpURI().getQuery(), body, groupHeaders(request));
+    }
+
+    /**
+     * What every phase carries (protocol 4): the router's own key ({@code --group-key-file}, unbound),
+     * which is what lets it call {@code /internal/group}, and the client's key, by which the groups narrow
+     * the search, in {@link #CLIENT_KEY}. The client's key is read as {@code kiln serve} reads it: {@code
+     * Authorization: Bearer KEY} first, else {@code X-Api-Key}; none is passed on as none (a keyed group
+     * then answers the single server's 401).
+     */
+    private Map<String, String> groupHeaders(Request request) {
       Map<String, String> pass = new LinkedHashMap<>();
-      for (String h : new String[] {"Authorization", "X-Api-Key"}) {
-        String v = request.getHeaders().get(h);
-        if (v != null) {
-          pass.put(h, v);
-        }
+      if (groupKey != null) {
+        pass.put("X-Api-Key", groupKey);
       }
-      return router.answer(endpoint, method, request.getHttpURI().getQuery(), body, pass);
+      String auth = request.getHeaders().get(HttpHeader.AUTHORIZATION);
+      String client = auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7) ? auth.substring(7)
+          : request.getHeaders().get("X-Api-Key");
+      if (client != null && !client.isBlank()) {
+        pass.put(CLIENT_KEY, client.strip());
+      }
+      return pass;
     }
 
     private Router.Answer health() throws Exception {

@@ -19,7 +19,7 @@ final class Topology {
    * The shard group protocol this router speaks (docs/FORMATS.md): 2 adds hybrid feedback's phases, 3
    * {@code /context} and federated roots.
    */
-  static final int PROTOCOL = 3;
+  static final int PROTOCOL = 4;
 
   private Topology() {}
 

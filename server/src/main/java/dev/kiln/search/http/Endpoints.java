@@ -201,9 +201,14 @@ final class Endpoints {
     return node;
   }
 
-  /** {@code /internal/group}: a shard group's phases of a router's search ({@link GroupEndpoint}). */
-  Reply group(byte[] body, ApiKeys.Key key) throws IOException {
-    return group.answer(body, key);
+  /**
+   * {@code /internal/group}: a shard group's phases of a router's search ({@link GroupEndpoint}).
+   *
+   * @param keyed whether this server has API keys
+   * @param client the router's client's key (null: none, or unknown)
+   */
+  Reply group(byte[] body, boolean keyed, ApiKeys.Key client) throws IOException {
+    return group.answer(body, keyed, client);
   }
 
   Reply metrics() {

@@ -4,12 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.search.FederatedSearcher;
+import dev.kiln.search.HitScope;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchRequest;
 import dev.kiln.search.SearchResponse;
 import dev.kiln.search.Searcher;
 import dev.kiln.search.ShardGroupSearch;
 import dev.kiln.search.context.ContextAssembler;
+import dev.kiln.search.context.ParentLookup;
 import dev.kiln.search.filter.FilterException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +26,9 @@ import java.util.Optional;
  * term_stats}, {@code again}: {@link GroupFeedbackPhases}), the snapshot the router pinned (every phase but {@code describe}) and
  * the client's own request as it reached the router ({@code method}, {@code query_string},
  * {@code body}), which is parsed here exactly as {@code /search} parses it, so a bad parameter is the
- * same 400, and narrowed by the caller's API key, which the router passes on.
+ * same 400, and narrowed by the client's API key, which the router passes on in {@code X-Kiln-Client-Key}
+ * (its own key, checked unbound by {@link SearchHandler}, authenticates the call); every hit reference
+ * a phase takes is checked against that narrowed filter ({@link GroupScope}).
  *
  * <p>A snapshot this server does not hold open answers 409 with the ids it holds ({@link
  * SnapshotNotHeld}): the router tries another replica or an older id, and never mixes two snapshots.
@@ -32,9 +36,11 @@ import java.util.Optional;
 final class GroupEndpoint {
   /**
    * The protocol version {@code describe} answers; a router refuses a group of another. 3 adds the
-   * {@code context} phase and the {@code endpoint}, {@code federated} and {@code calibrate_all} fields.
+   * {@code context} phase and the {@code endpoint}, {@code federated} and {@code calibrate_all} fields; 4
+   * takes the client's key in {@code X-Kiln-Client-Key} (the router's own, unbound, authenticates the call)
+   * and refuses hit references outside the narrowed filter (403).
    */
-  static final int PROTOCOL = 3;
+  static final int PROTOCOL = 4;
 
   private final ServedRoots roots;
   private final Endpoints endpoints;
@@ -48,7 +54,12 @@ final class GroupEndpoint {
     this.sources = sources;
   }
 
-  Reply answer(byte[] body, ApiKeys.Key key) throws IOException {
+  /**
+   * @param keyed whether this server has API keys (then the router's own key was checked unbound)
+   * @param key the router's client's key, by which every phase but {@code describe} is narrowed; null
+   *     when it sent none or an unknown one (401 on a keyed server, as {@code /search} answers)
+   */
+  Reply answer(byte[] body, boolean keyed, ApiKeys.Key key) throws IOException {
     if (roots.federated()) {
       throw new BadRequest("a shard group serves one snapshots root: start it with one --snapshots (to search"
           + " several roots as one through a router, give each root its own groups and name the roots with"
@@ -70,6 +81,9 @@ final class GroupEndpoint {
         return ok(describe(lease.searcher(), reloading));
       }
     }
+    if (keyed && key == null) {
+      return SearchHandler.keyRequired();
+    }
     String snapshot = node.path("snapshot").asText("");
     if (snapshot.isEmpty()) {
       throw new BadRequest("'snapshot' is required: the snapshot id the router pinned");
@@ -78,17 +92,21 @@ final class GroupEndpoint {
       Searcher searcher = lease.searcher();
       ShardGroupSearch.checkSplittable(searcher);
       Endpoints.SearchCall call = parse(node);
+      int clientK = call.request().k();
+      SearchRequest parsed = federated(call.request(), node);
+      Optional<SearchRequest> narrowed = clientRequest(parsed, key);
       if (phase.equals("context")) {
-        // The router searched; the hits it sends are packed here, with this snapshot's tokenizer and parents.
+        // The router searched; the hits it sends are packed here, with this snapshot's tokenizer and
+        // parents. Their texts are the caller's own (echoed); a parent is read only for a chunk of this
+        // group that the narrowed filter lets through, never for a parent_id the caller names (HitScope).
         if (!node.path("response").isObject()) {
           throw new BadRequest("the context phase needs 'response': the routed /search answer to pack");
         }
         SearchResponse response = json.treeToValue(node.get("response"), SearchResponse.class);
-        return ok(new ContextAssembler(searcher::countTokens, searcher.parents(), call.budget()).assemble(response));
+        ParentLookup parents = narrowed.isEmpty() ? ParentLookup.NONE
+            : HitScope.parents(searcher, narrowed.get().filter());
+        return ok(new ContextAssembler(searcher::countTokens, parents, call.budget()).assemble(response));
       }
-      int clientK = call.request().k();
-      SearchRequest parsed = federated(call.request(), node);
-      Optional<SearchRequest> narrowed = clientRequest(parsed, key);
       if (narrowed.isEmpty()) {
         return ok(json.createObjectNode().put("excluded", true).put("snapshot", searcher.snapshotId())
             .put("mode", parsed.mode().name()).put("k", parsed.k()).put("client_k", clientK));
@@ -116,7 +134,8 @@ final class GroupEndpoint {
           case "fetch" -> {
             float[] calibrate = node.hasNonNull("calibrate") ? json.treeToValue(node.get("calibrate"), float[].class)
                 : null;
-            List<SearchHit> hits = ShardGroupSearch.fetch(searcher, hits(node.path("hits")), calibrate);
+            List<SearchHit> hits = ShardGroupSearch.fetch(searcher,
+                GroupScope.checked(searcher, hits(node.path("hits")), request.filter()), calibrate);
             SearchResponse shown = sources.show(new SearchResponse(searcher.snapshotId(), request.mode(), hits));
             yield ok(json.createObjectNode().putPOJO("hits", shown.results()));
           }
@@ -126,6 +145,8 @@ final class GroupEndpoint {
         };
       } catch (FilterException e) {
         throw new BadRequest(QueryParams.clientMessage(e));
+      } catch (GroupScope.Refused e) {
+        return Reply.error(403, e.getMessage());
       }
     } catch (IllegalStateException e) {
       // A pipeline the group cannot split (checkSplittable): the router names it at start-up.

@@ -16,7 +16,8 @@ import java.util.List;
 /**
  * The phases of {@code /internal/group} that split hybrid search's feedback passes ({@link
  * ShardGroupFeedback}; docs/FORMATS.md, "Shard group protocol", version 2): {@code chunks}, {@code
- * rescore}, {@code term_stats} and {@code again}. The router sends each group only hits it serves.
+ * rescore}, {@code term_stats} and {@code again}. The router sends each group only hits it serves, and
+ * only hits its legs found: any other is refused ({@link GroupScope}).
  */
 final class GroupFeedbackPhases {
   private static final TypeReference<LinkedHashMap<String, Float>> WEIGHTS = new TypeReference<>() {};
@@ -32,11 +33,12 @@ final class GroupFeedbackPhases {
     ObjectNode out = json.createObjectNode();
     switch (phase) {
       case "chunks" -> {
-        out.putPOJO("chunks", ShardGroupFeedback.chunks(searcher, hits(node.path("hits")),
+        out.putPOJO("chunks", ShardGroupFeedback.chunks(searcher, hits(node.path("hits"), searcher, request),
             node.path("vectors").asBoolean(), node.path("terms").asBoolean()));
         out.putPOJO("query_terms", ShardGroupFeedback.queryTerms(searcher, request.query()));
       }
-      case "rescore" -> out.putPOJO("scores", ShardGroupFeedback.rescore(searcher, hits(node.path("hits")),
+      case "rescore" -> out.putPOJO("scores", ShardGroupFeedback.rescore(searcher,
+          hits(node.path("hits"), searcher, request),
           vector(node)));
       case "term_stats" -> {
         List<String> terms = new ArrayList<>();
@@ -52,7 +54,8 @@ final class GroupFeedbackPhases {
         ShardGroupSearch.Leg leg = switch (node.path("leg").asText("")) {
           case "dense" -> ShardGroupFeedback.dense(searcher, vector(node), request.filter(), n, global);
           case "bm25" -> ShardGroupFeedback.bm25(searcher, json.convertValue(node.path("terms"), WEIGHTS),
-              request.filter(), n, global, node.hasNonNull("within") ? hits(node.get("within")) : null);
+              request.filter(), n, global,
+              node.hasNonNull("within") ? hits(node.get("within"), searcher, request) : null);
           default -> throw new BadRequest("'leg' must be dense or bm25");
         };
         out.putPOJO("legs", List.of(leg));
@@ -73,11 +76,13 @@ final class GroupFeedbackPhases {
     return json.treeToValue(node.get(field), type);
   }
 
-  private List<ShardGroupSearch.Hit> hits(JsonNode array) throws IOException {
+  /** The hit references of {@code array}, each checked against the request's narrowed filter ({@link GroupScope}). */
+  private List<ShardGroupSearch.Hit> hits(JsonNode array, Searcher searcher, SearchRequest request)
+      throws IOException {
     List<ShardGroupSearch.Hit> out = new ArrayList<>();
     for (JsonNode h : array) {
       out.add(json.treeToValue(h, ShardGroupSearch.Hit.class));
     }
-    return out;
+    return GroupScope.checked(searcher, out, request.filter());
   }
 }

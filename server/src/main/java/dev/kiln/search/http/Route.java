@@ -25,8 +25,11 @@ enum Route {
   EXPLAIN("/explain", "explain", Access.ANY_KEY, "GET"),
   /** The API's own description: public, like the API's documentation. */
   OPENAPI("/openapi.json", "openapi", Access.OPEN, "GET", "HEAD"),
-  /** A shard group's side of a router's search ({@link GroupEndpoint}); narrowed by the key as searches are. */
-  GROUP("/internal/group", "group", Access.ANY_KEY, "POST"),
+  /**
+   * A shard group's side of a router's search ({@link GroupEndpoint}): the router's own key, which must
+   * be unbound, and the client's key in {@link #CLIENT_KEY_HEADER}, by which the phases are narrowed.
+   */
+  GROUP("/internal/group", "group", Access.ROUTER, "POST"),
   /** No such endpoint: 404 whatever the method. */
   UNKNOWN(null, "unknown", Access.OPEN);
 
@@ -37,8 +40,16 @@ enum Route {
     /** Any valid key; a bound key's searches are narrowed to its binding. */
     ANY_KEY,
     /** A valid key without bindings. */
-    UNBOUND_KEY
+    UNBOUND_KEY,
+    /**
+     * A router: a valid key without bindings (a tenant's key calling the group directly could name
+     * other tenants' chunks in the later phases), carrying its client's key in {@link #CLIENT_KEY_HEADER}.
+     */
+    ROUTER
   }
+
+  /** The header in which a router passes on its client's API key to {@code /internal/group}. */
+  static final String CLIENT_KEY_HEADER = "X-Kiln-Client-Key";
 
   final String path;
   /** The endpoint's name in metrics and logs. */

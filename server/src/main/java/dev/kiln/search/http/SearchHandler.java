@@ -91,8 +91,7 @@ final class SearchHandler extends Handler.Abstract {
     if (keys != null && route.access != Route.Access.OPEN) {
       key = keys.lookup(presentedKey(request));
       if (key == null) {
-        ex.send(closing(request, Reply.error(401, "a valid API key is required: Authorization: Bearer KEY or X-Api-Key: KEY")
-            .withHeader("WWW-Authenticate", "Bearer realm=\"kiln\"")));
+        ex.send(closing(request, keyRequired()));
         return true;
       }
     }
@@ -105,12 +104,23 @@ final class SearchHandler extends Handler.Abstract {
           + route.path + " describes the whole service and needs a key without bindings"));
       return true;
     }
+    if (key != null && key.bound() && route.access == Route.Access.ROUTER) {
+      ex.send(closing(request, Reply.error(403, "this API key is bound to metadata (line " + key.line()
+          + " of the keys file): " + route.path + " is for routers (kiln route --group-key-file with a key without"
+          + " bindings); search through /search or a router")));
+      return true;
+    }
     switch (route) {
       case HEALTH -> inline(ex, endpoints::health);
       case SNAPSHOT -> inline(ex, endpoints::snapshot);
       case METRICS -> inline(ex, endpoints::metrics);
       case OPENAPI -> inline(ex, OpenApiDocument::reply);
-      case SEARCH, CONTEXT, GROUP -> readThenQueue(ex, key);
+      case SEARCH, CONTEXT -> readThenQueue(ex, key);
+      // The group's phases are narrowed by the router's client's key, checked when the phase is known.
+      // From here on a group's "key" is its router's client's (null: absent or unknown, answered 401 by
+      // every phase but describe, which is the router's own).
+      case GROUP -> readThenQueue(ex, keys == null ? null
+          : keys.lookup(strip(request.getHeaders().get(Route.CLIENT_KEY_HEADER))));
       case UI -> ex.send(endpoints.ui.get(path));
       case SNAPSHOTS -> inline(ex, endpoints.inspection::snapshots);
       case MANIFEST -> inline(ex, () -> endpoints.inspection.manifest(request.getHttpURI().getQuery()));
@@ -118,6 +128,16 @@ final class SearchHandler extends Handler.Abstract {
       case UNKNOWN -> throw new IllegalStateException("answered 404 above");
     }
     return true;
+  }
+
+  /** The 401 of a missing or unknown key; a group answers it for its router's client too. */
+  static Reply keyRequired() {
+    return Reply.error(401, "a valid API key is required: Authorization: Bearer KEY or X-Api-Key: KEY")
+        .withHeader("WWW-Authenticate", "Bearer realm=\"kiln\"");
+  }
+
+  private static String strip(String header) {
+    return header == null ? null : header.strip();
   }
 
   private static String presentedKey(Request request) {
@@ -260,7 +280,7 @@ final class SearchHandler extends Handler.Abstract {
         long started = System.nanoTime();
         Reply reply;
         try {
-          reply = endpoints.group(body, key);
+          reply = endpoints.group(body, keys != null, key);
         } catch (BadRequest | IllegalArgumentException e) {
           reply = Reply.error(400, e.getMessage());
         } catch (SnapshotNotHeld e) {
