@@ -77,8 +77,11 @@ final class RootRoute {
     }
   }
 
-  /** The root's hits for a search, merged and gated, and the shards no group answered for. */
-  record Routed(List<SearchHit> hits, List<String> missing) {}
+  /**
+   * The root's hits for a search, merged and gated, the shards no group answered for, and the group
+   * each hit came from, by chunk id ({@link #context} asks it for the hit's parent).
+   */
+  record Routed(List<SearchHit> hits, List<String> missing, Map<String, GroupClient> owners) {}
 
   /**
    * Pins a snapshot and runs the statistics phase.
@@ -140,7 +143,7 @@ final class RootRoute {
   Routed finish(Prepared p, boolean calibrateAll, Map<String, String> headers, long deadline, RouteTimings timings)
       throws RouteException, IOException {
     if (p.excluded()) {
-      return new Routed(List.of(), p.missing());
+      return new Routed(List.of(), p.missing(), Map.of());
     }
     List<GroupClient> answering = p.answering();
     List<String> missing = p.missing();
@@ -228,26 +231,58 @@ final class RootRoute {
       }
     }
     List<SearchHit> results = new ArrayList<>(merged.size());
+    Map<String, GroupClient> owners = new HashMap<>();
     for (ShardMerge.Merged m : merged) {
       SearchHit h = hitOf.get(m);
       results.add(scores && mode == SearchMode.DENSE ? h.withRelevance(h.score()) : h);
+      owners.put(h.chunkId(), byShard.get(m.shard()));
     }
-    return new Routed(gate.apply(results), missing);
+    return new Routed(gate.apply(results), missing, owners);
   }
 
   /**
-   * {@code /context}: the searched hits packed into a context by a group, with the snapshot's own
-   * tokenizer and parents (the docstore holds every shard's parents, so any group has them).
+   * {@code /context}: the searched hits packed into a context by one group, with the snapshot's own
+   * tokenizer. A group holds, and may tie to the caller's rights, only its own shards' parents
+   * ({@code HitScope.parents}), so the packing group — the one owning the most hits — is sent the
+   * parents of the other groups' hits, which each owning group resolves first (phase {@code parents},
+   * narrowed by the client's key as every phase is). Without that the other groups' hits would stand
+   * for themselves where one server gives them their parents.
+   *
+   * @param owners the group each hit came from, by chunk id ({@link Routed#owners})
    */
-  JsonNode context(Prepared p, SearchResponse response, Map<String, String> headers, long deadline,
-      RouteTimings timings) throws RouteException {
+  JsonNode context(Prepared p, SearchResponse response, Map<String, GroupClient> owners, Map<String, String> headers,
+      long deadline, RouteTimings timings) throws RouteException {
+    Map<GroupClient, List<String>> byGroup = new LinkedHashMap<>();
+    for (SearchHit h : response.results()) {
+      byGroup.computeIfAbsent(owners.get(h.chunkId()), x -> new ArrayList<>()).add(h.chunkId());
+    }
+    GroupClient packer = p.answering().get(0);
+    for (Map.Entry<GroupClient, List<String>> e : byGroup.entrySet()) {
+      if (e.getValue().size() > byGroup.getOrDefault(packer, List.of()).size()) {
+        packer = e.getKey();
+      }
+    }
+    Map<GroupClient, ObjectNode> asks = new LinkedHashMap<>();
+    for (Map.Entry<GroupClient, List<String>> e : byGroup.entrySet()) {
+      if (e.getKey() != packer) {
+        ObjectNode ask = p.request().deepCopy().put("phase", "parents");
+        e.getValue().forEach(ask.putArray("chunk_ids")::add);
+        asks.put(e.getKey(), ask);
+      }
+    }
+    long started = System.nanoTime();
     ObjectNode body = p.request().deepCopy().put("phase", "context");
     body.set("response", json.valueToTree(response));
-    GroupClient g = p.answering().get(0);
-    long started = System.nanoTime();
-    JsonNode out = g.call(body.toString(), headers, deadline, timings, "context");
+    if (!asks.isEmpty()) {
+      var parents = body.putArray("parents");
+      calls.each(asks, headers, deadline, timings).values().forEach(a -> a.path("parents").forEach(parents::add));
+      timings.since("parents", started);
+      started = System.nanoTime();
+    }
+    JsonNode out = packer.call(body.toString(), headers, deadline, timings, "context");
     timings.since("context", started);
-    LOG.debug("context of {} hits packed by group {}", response.results().size(), g.index());
+    LOG.debug("context of {} hits packed by group {}, parents asked of {} other groups", response.results().size(),
+        packer.index(), asks.size());
     return out;
   }
 }

@@ -122,7 +122,7 @@ final class Router implements Closeable {
     long started = System.nanoTime();
     SearchResponse response = new SearchResponse(p.pinned(), p.mode(), routed.hits());
     ObjectNode out = endpoint.equals("context")
-        ? (ObjectNode) root.context(p, response, headers, deadline, timings)
+        ? (ObjectNode) root.context(p, response, routed.owners(), headers, deadline, timings)
         : json.valueToTree(response);
     if (!routed.missing().isEmpty()) {
       out.put("partial", true);

@@ -17,9 +17,10 @@ import java.util.Set;
 final class Topology {
   /**
    * The shard group protocol this router speaks (docs/FORMATS.md): 2 adds hybrid feedback's phases, 3
-   * {@code /context} and federated roots.
+   * {@code /context} and federated roots, 4 the client's key in {@code X-Kiln-Client-Key}, 5 the
+   * {@code parents} phase (a routed {@code /context} gives every group's hits their parents).
    */
-  static final int PROTOCOL = 4;
+  static final int PROTOCOL = 5;
 
   private Topology() {}
 

@@ -1,9 +1,12 @@
 package dev.kiln.search;
 
 import dev.kiln.model.Chunk;
+import dev.kiln.model.ParentChunk;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -37,11 +40,28 @@ public final class ShardedCorpus {
    */
   public static String write(Path root, int chunks, int shards, long seed, String modelFingerprint)
       throws IOException {
+    return write(root, chunks, shards, seed, modelFingerprint, false);
+  }
+
+  /**
+   * As {@link #write(Path, int, int, long)}, built with parent-child chunking: three documents of four
+   * have a parent (id {@code docN#p0}, the text {@code "Parent of docN: "} and its chunks' texts), which
+   * their chunks name in {@code parent_id}; the fourth's chunks stand for themselves. Each parent is
+   * stored in its chunks' shard's docstore part, as the build stores it.
+   */
+  public static String writeWithParents(Path root, int chunks, int shards, long seed) throws IOException {
+    return write(root, chunks, shards, seed, null, true);
+  }
+
+  private static String write(Path root, int chunks, int shards, long seed, String modelFingerprint,
+      boolean withParents) throws IOException {
     Random random = new Random(seed);
     List<List<Chunk>> perShard = new ArrayList<>();
     for (int s = 0; s < shards; s++) {
       perShard.add(new ArrayList<>());
     }
+    Map<String, ParentChunk> parents = new LinkedHashMap<>();
+    Map<String, Integer> parentShard = new HashMap<>();
     for (int i = 0; i < chunks; i++) {
       StringBuilder text = new StringBuilder();
       int words = 5 + random.nextInt(20);
@@ -52,14 +72,32 @@ public final class ShardedCorpus {
         text.append(w == 0 ? "" : " ").append(WORDS.get(idx));
       }
       String doc = "doc" + (i / 2);
-      Map<String, String> metadata = Map.of("topic", TOPICS.get(random.nextInt(TOPICS.size())),
-          "lang", random.nextInt(10) == 0 ? "fr" : "en");
+      Map<String, String> metadata = new HashMap<>(Map.of("topic", TOPICS.get(random.nextInt(TOPICS.size())),
+          "lang", random.nextInt(10) == 0 ? "fr" : "en"));
+      int shard = Math.floorMod(doc.hashCode(), shards);
+      if (withParents && (i / 2) % 4 != 3) {
+        String parentId = doc + "#p0";
+        metadata.put("parent_id", parentId);
+        ParentChunk p = parents.get(parentId);
+        String parentText = (p == null ? "Parent of " + doc + ":" : p.text()) + " " + text;
+        parents.put(parentId, new ParentChunk(parentId, doc, 0, "Title " + doc, "Title " + doc, parentText,
+            parentText.split(" ").length));
+        parentShard.put(parentId, shard);
+      }
       // A document's chunks in one shard, as the build routes them.
-      perShard.get(Math.floorMod(doc.hashCode(), shards)).add(
-          SnapshotFixture.chunk(doc, i % 2, "Title " + doc, text.toString(), metadata));
+      perShard.get(shard).add(SnapshotFixture.chunk(doc, i % 2, "Title " + doc, text.toString(), metadata));
     }
-    return SnapshotFixture.withVectors(ShardedCorpus::vector).modelFingerprint(modelFingerprint).shards(perShard)
-        .write(root);
+    SnapshotFixture fixture = SnapshotFixture.withVectors(ShardedCorpus::vector).modelFingerprint(modelFingerprint)
+        .shards(perShard);
+    if (withParents) {
+      List<List<ParentChunk>> parentsPerShard = new ArrayList<>();
+      for (int s = 0; s < shards; s++) {
+        parentsPerShard.add(new ArrayList<>());
+      }
+      parents.forEach((id, p) -> parentsPerShard.get(parentShard.get(id)).add(p));
+      fixture.parents(parentsPerShard);
+    }
+    return fixture.write(root);
   }
 
   /** A bag of seeded directions of the chunk's words, normalised. */

@@ -4,9 +4,11 @@ import dev.kiln.config.IndexConfig;
 import dev.kiln.embed.ModelRegistry;
 import dev.kiln.embed.ModelSpec;
 import dev.kiln.embed.TextEmbedder;
+import dev.kiln.index.ParentStoreWriter;
 import dev.kiln.index.ShardIndexWriter;
 import dev.kiln.model.Chunk;
 import dev.kiln.model.EmbeddedChunk;
+import dev.kiln.model.ParentChunk;
 import dev.kiln.snapshot.Checksums;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotLayout;
@@ -44,6 +46,7 @@ public final class SnapshotFixture {
   private Map<String, String> rangeFields = Map.of();
   private Function<Chunk, float[]> vectors;
   private String modelFingerprint;
+  private List<List<ParentChunk>> parents;
 
   /** @param embedder a passage embedder for {@link #MODEL}, owned by the caller */
   public SnapshotFixture(TextEmbedder embedder) {
@@ -99,6 +102,15 @@ public final class SnapshotFixture {
     return this;
   }
 
+  /**
+   * Writes a parents docstore, one part per shard as the build writes it ({@link ParentStoreWriter}):
+   * the parents of each shard's chunks (their {@code parent_id} metadata names them), one list per shard.
+   */
+  public SnapshotFixture parents(List<List<ParentChunk>> value) {
+    this.parents = value;
+    return this;
+  }
+
   /** Whether to point {@code CURRENT} at the new snapshot (default true). */
   public SnapshotFixture publish(boolean value) {
     this.publish = value;
@@ -130,7 +142,7 @@ public final class SnapshotFixture {
         new Manifest.IndexInfo(config.analyzer, config.bm25K1, config.bm25B, "dot_product",
             config.hnswM, config.hnswBeamWidth, null, config.vectorEncoding),
         Map.of("chunks", (long) shards.stream().mapToInt(List::size).sum()),
-        entries).withRangeFields(rangeFields);
+        entries, null, null, parents == null ? null : writeParents(layout, id)).withRangeFields(rangeFields);
     SnapshotStore.json().writeValue(layout.manifest(id).toFile(), manifest);
     if (publish) {
       Files.writeString(layout.current(), id + "\n", StandardCharsets.UTF_8);
@@ -151,6 +163,25 @@ public final class SnapshotFixture {
     }
     return new Manifest.ShardEntry(shard, dir.getFileName().toString(), chunks.size(), docs.size(),
         fileEntries(dir));
+  }
+
+  private Manifest.DocstoreEntry writeParents(SnapshotLayout layout, String id) throws IOException {
+    List<Manifest.FileEntry> files = new ArrayList<>();
+    long count = 0;
+    for (int n = 0; n < parents.size(); n++) {
+      Path dir = layout.parentsDir(id, n);
+      try (ParentStoreWriter writer = new ParentStoreWriter(dir)) {
+        for (ParentChunk p : parents.get(n)) {
+          writer.add(p);
+          count++;
+        }
+      }
+      // Docstore file names are relative to the docstore directory: shard-00000/_0.cfs, …
+      for (Manifest.FileEntry f : fileEntries(dir)) {
+        files.add(new Manifest.FileEntry(SnapshotLayout.shardDirName(n) + "/" + f.name(), f.size(), f.sha256()));
+      }
+    }
+    return new Manifest.DocstoreEntry(SnapshotLayout.PARENTS, ParentStoreWriter.FORMAT, count, files);
   }
 
   /** Every file of a shard but Lucene's empty {@code write.lock}, which no reader needs. */

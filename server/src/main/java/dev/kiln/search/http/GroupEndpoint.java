@@ -22,7 +22,7 @@ import java.util.Optional;
 /**
  * {@code POST /internal/group}: a shard group's side of a router's search ({@link ShardGroupSearch};
  * docs/FORMATS.md, "Shard group protocol"). The body names the phase ({@code describe}, {@code stats},
- * {@code legs}, {@code fetch}, and hybrid feedback's {@code chunks}, {@code rescore}, {@code
+ * {@code legs}, {@code fetch}, {@code context}, {@code parents}, and hybrid feedback's {@code chunks}, {@code rescore}, {@code
  * term_stats}, {@code again}: {@link GroupFeedbackPhases}), the snapshot the router pinned (every phase but {@code describe}) and
  * the client's own request as it reached the router ({@code method}, {@code query_string},
  * {@code body}), which is parsed here exactly as {@code /search} parses it, so a bad parameter is the
@@ -38,9 +38,11 @@ final class GroupEndpoint {
    * The protocol version {@code describe} answers; a router refuses a group of another. 3 adds the
    * {@code context} phase and the {@code endpoint}, {@code federated} and {@code calibrate_all} fields; 4
    * takes the client's key in {@code X-Kiln-Client-Key} (the router's own, unbound, authenticates the call)
-   * and refuses hit references outside the narrowed filter (403).
+   * and refuses hit references outside the narrowed filter (403); 5 adds the {@code parents} phase and the
+   * context phase's {@code parents} ({@link GroupParents}), so that a routed {@code /context} expands every
+   * group's hits to their parents.
    */
-  static final int PROTOCOL = 4;
+  static final int PROTOCOL = 5;
 
   private final ServedRoots roots;
   private final Endpoints endpoints;
@@ -97,15 +99,21 @@ final class GroupEndpoint {
       Optional<SearchRequest> narrowed = clientRequest(parsed, key);
       if (phase.equals("context")) {
         // The router searched; the hits it sends are packed here, with this snapshot's tokenizer and
-        // parents. Their texts are the caller's own (echoed); a parent is read only for a chunk of this
+        // parents (this group's own, and those the router sends for the other groups' hits). Their texts are the caller's own (echoed); a parent is read only for a chunk of this
         // group that the narrowed filter lets through, never for a parent_id the caller names (HitScope).
         if (!node.path("response").isObject()) {
           throw new BadRequest("the context phase needs 'response': the routed /search answer to pack");
         }
         SearchResponse response = json.treeToValue(node.get("response"), SearchResponse.class);
-        ParentLookup parents = narrowed.isEmpty() ? ParentLookup.NONE
+        ParentLookup own = narrowed.isEmpty() ? ParentLookup.NONE
             : HitScope.parents(searcher, narrowed.get().filter());
+        // The other groups' hits' parents, which they resolved for the router (phase parents, GroupParents).
+        ParentLookup parents = GroupParents.lookup(own, node.get("parents"));
         return ok(new ContextAssembler(searcher::countTokens, parents, call.budget()).assemble(response));
+      }
+      if (phase.equals("parents")) {
+        return ok(json.createObjectNode().set("parents", GroupParents.resolve(searcher,
+            narrowed.map(SearchRequest::filter), node.path("chunk_ids"))));
       }
       if (narrowed.isEmpty()) {
         return ok(json.createObjectNode().put("excluded", true).put("snapshot", searcher.snapshotId())
@@ -141,7 +149,7 @@ final class GroupEndpoint {
           }
           case "chunks", "rescore", "term_stats", "again" -> ok(feedback.answer(phase, node, searcher, request));
           default -> throw new BadRequest("unknown phase '" + phase + "': use describe, stats, legs, chunks, rescore,"
-              + " term_stats, again, fetch or context");
+              + " term_stats, again, fetch, context or parents");
         };
       } catch (FilterException e) {
         throw new BadRequest(QueryParams.clientMessage(e));
