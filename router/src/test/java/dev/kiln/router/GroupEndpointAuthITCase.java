@@ -41,7 +41,7 @@ class GroupEndpointAuthITCase {
   static final String ROUTER_KEY = "router-full-key-0123456789";
   static final String TENANT_KEY = "tenant-geology-key-0123456789";
   static final List<String> PHASES = List.of("describe", "stats", "legs", "chunks", "rescore", "term_stats",
-      "again", "fetch", "context");
+      "again", "fetch", "context", "parents");
   @TempDir
   static Path root;
   @TempDir

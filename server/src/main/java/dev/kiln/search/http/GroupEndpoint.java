@@ -22,8 +22,9 @@ import java.util.Optional;
 /**
  * {@code POST /internal/group}: a shard group's side of a router's search ({@link ShardGroupSearch};
  * docs/FORMATS.md, "Shard group protocol"). The body names the phase ({@code describe}, {@code stats},
- * {@code legs}, {@code fetch}, {@code context}, {@code parents}, and hybrid feedback's {@code chunks}, {@code rescore}, {@code
- * term_stats}, {@code again}: {@link GroupFeedbackPhases}), the snapshot the router pinned (every phase but {@code describe}) and
+ * {@code legs}, {@code fetch}, {@code context}, {@code parents}: {@link GroupParents}, and hybrid
+ * feedback's {@code chunks}, {@code rescore}, {@code term_stats}, {@code again}: {@link
+ * GroupFeedbackPhases}), the snapshot the router pinned (every phase but {@code describe}) and
  * the client's own request as it reached the router ({@code method}, {@code query_string},
  * {@code body}), which is parsed here exactly as {@code /search} parses it, so a bad parameter is the
  * same 400, and narrowed by the client's API key, which the router passes on in {@code X-Kiln-Client-Key}
