@@ -11,6 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,13 +24,17 @@ import java.util.stream.Stream;
  * files the same for a reader: their path in the snapshot, size and SHA-256. A file is offered when its
  * snapshot's {@code VERIFIED} record (for that very manifest) vouches for it — unchanged since it was
  * hashed — or else when hashing it here matches, so a file damaged in the cache is downloaded again
- * rather than linked.
+ * rather than linked. Of several copies of one file (hard links of one inode, each snapshot's record
+ * holding its identity), the first whose record vouches for it is taken, newest first: the copy a file
+ * was downloaded into has a record written within {@link VerifiedRecord#RACY} of the
+ * file, which never vouches for it, so preferring that copy would hash the file at every later switch.
  */
 final class EarlierCopies {
   /** One file of an earlier copy, and what vouches for it. */
   private record Copy(Path path, String name, VerifiedRecord record, long recordNanos) {}
 
-  private final Map<String, Copy> byContent = new HashMap<>();
+  private final Map<String, List<Copy>> byContent = new HashMap<>();
+  private long hashedBytes;
 
   private EarlierCopies() {}
 
@@ -42,7 +48,7 @@ final class EarlierCopies {
     List<String> ids;
     try (Stream<Path> list = Files.list(dir)) {
       ids = list.map(p -> p.getFileName().toString())
-          .filter(n -> SnapshotLayout.isSnapshotId(n) && !n.equals(except)).sorted().toList();
+          .filter(n -> SnapshotLayout.isSnapshotId(n) && !n.equals(except)).sorted(Comparator.reverseOrder()).toList();
     }
     SnapshotStore store = new SnapshotStore(local.root());
     for (String id : ids) {
@@ -86,7 +92,8 @@ final class EarlierCopies {
       long nanos) {
     for (Manifest.FileEntry f : files) {
       String name = directory + "/" + f.name();
-      byContent.putIfAbsent(key(name, f), new Copy(snapshotDir.resolve(name), name, record, nanos));
+      byContent.computeIfAbsent(key(name, f), k -> new ArrayList<>())
+          .add(new Copy(snapshotDir.resolve(name), name, record, nanos));
     }
   }
 
@@ -99,17 +106,38 @@ final class EarlierCopies {
    * or null when no earlier copy holds one its record still vouches for.
    */
   Path find(String name, Manifest.FileEntry f) throws IOException {
-    Copy c = byContent.get(key(name, f));
-    if (c == null || !Files.isRegularFile(c.path(), LinkOption.NOFOLLOW_LINKS)) {
+    List<Copy> copies = byContent.get(key(name, f));
+    if (copies == null) {
       return null;
     }
-    FileIdentity now = FileIdentity.of(Files.readAttributes(c.path(), BasicFileAttributes.class));
-    if (now.size() != f.size()) {
+    Copy unvouched = null;
+    for (Copy c : copies) {
+      if (!Files.isRegularFile(c.path(), LinkOption.NOFOLLOW_LINKS)) {
+        continue;
+      }
+      FileIdentity now = FileIdentity.of(Files.readAttributes(c.path(), BasicFileAttributes.class));
+      if (now.size() != f.size()) {
+        continue;
+      }
+      if (c.record().vouchesFor(c.name(), now, c.recordNanos())) {
+        return c.path();
+      }
+      if (unvouched == null) {
+        unvouched = c;
+      }
+    }
+    if (unvouched == null) {
       return null;
     }
-    // Not vouched for (changed since, or checked in the same clock tick as the record was written):
+    // No record vouches (changed since, or checked in the same clock tick as its record was written):
     // hashing the local copy still costs a disk read, not a download.
-    return c.record().vouchesFor(c.name(), now, c.recordNanos()) || f.sha256().equals(Checksums.sha256(c.path()))
-        ? c.path() : null;
+    hashedBytes += f.size();
+    return f.sha256().equals(Checksums.sha256(unvouched.path())) ? unvouched.path() : null;
   }
+
+  /** Bytes {@link #find} hashed because no record vouched for a copy. */
+  long hashedBytes() {
+    return hashedBytes;
+  }
+
 }

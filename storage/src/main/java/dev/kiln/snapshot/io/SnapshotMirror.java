@@ -50,6 +50,8 @@ public final class SnapshotMirror {
   /** Of the localize under way: bytes downloaded, bytes linked, the earlier copies here (scanned once). */
   private long fetched;
   private long linked;
+  /** Bytes of local files hashed by the last localize because no record vouched for them. */
+  private long hashed;
   private EarlierCopies copies;
 
   /**
@@ -152,6 +154,7 @@ public final class SnapshotMirror {
     long bytes = 0;
     fetched = 0;
     linked = 0;
+    hashed = 0;
     copies = null;
     for (Manifest.ShardEntry shard : selected) {
       // A serving copy leaves out what no searcher reads: the shard's fingerprint file too.
@@ -178,10 +181,12 @@ public final class SnapshotMirror {
         new VerifiedRecord(VerifiedRecord.FORMAT_VERSION, manifestSha, Instant.now().toString(),
             vectors ? "download" : "download-serving", counts[1], bytes, trust.seen(), null)));
     writeLocal(local.current(), (snapshot + "\n").getBytes(StandardCharsets.UTF_8));
-    last = new Localized(snapshot, counts[1], bytes, counts[0], fetched, counts[2], linked);
+    long rehashed = hashed + (copies == null ? 0 : copies.hashedBytes());
+    last = new Localized(snapshot, counts[1], bytes, counts[0], fetched, counts[2], linked, rehashed);
     LOG.info("snapshot {} of {}, {}: {} files ({} bytes) downloaded and verified, {} ({} bytes) linked from"
-        + " earlier copies, {} of {} listed files already here; into {}", snapshot, remoteRoot, shards.describe(m),
-        counts[0], fetched, counts[2], linked, counts[1] - counts[0] - counts[2], counts[1], local.root());
+        + " earlier copies, {} of {} listed files already here, {} bytes hashed again; into {}", snapshot, remoteRoot,
+        shards.describe(m), counts[0], fetched, counts[2], linked, counts[1] - counts[0] - counts[2], counts[1],
+        rehashed, local.root());
     return local.root();
   }
 
@@ -246,7 +251,11 @@ public final class SnapshotMirror {
       bytes += f.size();
       if (Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)) {
         FileIdentity here = identity(target);
-        if (here.size() == f.size() && (trust.vouchesFor(name, here) || f.sha256().equals(Checksums.sha256(target)))) {
+        boolean vouched = here.size() == f.size() && trust.vouchesFor(name, here);
+        if (!vouched && here.size() == f.size()) {
+          hashed += f.size();
+        }
+        if (vouched || (here.size() == f.size() && f.sha256().equals(Checksums.sha256(target)))) {
           trust.seen().put(name, here);
           continue;
         }
@@ -278,10 +287,11 @@ public final class SnapshotMirror {
   /**
    * What the last {@link #localize} did: of {@code files} listed ({@code bytes} in all), how many it
    * downloaded, how many it hard-linked from an earlier snapshot's verified copy here, and the bytes of
-   * each; the rest were already in place.
+   * each; the rest were already in place. {@code hashedBytes}: local files (already here, or the copies
+   * linked) hashed because no {@code VERIFIED} record vouched for them: a disk read, not a download.
    */
   public record Localized(String snapshot, int files, long bytes, int downloaded, long downloadedBytes,
-      int linked, long linkedBytes) {}
+      int linked, long linkedBytes, long hashedBytes) {}
 
   /** The last {@link #localize}'s counts, or null before the first. */
   public synchronized Localized last() {

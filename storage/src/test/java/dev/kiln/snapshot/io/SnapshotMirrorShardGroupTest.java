@@ -13,6 +13,7 @@ import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.Verification;
+import dev.kiln.snapshot.VerifiedRecord;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A shard group's copy of a remote root holds its own shards only: their files and docstore parts are
  * downloaded, verified and counted, the other shards are never fetched (damage there changes nothing),
  * an earlier run's copies of them are removed, and a next snapshot referencing the group's unchanged
- * files (format version 2) costs the download of its new files only.
+ * files (format version 2) costs the download of its new files only. And a file shared by several
+ * earlier copies is linked from one whose {@code VERIFIED} record vouches for it, not hashed again.
  */
 class SnapshotMirrorShardGroupTest {
   @TempDir Path remote;
@@ -88,6 +90,7 @@ class SnapshotMirrorShardGroupTest {
         new Manifest.ModelInfo("m", 3, "mean", true, 16), new Manifest.ChunkerInfo("window", 10, 2, "m"),
         new Manifest.IndexInfo("english", 0.9f, 0.4f, "dot_product", 16, 100), Map.of(), shards, null, null,
         new Manifest.DocstoreEntry(SnapshotLayout.PARENTS, "lucene-stored-v1", 4, docstore));
+    Files.createDirectories(layout.manifest(id).getParent()); // none yet when every shard is referenced
     SnapshotStore.json().writeValue(layout.manifest(id).toFile(), m);
     Files.writeString(layout.current(), id + "\n");
     return m;
@@ -180,5 +183,27 @@ class SnapshotMirrorShardGroupTest {
     SnapshotMirror mirror = mirror();
     assertThrows(SnapshotException.class, () -> mirror.localizeForServing(v1.id(), new Range(3, 4)));
     assertFalse(Files.exists(new SnapshotLayout(cache).snapshotDir(v1.id())), "nothing was fetched");
+  }
+
+  @Test
+  void aSharedFileIsLinkedFromACopyWhoseRecordVouchesForItWithoutHashingIt() throws Exception {
+    Manifest v1 = publish(null, List.of());
+    SnapshotMirror mirror = mirror();
+    mirror.localizeForServing(v1.id());
+    // v1's record was written within VerifiedRecord.RACY of its downloads, so it never vouches for them;
+    // v2's, written after the window, does for the same files (hard links: one inode, one identity).
+    Thread.sleep(VerifiedRecord.RACY.toMillis() + 200);
+    Manifest v2 = publish(v1, List.of(0, 1, 2, 3));
+    mirror.localizeForServing(v2.id());
+    SnapshotMirror.Localized second = mirror.last();
+    assertEquals(8, second.linked());
+    assertEquals(second.bytes(), second.hashedBytes(), "only v1's copies exist, and its record vouches for none");
+
+    Manifest v3 = publish(v1, List.of(0, 1, 2, 3));
+    mirror.localizeForServing(v3.id());
+    SnapshotMirror.Localized third = mirror.last();
+    assertEquals(8, third.linked());
+    assertEquals(0, third.downloaded());
+    assertEquals(0, third.hashedBytes(), "linked from v2's copy, whose record vouches, not hashed from v1's");
   }
 }
