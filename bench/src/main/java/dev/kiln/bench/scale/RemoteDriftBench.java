@@ -78,6 +78,7 @@ public final class RemoteDriftBench {
       }
       SnapshotStore store = RemoteStorages.store(root, settings);
       SnapshotMirror follower = new SnapshotMirror(RemoteStorages.open(root, settings), root, run.resolve("follower"));
+      FollowerSwitch followerSwitch = new FollowerSwitch(store, follower, Files.createDirectories(run.resolve("scratch")));
       String previous = null;
       for (int night = 0; night <= nights; night++) {
         Map<String, Object> row = new LinkedHashMap<>();
@@ -118,12 +119,11 @@ public final class RemoteDriftBench {
         row.put("gc_removed", removed);
         row.put("gc_s", (System.nanoTime() - t0) / 1e9);
         row.put("bucket_snapshots_bytes", KilnBuildStep.bytes(blobs.resolve(BUCKET).resolve("snapshots")));
-        t0 = System.nanoTime();
-        follower.localizeForServing(id);
-        row.put("follower_switch_s", (System.nanoTime() - t0) / 1e9);
-        SnapshotMirror.Localized got = follower.last();
-        row.put("follower_downloaded_bytes", got.downloadedBytes());
-        row.put("follower_linked_bytes", got.linkedBytes());
+        Map<String, Object> switched = followerSwitch.follow(id);
+        row.put("follower_switch_s", switched.get("switch_s"));
+        row.put("follower_downloaded_bytes", switched.get("downloaded_bytes"));
+        row.put("follower_linked_bytes", switched.get("linked_bytes"));
+        row.put("follower", switched);
         follower.retainOnly(previous == null ? Set.of(id) : Set.of(previous, id));
         row.putAll(latency(run.resolve("follower"), texts, vectors));
         previous = id;

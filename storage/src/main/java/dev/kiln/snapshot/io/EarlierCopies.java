@@ -25,9 +25,10 @@ import java.util.stream.Stream;
  * snapshot's {@code VERIFIED} record (for that very manifest) vouches for it — unchanged since it was
  * hashed — or else when hashing it here matches, so a file damaged in the cache is downloaded again
  * rather than linked. Of several copies of one file (hard links of one inode, each snapshot's record
- * holding its identity), the first whose record vouches for it is taken, newest first: the copy a file
- * was downloaded into has a record written within {@link VerifiedRecord#RACY} of the
- * file, which never vouches for it, so preferring that copy would hash the file at every later switch.
+ * holding its identity), the first whose record vouches for it is taken, newest first: an older copy's
+ * record may not vouch (a version 1 record, or one written within {@link VerifiedRecord#RACY} of the
+ * file before the mirror settled its downloads), and preferring it would hash the file at every later
+ * switch.
  */
 final class EarlierCopies {
   /** One file of an earlier copy, and what vouches for it. */

@@ -19,6 +19,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -269,6 +270,7 @@ public final class SnapshotMirror {
       // A file the manifest references lives under its owner in the remote root (format version 2).
       download(directory == null ? SafePaths.key(SnapshotLayout.snapshotKey(snapshot), "file", name)
           : storage().fileKey(snapshot, directory, f), target);
+      settle(target);
       trust.seen().put(name, identity(target));
       fetched += Files.size(target);
       long size = Files.size(target);
@@ -353,6 +355,19 @@ public final class SnapshotMirror {
         }
       }
     }
+  }
+
+  /**
+   * Moves a file this mirror just downloaded out of {@link VerifiedRecord#RACY}: its modification time
+   * is set to before the window, ahead of recording its identity and hashing it. Left at the download's
+   * time, the record written moments later would not vouch for it, and the next switch, linking it into
+   * the next snapshot's copy, would hash it again. This stays race-free because it happens before the
+   * identity is taken and the bytes hashed: any write to the file after it sets the time to the present,
+   * which no longer matches the identity recorded. Only freshly downloaded files (a new inode of ours)
+   * are touched; a file shared with other copies keeps its time, which their records hold.
+   */
+  private static void settle(Path target) throws IOException {
+    Files.setLastModifiedTime(target, FileTime.from(Instant.now().minus(VerifiedRecord.RACY).minusSeconds(1)));
   }
 
   private void download(String key, Path target) throws IOException {

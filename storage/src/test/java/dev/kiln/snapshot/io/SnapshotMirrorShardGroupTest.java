@@ -17,6 +17,8 @@ import dev.kiln.snapshot.VerifiedRecord;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -190,8 +192,9 @@ class SnapshotMirrorShardGroupTest {
     Manifest v1 = publish(null, List.of());
     SnapshotMirror mirror = mirror();
     mirror.localizeForServing(v1.id());
-    // v1's record was written within VerifiedRecord.RACY of its downloads, so it never vouches for them;
-    // v2's, written after the window, does for the same files (hard links: one inode, one identity).
+    // Touching v1's files (times only, bytes intact) ends what v1's record vouches for; v2's record,
+    // written after the window, vouches for the same files (hard links: one inode, one identity).
+    touchFiles(mirror.local().snapshotDir(v1.id()));
     Thread.sleep(VerifiedRecord.RACY.toMillis() + 200);
     Manifest v2 = publish(v1, List.of(0, 1, 2, 3));
     mirror.localizeForServing(v2.id());
@@ -205,5 +208,45 @@ class SnapshotMirrorShardGroupTest {
     assertEquals(8, third.linked());
     assertEquals(0, third.downloaded());
     assertEquals(0, third.hashedBytes(), "linked from v2's copy, whose record vouches, not hashed from v1's");
+  }
+
+  @Test
+  void aFileThisMirrorDownloadedIsVouchedForByItsOwnRecordAtOnce() throws Exception {
+    Manifest v1 = publish(null, List.of());
+    SnapshotMirror mirror = mirror();
+    mirror.localizeForServing(v1.id());
+    // No wait: the next switch comes right after the download, within VerifiedRecord.RACY of it.
+    Manifest v2 = publish(v1, List.of(0, 1, 2, 3));
+    mirror.localizeForServing(v2.id());
+    SnapshotMirror.Localized second = mirror.last();
+    assertEquals(8, second.linked());
+    assertEquals(0, second.downloaded());
+    assertEquals(0, second.hashedBytes(), "the downloads were settled out of the racy window before being hashed");
+    // Settling never hides a change: a file rewritten after the download (same size) is not vouched for,
+    // so the next switch hashes it, finds it damaged and downloads it again.
+    Path damaged = mirror.local().snapshotDir(v1.id()).resolve("shard-00000/_0.cfs");
+    flip(damaged);
+    Manifest v3 = publish(v1, List.of(0, 1, 2, 3));
+    // A local root reads a shared file through the referencing snapshot's own link, as a build makes it.
+    SnapshotLayout remoteLayout = new SnapshotLayout(remote);
+    Files.createDirectories(remoteLayout.shardDir(v3.id(), 0));
+    Files.createLink(remoteLayout.shardDir(v3.id(), 0).resolve("_0.cfs"),
+        remoteLayout.shardDir(v1.id(), 0).resolve("_0.cfs"));
+    mirror.localizeForServing(v3.id());
+    SnapshotMirror.Localized third = mirror.last();
+    assertEquals(1, third.downloaded(), "the damaged file, downloaded again");
+    assertEquals(v1.shards().get(0).files().get(0).sha256(),
+        Checksums.sha256(mirror.local().snapshotDir(v3.id()).resolve("shard-00000/_0.cfs")));
+  }
+
+  private static void touchFiles(Path dir) throws Exception {
+    try (Stream<Path> walk = Files.walk(dir)) {
+      for (Path p : walk.filter(Files::isRegularFile).toList()) {
+        String name = p.getFileName().toString();
+        if (!name.equals(SnapshotLayout.MANIFEST) && !name.equals(SnapshotLayout.VERIFIED)) {
+          Files.setLastModifiedTime(p, FileTime.from(Instant.now()));
+        }
+      }
+    }
   }
 }
