@@ -36,4 +36,18 @@ public interface RemoteSnapshotRoots {
    * @param settings file system settings over the environment's ({@code s3.endpoint}, {@code fs.*}, …)
    */
   Path localize(String remoteRoot, Map<String, String> settings, String id) throws IOException;
+
+  /**
+   * As {@link #localize(String, Map, String)}, but only what a searcher of {@code shards} reads: their
+   * files and their parts of the parents docstore. A selection of some shards gets a local copy of its
+   * own (the shared mirror keeps whole snapshots, which builds continue from), so a process holding a
+   * shard group downloads and keeps that group's share only.
+   */
+  default Path localize(String remoteRoot, Map<String, String> settings, String id, ShardFilter shards)
+      throws IOException {
+    if (!shards.all()) {
+      throw new UnsupportedOperationException(getClass().getName() + " cannot localize a shard group");
+    }
+    return localize(remoteRoot, settings, id);
+  }
 }

@@ -21,6 +21,7 @@ import dev.kiln.search.ShardedCorpus;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.snapshot.io.RemoteRoots;
 import dev.kiln.testing.KilnProcess;
 import dev.kiln.testing.S3Server;
 import java.nio.charset.StandardCharsets;
@@ -237,6 +238,35 @@ class RemoteShardGroupITCase {
       assertTrue(error.contains("failed verification") && error.contains("shard-00001/"), error);
     } finally {
       serve.kill9();
+    }
+  }
+  @Test
+  void aLibrarySearcherOfAGroupOfARemoteRootDownloadsOnlyItsShards() throws Exception {
+    String v = ShardedCorpus.write(staging, 400, 4, 11);
+    upload(v, Set.of());
+    flipLargest(v, 2); // another group's shard: never fetched, so never noticed
+    var s3 = server.settings();
+    try (Searcher group = Searcher.builder().root(ROOT).fileSystem(s3).snapshot(v).options(SearchOptions.defaults())
+        .shards(GROUP).build();
+        Searcher local = Searcher.builder().root(staging).snapshot(v).options(SearchOptions.defaults())
+            .shards(GROUP).build()) {
+      Path copy = RemoteRoots.groupMirror(ROOT, GROUP).resolve("snapshots").resolve(v);
+      try (Stream<Path> entries = Files.list(copy)) {
+        assertEquals(Set.of("VERIFIED", "manifest.json", "shard-00000", "shard-00001"),
+            entries.map(p -> p.getFileName().toString()).collect(Collectors.toCollection(TreeSet::new)),
+            "the library's copy holds the group's shards only");
+      }
+      long held;
+      try (Stream<Path> walk = Files.walk(copy)) {
+        held = walk.filter(p -> Files.isRegularFile(p) && p.getParent().getFileName().toString().startsWith("shard-"))
+            .mapToLong(p -> p.toFile().length()).sum();
+      }
+      assertEquals(ownBytes(manifest(v), Set.of(0, 1)), held, "shards 0 and 1, byte for byte");
+      for (String q : List.of("lava magma", "whale krill ocean")) {
+        assertEquals(local.search(SearchRequest.of(q, SearchMode.BM25, 8)).results().stream().map(SearchHit::chunkId)
+            .toList(), group.search(SearchRequest.of(q, SearchMode.BM25, 8)).results().stream()
+            .map(SearchHit::chunkId).toList(), q);
+      }
     }
   }
 }

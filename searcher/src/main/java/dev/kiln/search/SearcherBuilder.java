@@ -260,7 +260,7 @@ public final class SearcherBuilder {
       RemoteSnapshotRoots remote = RemoteSnapshotRoots.installed().orElseThrow(() -> new SnapshotException(
           "cannot read the snapshots root " + root + ": remote roots need dev.kiln:kiln-storage on the classpath"));
       try {
-        return remote.localize(root, fileSystem, snapshotId);
+        return remote.localize(root, fileSystem, snapshotId, shardSelection);
       } catch (IOException | IllegalArgumentException e) {
         throw new SnapshotException("cannot read the snapshots root " + root + ": " + e.getMessage(), e);
       }

@@ -1,6 +1,7 @@
 package dev.kiln.snapshot.io;
 
 import dev.kiln.snapshot.RemoteSnapshotRoots;
+import dev.kiln.snapshot.ShardFilter;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -30,6 +31,17 @@ public final class RemoteRoots {
     String base = System.getProperty("kiln.cache.dir", System.getProperty("java.io.tmpdir"));
     String name = remoteRoot.replaceAll("[^A-Za-z0-9._-]+", "_");
     return Path.of(base, "remote-snapshots", name);
+  }
+
+  /**
+   * The local copy a library searcher of some shards of a remote root downloads into: next to the
+   * shared mirror, named after the selection ({@code <mirror>.shards-0-3}). It is a serving copy (no
+   * stored vectors, other shards' files removed), which the shared mirror must not become: builds
+   * continue from it.
+   */
+  public static Path groupMirror(String remoteRoot, ShardFilter shards) {
+    Path mirror = localMirror(remoteRoot);
+    return mirror.resolveSibling(mirror.getFileName() + ".shards-" + shards.toString().replaceAll("[^A-Za-z0-9._-]+", "_"));
   }
 
   /**
