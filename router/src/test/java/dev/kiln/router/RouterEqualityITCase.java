@@ -24,8 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
  * default options (hybrid's dense and lexical feedback passes included), answers every search as one
  * server over all four shards: the same hits in the same order with the same fields, BM25 scores
  * equal, dense and fused ones within float rounding (the query's embedding can differ in its last bit
- * between processes), for many queries in every mode, with filters, for several k; and a bad
- * parameter is the same 400.
+ * between processes), for many queries in every mode, with filters, for several k, and with
+ * per-request retrieval options (ef, fusion and alpha, depths, gates, feedback off); and a bad
+ * parameter or option is the same 400.
  */
 class RouterEqualityITCase {
   static final ObjectMapper JSON = new ObjectMapper();
