@@ -38,7 +38,8 @@ final class RouteCommand implements Callable<Integer> {
 
   @Option(names = "--config", paramLabel = "FILE",
       description = "a file of 'key = value' lines: group (repeatable), root (repeatable), root-weight"
-          + " (repeatable), host, port, deadline-ms, hedge-ms, allow-partial, poll-ms, group-key-file; flags"
+          + " (repeatable), host, port, deadline-ms, hedge-ms, allow-partial, poll-ms, group-key-file,"
+          + " rerank-model; flags"
           + " given as well win")
   Path config;
 
@@ -70,6 +71,12 @@ final class RouteCommand implements Callable<Integer> {
       + " the client's key")
   Path groupKeyFile;
 
+  @Option(names = "--rerank-model", paramLabel = "DIR",
+      description = "a cross-encoder model directory, as kiln serve --rerank-model: the router reranks the"
+          + " candidates it merged from the groups (rerank-depth of them, the groups' --rerank-depth unless the"
+          + " request sets it), as one server with that reranker would")
+  Path rerankModel;
+
   @Override
   public Integer call() throws Exception {
     List<String> groupValues = new ArrayList<>();
@@ -82,6 +89,7 @@ final class RouteCommand implements Callable<Integer> {
     Boolean filePartial = null;
     Long filePoll = null;
     Path fileKey = null;
+    Path fileRerank = null;
     if (config != null) {
       List<String> lines;
       try {
@@ -112,9 +120,10 @@ final class RouteCommand implements Callable<Integer> {
             case "allow-partial" -> filePartial = Boolean.parseBoolean(value);
             case "poll-ms" -> filePoll = Long.parseLong(value);
             case "group-key-file" -> fileKey = Path.of(value);
+            case "rerank-model" -> fileRerank = Path.of(value);
             default -> throw new ConfigException("--config " + config + " line " + (i + 1) + ": unknown key '" + key
-                + "': use group, root, root-weight, host, port, deadline-ms, hedge-ms, allow-partial, poll-ms or"
-                + " group-key-file");
+                + "': use group, root, root-weight, host, port, deadline-ms, hedge-ms, allow-partial, poll-ms,"
+                + " group-key-file or rerank-model");
           }
         } catch (NumberFormatException e) {
           throw new ConfigException("--config " + config + " line " + (i + 1) + ": '" + value
@@ -146,7 +155,8 @@ final class RouteCommand implements Callable<Integer> {
           hedgeMs != null ? hedgeMs : fileHedge != null ? fileHedge : 0,
           allowPartial != null ? allowPartial : filePartial != null && filePartial,
           pollMs != null ? pollMs : filePoll != null ? filePoll : RouterConfig.DEFAULT_POLL_MS,
-          groupKey(groupKeyFile != null ? groupKeyFile : fileKey), federated(rootValues, weightValues));
+          groupKey(groupKeyFile != null ? groupKeyFile : fileKey), federated(rootValues, weightValues),
+          rerankModel != null ? rerankModel : fileRerank);
     } catch (IllegalArgumentException e) {
       throw new ConfigException(e.getMessage(), e);
     }

@@ -39,6 +39,11 @@ class RouteOptionsTest {
         "--root-weight", "-1"));
     Files.writeString(config, "group = " + g + "\nroot = /a\nroot = /b\nroot-weight = heavy\n");
     assertEquals(Kiln.USAGE, Kiln.execute("route", "--config", config.toString()));
+    // A reranker directory without a model (flag or config key): refused before any group is asked.
+    Path empty = Files.createDirectories(dir.resolve("no-model"));
+    assertEquals(Kiln.USAGE, Kiln.execute("route", "--group", g, "--rerank-model", empty.toString()));
+    Files.writeString(config, "group = " + g + "\nrerank-model = " + empty + "\n");
+    assertEquals(Kiln.USAGE, Kiln.execute("route", "--config", config.toString()));
     // Sound options reach the groups; none answers on a closed port: the router refuses to start (usage).
     Files.writeString(config, "# two groups\ngroup = http://127.0.0.1:1\ngroup = http://127.0.0.1:2\n");
     assertEquals(Kiln.USAGE, Kiln.execute("route", "--config", config.toString(), "--deadline-ms", "500"));

@@ -4,11 +4,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.search.RelevanceGate;
+import dev.kiln.search.RerankStage;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchMode;
 import dev.kiln.search.SearchResponse;
+import dev.kiln.search.SettingException;
 import dev.kiln.search.ShardGroupSearch;
+import dev.kiln.search.ShardGroupStats;
 import dev.kiln.search.ShardMerge;
+import dev.kiln.search.rerank.Reranker;
+import dev.kiln.search.rewrite.QueryRewriter;
+import dev.kiln.search.rewrite.QueryRewriters;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -21,9 +27,10 @@ import org.slf4j.LoggerFactory;
 /**
  * One snapshots root's shard groups and the phases of one search on them (docs/ARCHITECTURE.md,
  * "Serving beyond one machine"): {@link #prepare} pins a snapshot every group holds and sums the
- * groups' statistics; {@link #finish} runs the legs, hybrid's feedback passes ({@link FeedbackPasses})
- * and the fetch, and merges with the searcher's own classes ({@link ShardMerge}), so that the hits are
- * the ones one server over the root answers. Split in two so that a federating {@link Router} can give
+ * groups' statistics; {@link #finish} runs the query rewriter ({@link RoutedRewrite}), the legs,
+ * hybrid's feedback passes ({@link FeedbackPasses}), the fetch and the reranker, and merges with the
+ * searcher's own classes ({@link ShardMerge}), so that the hits are the ones one server over the root
+ * answers. Split in two so that a federating {@link Router} can give
  * every root of one model the same query vector between the halves, as one federated server embeds
  * the query once per model.
  */
@@ -37,9 +44,12 @@ final class RootRoute {
   private final RouterConfig config;
   private final ObjectMapper json;
   private final GroupCalls calls;
+  /** The router's cross-encoder ({@code --rerank-model}), or null. */
+  private final Reranker reranker;
 
   RootRoute(String label, double weight, RouterGroups groups, RouterConfig config, ObjectMapper json,
-      GroupCalls calls) {
+      GroupCalls calls, Reranker reranker) {
+    this.reranker = reranker;
     this.label = label;
     this.weight = weight;
     this.groups = groups;
@@ -55,17 +65,27 @@ final class RootRoute {
    * @param k the cut of this root's merge (the client's k; a federated root's depth)
    * @param clientK the k the client asked for
    * @param excluded the caller's API key excludes the filter entirely: no hits, nothing searched
+   * @param rerank the stage that reranks the merged candidates (the router's reranker at the request's
+   *     depth), or null; with it, {@code k} is the candidates it rescores and {@code cut} what it keeps
+   * @param cut the hits the root answers: {@code k} without a reranker
+   * @param query the client's text, which the reranker reads
    */
   record Prepared(String pinned, ObjectNode request, List<GroupClient> answering, List<String> missing,
       SearchMode mode, int k, int clientK, boolean excluded, List<ShardGroupSearch.Stats> stats,
-      ShardGroupSearch.Global global) {
+      ShardGroupSearch.Global global, RerankStage rerank, int cut, String query) {
     /** The model this root's snapshot was embedded with (null when excluded). */
     String model() {
       return stats.isEmpty() ? null : stats.get(0).plan().model();
     }
 
+    /** The groups' own plan, as their {@code describe} gives it: what a federating router merges roots with. */
     ShardGroupSearch.Plan plan() {
       return stats.get(0).plan();
+    }
+
+    /** The plan this request searches with: the groups' with the request's retrieval options over it. */
+    ShardGroupSearch.Plan effective() {
+      return stats.get(0).effectivePlan();
     }
 
     /** The same search with another query vector: one federated server embeds the query once per model. */
@@ -73,7 +93,7 @@ final class RootRoute {
       ShardGroupSearch.Global g = global;
       return new Prepared(pinned, request, answering, missing, mode, k, clientK, excluded, stats,
           new ShardGroupSearch.Global(g.terms(), g.docCount(), g.sumTotalTermFreq(), g.sumDocFreq(), g.maxDoc(),
-              g.ef(), g.exact(), vector));
+              g.ef(), g.exact(), vector), rerank, cut, query);
     }
   }
 
@@ -118,7 +138,7 @@ final class RootRoute {
     int k = first.path("k").asInt();
     int clientK = first.path("client_k").asInt(k);
     if (first.path("excluded").asBoolean()) {
-      return new Prepared(pinned, request, answering, missing, mode, k, clientK, true, List.of(), null);
+      return new Prepared(pinned, request, answering, missing, mode, k, clientK, true, List.of(), null, null, k, "");
     }
     List<ShardGroupSearch.Stats> parsed = new ArrayList<>();
     for (GroupClient g : answering) {
@@ -129,9 +149,60 @@ final class RootRoute {
       }
       parsed.add(s);
     }
-    ShardGroupSearch.Global global = ShardGroupSearch.sum(parsed, first.path("filtered").asBoolean());
+    ShardGroupSearch.Global global = ShardGroupStats.sum(parsed, first.path("filtered").asBoolean());
+    RerankStage rerank = rerankStage(first, parsed.get(0).effectivePlan());
+    int n = rerank == null ? k : rerank.candidates(k);
+    if (n != k) {
+      // Every later phase retrieves the candidates the reranker rescores, as one server's retrieval does.
+      request.put("depth", n);
+    }
     timings.since("sum", started);
-    return new Prepared(pinned, request, answering, missing, mode, k, clientK, false, parsed, global);
+    return new Prepared(pinned, request, answering, missing, mode, n, clientK, false, parsed, global, rerank, k,
+        first.path("query").asText());
+  }
+
+  /**
+   * The rerank stage one server runs for this request: its reranker (the router's) unless the request
+   * says {@code rerank=false}, at the request's depth or the groups' {@code --rerank-depth}; a request
+   * asking for it where there is no reranker is one server's 400.
+   */
+  private RerankStage rerankStage(JsonNode stats, ShardGroupSearch.Plan plan) throws RouteException {
+    JsonNode asked = stats.path("rerank");
+    if (reranker == null) {
+      if (asked.asBoolean(false)) {
+        throw RouteException.client(400, json.createObjectNode().put("error",
+            "rerank cannot be switched on: this server has no reranker model (--rerank-model)"));
+      }
+      return null;
+    }
+    return asked.isBoolean() && !asked.asBoolean() ? null : new RerankStage(reranker, plan.rerankDepth());
+  }
+
+  /**
+   * The query rewriter this request runs, by the name the groups' plan gives it ({@code --prf}'s
+   * {@code rm3}, {@code --rewriter}, the request's {@code rewriter}), or null for none.
+   *
+   * @throws RouteException a 400 for a rewriter this router cannot run as one server does
+   */
+  private QueryRewriter rewriter(ShardGroupSearch.Plan plan) throws RouteException {
+    String name = plan.rewriter();
+    if (name == null || name.equals("none")) {
+      return null;
+    }
+    QueryRewriter rewriter;
+    try {
+      rewriter = QueryRewriters.named(name);
+    } catch (SettingException e) {
+      throw RouteException.client(400, json.createObjectNode().put("error", e.getMessage()
+          + " (on the router's classpath: the router runs the groups' rewriter)"));
+    }
+    if (rewriter.rewritesDenseText()) {
+      // Its dense text would be embedded by a group and searched by all: not split yet.
+      throw RouteException.client(400, json.createObjectNode().put("error", "rewriter " + name
+          + " rewrites the text the dense side embeds, which `kiln route` does not split yet: use a rewriter of"
+          + " BM25 terms (rm3, keywords) or search one `kiln serve`"));
+    }
+    return rewriter;
   }
 
   /**
@@ -148,25 +219,10 @@ final class RootRoute {
     List<GroupClient> answering = p.answering();
     List<String> missing = p.missing();
     ShardGroupSearch.Global global = p.global();
-    ObjectNode legsRequest = p.request().deepCopy().put("phase", "legs");
-    legsRequest.set("global", json.valueToTree(global));
-    long started = System.nanoTime();
-    Map<GroupClient, JsonNode> legs = calls.phase("legs", legsRequest, answering, headers, deadline, missing,
-        timings);
-    timings.since("legs", started);
-    started = System.nanoTime();
-    List<List<ShardGroupSearch.Leg>> perGroup = new ArrayList<>();
     // Only the statistics phase drops groups, so answering and stats stay aligned.
     List<ShardGroupSearch.Stats> answered = p.stats();
-    for (GroupClient g : answering) {
-      List<ShardGroupSearch.Leg> l = new ArrayList<>();
-      for (JsonNode n : legs.get(g).path("legs")) {
-        l.add(json.treeToValue(n, ShardGroupSearch.Leg.class));
-      }
-      perGroup.add(l);
-    }
     long[] starts = ShardMerge.shardStarts(answered, !missing.isEmpty());
-    ShardGroupSearch.Plan plan = p.plan();
+    ShardGroupSearch.Plan plan = p.effective();
     Map<Integer, GroupClient> byShard = new HashMap<>();
     for (int i = 0; i < answering.size(); i++) {
       for (int shard : answered.get(i).shards()) {
@@ -174,6 +230,31 @@ final class RootRoute {
       }
     }
     SearchMode mode = p.mode();
+    ObjectNode legsRequest = p.request().deepCopy().put("phase", "legs");
+    QueryRewriter rewriter = rewriter(plan);
+    long started = System.nanoTime();
+    if (rewriter != null && mode != SearchMode.DENSE) {
+      // As one server: a rewriter that reweighs BM25 terms runs for the modes that read terms, once, here.
+      RoutedRewrite.Rewritten rewritten = RoutedRewrite.run(rewriter, p.query(), json, p.request(),
+          bodies -> calls.each(bodies, headers, deadline, timings), answering, byShard, starts, global);
+      global = rewritten.global();
+      legsRequest.putPOJO("bm25_terms", rewritten.query().bm25Terms());
+      timings.since("rewrite", started);
+      started = System.nanoTime();
+    }
+    legsRequest.set("global", json.valueToTree(global));
+    Map<GroupClient, JsonNode> legs = calls.phase("legs", legsRequest, answering, headers, deadline, missing,
+        timings);
+    timings.since("legs", started);
+    started = System.nanoTime();
+    List<List<ShardGroupSearch.Leg>> perGroup = new ArrayList<>();
+    for (GroupClient g : answering) {
+      List<ShardGroupSearch.Leg> l = new ArrayList<>();
+      for (JsonNode n : legs.get(g).path("legs")) {
+        l.add(json.treeToValue(n, ShardGroupSearch.Leg.class));
+      }
+      perGroup.add(l);
+    }
     List<ShardMerge.Merged> merged;
     if (mode == SearchMode.HYBRID && FeedbackPasses.needed(plan)) {
       // Phases 2b: the feedback passes, on the merged first pass (FeedbackPasses).
@@ -203,15 +284,17 @@ final class RootRoute {
       wanted.computeIfAbsent(byShard.get(m.shard()), x -> new ArrayList<>()).add(m);
     }
     RelevanceGate gate = plan.gate();
-    boolean scores = calibrateAll || !gate.isOff();
+    // With a reranker its score is the calibrated one (RerankStage), as in one server: nothing to calibrate.
+    boolean scores = p.rerank() == null && (calibrateAll || !gate.isOff());
     // A gate compares calibrated scores: dense scores are; other modes' hits the groups calibrate
     // against the query's embedding as they fetch them.
     boolean calibrate = scores && mode != SearchMode.DENSE;
     Map<GroupClient, ObjectNode> fetches = new LinkedHashMap<>();
+    float[] vector = global.vector();
     wanted.forEach((g, ms) -> {
       ObjectNode f = p.request().deepCopy().put("phase", "fetch");
       if (calibrate) {
-        f.putPOJO("calibrate", global.vector());
+        f.putPOJO("calibrate", vector);
       }
       var hits = f.putArray("hits");
       for (ShardMerge.Merged m : ms) {
@@ -236,6 +319,11 @@ final class RootRoute {
       SearchHit h = hitOf.get(m);
       results.add(scores && mode == SearchMode.DENSE ? h.withRelevance(h.score()) : h);
       owners.put(h.chunkId(), byShard.get(m.shard()));
+    }
+    if (p.rerank() != null) {
+      started = System.nanoTime();
+      results = p.rerank().apply(p.query(), results, p.cut());
+      timings.since("rerank", started);
     }
     return new Routed(gate.apply(results), missing, owners);
   }

@@ -10,6 +10,7 @@ import dev.kiln.search.SearchResponse;
 import dev.kiln.search.ShardGroupSearch;
 import dev.kiln.search.fusion.FusionMethod;
 import dev.kiln.search.fusion.ReciprocalRankFusion;
+import dev.kiln.search.rerank.Reranker;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -44,16 +45,21 @@ final class Router implements Closeable {
   private final ObjectMapper json = new ObjectMapper()
       .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
   private final GroupCalls calls;
+  private final Reranker reranker;
 
-  /** @param groups each root's groups, in {@link RouterConfig#roots()} order (one, unlabelled, without roots) */
-  Router(RouterConfig config, List<RouterGroups> groups) {
+  /**
+   * @param groups each root's groups, in {@link RouterConfig#roots()} order (one, unlabelled, without roots)
+   * @param reranker the cross-encoder of {@link RouterConfig#rerankModel()}, owned from here; null: none
+   */
+  Router(RouterConfig config, List<RouterGroups> groups, Reranker reranker) {
     this.config = config;
+    this.reranker = reranker;
     this.calls = new GroupCalls(config.allowPartial());
     List<RootRoute> rs = new ArrayList<>();
     for (int i = 0; i < groups.size(); i++) {
       boolean one = config.roots().isEmpty();
       rs.add(new RootRoute(one ? "" : config.roots().get(i).label(), one ? 1.0 : config.roots().get(i).weight(),
-          groups.get(i), config, json, calls));
+          groups.get(i), config, json, calls, reranker));
     }
     this.roots = List.copyOf(rs);
   }
@@ -241,5 +247,12 @@ final class Router implements Closeable {
   @Override
   public void close() {
     calls.close();
+    if (reranker != null) {
+      try {
+        reranker.close();
+      } catch (IOException e) {
+        LOG.warn("closing the reranker: {}", e.toString());
+      }
+    }
   }
 }

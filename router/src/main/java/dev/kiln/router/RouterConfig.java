@@ -1,6 +1,7 @@
 package dev.kiln.router;
 
 import java.net.URI;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,9 +23,11 @@ import java.util.List;
  * @param roots the snapshots roots searched as one ({@code --root}, federated), in the order and with
  *     the weights {@code kiln serve --snapshots} would give them; each group serves one of them, as
  *     its {@code describe} says. Empty: every group serves one root, unlabelled, as one server of it.
+ * @param rerankModel the cross-encoder model directory the router reranks the merged candidates with
+ *     ({@code --rerank-model}, as {@code kiln serve --rerank-model}); null: no reranking
  */
 public record RouterConfig(List<List<URI>> groups, String host, int port, long deadlineMs, long hedgeMs,
-    boolean allowPartial, long pollMs, String groupKey, List<Root> roots) {
+    boolean allowPartial, long pollMs, String groupKey, List<Root> roots, Path rerankModel) {
   /**
    * A federated root: its label, which must be the root its groups describe (as their {@code kiln serve
    * --snapshots} named it) and which answers name, and its weight in the merge ({@code --root-weight}).
@@ -76,6 +79,12 @@ public record RouterConfig(List<List<URI>> groups, String host, int port, long d
     }
   }
 
+  /** Without a reranker. */
+  public RouterConfig(List<List<URI>> groups, String host, int port, long deadlineMs, long hedgeMs,
+      boolean allowPartial, long pollMs, String groupKey, List<Root> roots) {
+    this(groups, host, port, deadlineMs, hedgeMs, allowPartial, pollMs, groupKey, roots, null);
+  }
+
   /** Without federated roots. */
   public RouterConfig(List<List<URI>> groups, String host, int port, long deadlineMs, long hedgeMs,
       boolean allowPartial, long pollMs, String groupKey) {
@@ -93,7 +102,7 @@ public record RouterConfig(List<List<URI>> groups, String host, int port, long d
   public String toString() {
     return "RouterConfig[groups=" + groups + ", host=" + host + ", port=" + port + ", deadlineMs=" + deadlineMs
         + ", hedgeMs=" + hedgeMs + ", allowPartial=" + allowPartial + ", pollMs=" + pollMs + ", groupKey="
-        + (groupKey == null ? "none" : "set") + ", roots=" + roots + "]";
+        + (groupKey == null ? "none" : "set") + ", roots=" + roots + ", rerankModel=" + rerankModel + "]";
   }
 
   /** Groups on loopback defaults: port 0 (any), 2 s deadline, no hedging, no partial answers. */
@@ -125,35 +134,40 @@ public record RouterConfig(List<List<URI>> groups, String host, int port, long d
   }
 
   public RouterConfig withPort(int value) {
-    return new RouterConfig(groups, host, value, deadlineMs, hedgeMs, allowPartial, pollMs, groupKey, roots);
+    return new RouterConfig(groups, host, value, deadlineMs, hedgeMs, allowPartial, pollMs, groupKey, roots, rerankModel);
   }
 
   public RouterConfig withHost(String value) {
-    return new RouterConfig(groups, value, port, deadlineMs, hedgeMs, allowPartial, pollMs, groupKey, roots);
+    return new RouterConfig(groups, value, port, deadlineMs, hedgeMs, allowPartial, pollMs, groupKey, roots, rerankModel);
   }
 
   public RouterConfig withDeadlineMs(long value) {
-    return new RouterConfig(groups, host, port, value, hedgeMs, allowPartial, pollMs, groupKey, roots);
+    return new RouterConfig(groups, host, port, value, hedgeMs, allowPartial, pollMs, groupKey, roots, rerankModel);
   }
 
   public RouterConfig withHedgeMs(long value) {
-    return new RouterConfig(groups, host, port, deadlineMs, value, allowPartial, pollMs, groupKey, roots);
+    return new RouterConfig(groups, host, port, deadlineMs, value, allowPartial, pollMs, groupKey, roots, rerankModel);
   }
 
   public RouterConfig withAllowPartial(boolean value) {
-    return new RouterConfig(groups, host, port, deadlineMs, hedgeMs, value, pollMs, groupKey, roots);
+    return new RouterConfig(groups, host, port, deadlineMs, hedgeMs, value, pollMs, groupKey, roots, rerankModel);
   }
 
   public RouterConfig withPollMs(long value) {
-    return new RouterConfig(groups, host, port, deadlineMs, hedgeMs, allowPartial, value, groupKey, roots);
+    return new RouterConfig(groups, host, port, deadlineMs, hedgeMs, allowPartial, value, groupKey, roots, rerankModel);
   }
 
   public RouterConfig withGroupKey(String value) {
-    return new RouterConfig(groups, host, port, deadlineMs, hedgeMs, allowPartial, pollMs, value, roots);
+    return new RouterConfig(groups, host, port, deadlineMs, hedgeMs, allowPartial, pollMs, value, roots, rerankModel);
   }
 
   /** Searches {@code value} as one (federated); each group serves one of them. */
   public RouterConfig withRoots(List<Root> value) {
-    return new RouterConfig(groups, host, port, deadlineMs, hedgeMs, allowPartial, pollMs, groupKey, value);
+    return new RouterConfig(groups, host, port, deadlineMs, hedgeMs, allowPartial, pollMs, groupKey, value, rerankModel);
+  }
+
+  /** Reranks the merged candidates with the cross-encoder in {@code dir} (null: none). */
+  public RouterConfig withRerankModel(Path dir) {
+    return new RouterConfig(groups, host, port, deadlineMs, hedgeMs, allowPartial, pollMs, groupKey, roots, dir);
   }
 }

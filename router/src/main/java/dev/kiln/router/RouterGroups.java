@@ -127,6 +127,7 @@ final class RouterGroups implements Closeable {
             .orElseThrow().path("plan"));
       }
       Topology.checkFederation(plans, config.roots());
+      Topology.checkReranker(plans, config.rerankModel());
       List<RouterGroups> out = new ArrayList<>();
       for (int r = 0; r < byRoot.size(); r++) {
         List<GroupClient> clients = new ArrayList<>();

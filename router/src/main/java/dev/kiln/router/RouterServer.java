@@ -1,6 +1,8 @@
 package dev.kiln.router;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.kiln.search.rerank.CrossEncoderReranker;
+import dev.kiln.search.rerank.Reranker;
 import java.io.Closeable;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -55,8 +57,18 @@ public final class RouterServer implements Closeable {
    * @throws IllegalArgumentException when the groups' replicas disagree or a group does not answer
    */
   public static RouterServer start(RouterConfig config) throws Exception {
-    List<RouterGroups> groups = RouterGroups.start(config);
-    Router router = new Router(config, groups);
+    // The reranker first: a bad model directory is the operator's to fix before any group is asked.
+    Reranker reranker = config.rerankModel() == null ? null : CrossEncoderReranker.open(config.rerankModel());
+    List<RouterGroups> groups;
+    try {
+      groups = RouterGroups.start(config);
+    } catch (Exception | Error e) {
+      if (reranker != null) {
+        reranker.close();
+      }
+      throw e;
+    }
+    Router router = new Router(config, groups, reranker);
     QueuedThreadPool threads = new QueuedThreadPool(200, 8);
     threads.setName("kiln-route");
     Server server = new Server(threads);
@@ -76,6 +88,7 @@ public final class RouterServer implements Closeable {
         rs.port(), config.groups().size(), config.roots().isEmpty() ? "" : " of " + config.roots().size()
             + " federated roots " + config.roots(), config.deadlineMs(), config.hedgeMs(),
         config.allowPartial() ? "on" : "off");
+    LOG.info("rerank: {}", reranker == null ? "off" : reranker.name() + " (" + config.rerankModel() + ")");
     return rs;
   }
 

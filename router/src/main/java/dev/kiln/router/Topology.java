@@ -2,6 +2,7 @@ package dev.kiln.router;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -18,9 +19,10 @@ final class Topology {
   /**
    * The shard group protocol this router speaks (docs/FORMATS.md): 2 adds hybrid feedback's phases, 3
    * {@code /context} and federated roots, 4 the client's key in {@code X-Kiln-Client-Key}, 5 the
-   * {@code parents} phase (a routed {@code /context} gives every group's hits their parents).
+   * {@code parents} phase (a routed {@code /context} gives every group's hits their parents), 6 per-request
+   * retrieval options (the plan they make in {@code stats}' {@code effective}).
    */
-  static final int PROTOCOL = 5;
+  static final int PROTOCOL = 6;
 
   private Topology() {}
 
@@ -153,6 +155,24 @@ final class Topology {
         throw new IllegalArgumentException("root " + roots.get(r).label() + " is searched with " + p + " but root "
             + roots.get(0).label() + " with " + first + ": start every group with the same search options, as one"
             + " kiln serve of every root would have them");
+      }
+    }
+  }
+
+  /**
+   * Refuses groups started with a reranker when the router has none: the router reranks the merged
+   * candidates itself (the groups never do), so without {@code kiln route --rerank-model} it would answer
+   * what one server without the reranker answers.
+   */
+  static void checkReranker(List<JsonNode> plans, Path rerankModel) {
+    if (rerankModel != null) {
+      return;
+    }
+    for (JsonNode plan : plans) {
+      if (plan.hasNonNull("reranker")) {
+        throw new IllegalArgumentException("the groups are started with a reranker (--rerank-model "
+            + plan.get("reranker").asText() + "), which the router runs on the merged candidates: start kiln route"
+            + " with --rerank-model naming the same model directory");
       }
     }
   }

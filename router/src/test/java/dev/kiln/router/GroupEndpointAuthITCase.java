@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.search.ShardGroupSearch;
+import dev.kiln.search.ShardGroupStats;
 import dev.kiln.search.ShardedCorpus;
 import dev.kiln.search.http.ApiKeys;
 import java.net.URI;
@@ -160,7 +161,7 @@ class GroupEndpointAuthITCase {
   /** {@code refs} legs found on group 0 for the router's key and an unbound client. */
   private static List<JsonNode> references(String queryString) throws Exception {
     JsonNode stats = ok(group(search(queryString).put("phase", "stats"), ROUTER_KEY, ROUTER_KEY));
-    ShardGroupSearch.Global global = ShardGroupSearch.sum(List.of(JSON.treeToValue(stats,
+    ShardGroupSearch.Global global = ShardGroupStats.sum(List.of(JSON.treeToValue(stats,
         ShardGroupSearch.Stats.class)), stats.path("filtered").asBoolean());
     ObjectNode legs = search(queryString).put("phase", "legs");
     legs.set("global", JSON.valueToTree(global));
@@ -183,7 +184,7 @@ class GroupEndpointAuthITCase {
       }
       case "again" -> {
         JsonNode stats = ok(group(search("q=lava").put("phase", "stats"), ROUTER_KEY, ROUTER_KEY));
-        body.set("global", JSON.valueToTree(ShardGroupSearch.sum(List.of(JSON.treeToValue(stats,
+        body.set("global", JSON.valueToTree(ShardGroupStats.sum(List.of(JSON.treeToValue(stats,
             ShardGroupSearch.Stats.class)), false)));
         body.put("n", 5).put("leg", "bm25").set("within", hits);
         body.putObject("terms").put("lava", 1.0);

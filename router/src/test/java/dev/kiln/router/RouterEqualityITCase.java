@@ -24,8 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
  * default options (hybrid's dense and lexical feedback passes included), answers every search as one
  * server over all four shards: the same hits in the same order with the same fields, BM25 scores
  * equal, dense and fused ones within float rounding (the query's embedding can differ in its last bit
- * between processes), for many queries in every mode, with filters, for several k; and a bad
- * parameter is the same 400.
+ * between processes), for many queries in every mode, with filters, for several k, and with
+ * per-request retrieval options (ef, fusion and alpha, depths, gates, feedback off); and a bad
+ * parameter or option is the same 400.
  */
 class RouterEqualityITCase {
   static final ObjectMapper JSON = new ObjectMapper();
@@ -165,13 +166,52 @@ class RouterEqualityITCase {
   }
 
   @Test
-  void perRequestRetrievalOptionsAreRefusedNotIgnored() throws Exception {
-    // One server honours ef; the groups' phases split only the server's own pipeline, so the router
-    // must refuse the option rather than answer as if it had not been given.
-    assertEquals(200, Cluster.get(whole.port(), "/search?q=lava&ef=40").statusCode());
-    HttpResponse<String> routed = Cluster.get(router.port(), "/search?q=lava&ef=40");
-    assertEquals(400, routed.statusCode(), routed.body());
-    assertTrue(routed.body().contains("not supported through `kiln route`"), routed.body());
+  void perRequestRetrievalOptionsGiveTheSingleServersAnswer() throws Exception {
+    // Each set of options as a query string; the groups read them as /search reads them, every phase
+    // and the router's merge, feedback and gate honour them.
+    List<String> options = List.of("&ef=12", "&ef=300", "&fusion=rrf", "&fusion=blend&alpha=0.2",
+        "&fusion=blend&alpha=0.9&dense-depth=15&bm25-depth=25", "&dense-depth=8&bm25-depth=8", "&feedback=false",
+        "&min-score=0.35", "&max-drop=0.05", "&min-score=0.2&max-drop=0.1&fusion=rrf&ef=30",
+        "&feedback=false&fusion=rrf&bm25-depth=40");
+    int changed = 0;
+    int hits = 0;
+    for (String q : List.of("lava magma", "whale krill ocean", "planet comet orbit signal", "pawn king river")) {
+      for (String mode : List.of("bm25", "dense", "hybrid")) {
+        for (String filter : List.of("", "&filter=lang%3Den")) {
+          String base = "/search?q=" + URLEncoder.encode(q, StandardCharsets.UTF_8) + "&mode=" + mode + "&k=10"
+              + filter;
+          JsonNode plain = ok(Cluster.get(whole.port(), base));
+          for (String o : options) {
+            JsonNode expected = ok(Cluster.get(whole.port(), base + o));
+            Cluster.assertSameAnswer(expected, ok(Cluster.get(router.port(), base + o)), 1e-5);
+            if (!expected.path("results").equals(plain.path("results"))) {
+              changed++;
+            }
+            hits += expected.path("results").size();
+          }
+        }
+      }
+    }
+    assertTrue(hits > 500, "the searches found hits to compare: " + hits);
+    // Without the options the router would have answered the plain search: these would have failed.
+    assertTrue(changed > 60, "the options changed answers the router matched: " + changed);
+    String body = "{\"q\":\"lava ash crust\",\"mode\":\"hybrid\",\"k\":12,\"fusion\":\"rrf\",\"ef\":50,"
+        + "\"feedback\":false,\"min-score\":0.3}";
+    Cluster.assertSameAnswer(ok(Cluster.post(whole.port(), "/search", body)),
+        ok(Cluster.post(router.port(), "/search", body)), 1e-5);
+  }
+
+  @Test
+  void aBadOptionIsTheSame400() throws Exception {
+    for (String path : List.of("/search?q=lava&ef=-1", "/search?q=lava&alpha=x", "/search?q=lava&fusion=max",
+        "/search?q=lava&dense-depth=0", "/search?q=lava&rewriter=nonesuch", "/search?q=lava&rerank=true",
+        "/search?q=lava&feedback=maybe", "/search?q=lava&ef=99999999")) {
+      HttpResponse<String> single = Cluster.get(whole.port(), path);
+      HttpResponse<String> routed = Cluster.get(router.port(), path);
+      assertEquals(400, single.statusCode(), path);
+      assertEquals(400, routed.statusCode(), path);
+      assertEquals(JSON.readTree(single.body()), JSON.readTree(routed.body()), path);
+    }
   }
 
   @Test

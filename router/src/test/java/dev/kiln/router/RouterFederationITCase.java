@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  * search as one {@code kiln serve --snapshots A --snapshots B} over every shard of both: the same hits
  * of the same roots in the same order, with the same calibrated scores and the same snapshot label,
  * in every mode, with filters, for several k, with the calibrated merge (Kiln's default) and with RRF
- * and a relevance gate; {@code /context} is refused as the federated server refuses it; and a federated
+ * and a relevance gate, and with per-request options and rewriters; {@code /context} is refused as the federated server refuses it; and a federated
  * server offered as a group, or a group of a root no {@code --root} names, is refused at start-up.
  */
 class RouterFederationITCase {
@@ -126,6 +126,26 @@ class RouterFederationITCase {
     }
     assertEquals(Set.of(rootA.toString(), rootB.toString()), roots, "both roots' hits were compared");
     return hits;
+  }
+
+  @Test
+  void requestOptionsAndRewritersAreTheFederatedServersAnswer() throws Exception {
+    // Each root searches with the request's options and runs its rewriter (the router, once per root);
+    // the roots are merged as the federated server merges them, with the server's own options.
+    List<String> options = List.of("&rewriter=keywords", "&rewriter=rm3&fusion=rrf", "&ef=20&dense-depth=10",
+        "&min-score=0.45", "&feedback=false&alpha=0.3");
+    int hits = 0;
+    for (String q : List.of("lava magma", "whale krill ocean", "planet comet orbit signal")) {
+      for (String mode : List.of("bm25", "dense", "hybrid")) {
+        for (String o : options) {
+          String path = "/search?q=" + URLEncoder.encode(q, StandardCharsets.UTF_8) + "&mode=" + mode + "&k=10" + o;
+          JsonNode expected = ok(Cluster.get(defaults.whole().port(), path));
+          Cluster.assertSameAnswer(expected, ok(Cluster.get(defaults.router().port(), path)), 1e-5);
+          hits += expected.path("results").size();
+        }
+      }
+    }
+    assertTrue(hits > 200, "the searches found hits to compare: " + hits);
   }
 
   @Test

@@ -44,7 +44,8 @@ class RouterRefusalITCase {
       refused(List.of(List.of(a01.uri())), "no group serves shard 2");
       refused(List.of(List.of(a01.uri(), a12.uri()), List.of(a23.uri())), "same shards");
       refused(List.of(List.of(whole.uri())), "start group servers with --shards");
-      refused(List.of(List.of(a01.uri()), List.of(rewriting.uri())), "query rewriting (--prf");
+      // --prf's RM3 is served (the router runs it), but every group must search with the same options.
+      refused(List.of(List.of(a01.uri()), List.of(rewriting.uri())), "start every group with the same search options");
       Cluster.Server gone = cluster.serve(rootA, "2-3", 0);
       gone.close();
       refused(List.of(List.of(a01.uri()), List.of(gone.uri())), "no replica of group 1");

@@ -8,23 +8,25 @@ import java.util.List;
 /**
  * The rerank stage: a cross-encoder rescores the first stage's candidates (retrieval fetches {@link
  * SearchOptions#rerankDepth()} of them, at least k) and the best k are kept. Its score is the
- * calibrated one the relevance gate compares.
+ * calibrated one the relevance gate compares. Public for a router, which reranks the candidates it
+ * merged from shard groups with this same stage, so that its answer is one server's.
  */
-final class RerankStage {
+public final class RerankStage {
   private final Reranker reranker;
   private final int depth;
 
-  RerankStage(Reranker reranker, int depth) {
+  public RerankStage(Reranker reranker, int depth) {
     this.reranker = reranker;
     this.depth = depth;
   }
 
   /** Candidates the first stage retrieves for a request of {@code k}. */
-  int candidates(int k) {
+  public int candidates(int k) {
     return Math.max(k, depth);
   }
 
-  List<SearchHit> apply(String query, List<SearchHit> candidates, int k) {
+  /** The best {@code k} of {@code candidates} by the cross-encoder's score for {@code query}, each with it. */
+  public List<SearchHit> apply(String query, List<SearchHit> candidates, int k) {
     if (candidates.isEmpty()) {
       return candidates;
     }

@@ -77,6 +77,23 @@ final class SearchPipeline {
     return new SearchPipeline(snapshot, effective, chosen, stage);
   }
 
+  /**
+   * The name ({@link QueryRewriters}) of this pipeline's rewriter, by which a router runs the same one:
+   * {@code none} for none, {@code rm3} for {@code --prf}'s; null for a rewriter object given to the
+   * searcher's builder, which has no name.
+   *
+   * @param request the options this pipeline was composed for ({@link #forRequest})
+   */
+  String rewriterName(RequestOptions request) {
+    if (rewriter == QueryRewriter.IDENTITY) {
+      return "none";
+    }
+    if (request.rewriter() != null && QueryRewriters.named(request.rewriter()) == rewriter) {
+      return request.rewriter();
+    }
+    return snapshot.customRewriter() == null && options.prf() ? "rm3" : null;
+  }
+
   SearchOptions options() {
     return options;
   }

@@ -136,11 +136,23 @@ public final class Searcher implements RetrievalPath {
   }
 
   /**
-   * No reranker is loaded and no query rewriter is configured: the stages a router splits across
-   * shard groups (hybrid's feedback passes and the relevance gates included) are all it runs.
+   * Its query rewriter, if any, has a name a router can run it by ({@code --prf}'s RM3, one of {@link
+   * dev.kiln.search.rewrite.QueryRewriters}): the stages a router splits across shard groups (hybrid's
+   * feedback passes, the relevance gates, the reranker and the rewriter, which the router runs) are all
+   * it runs.
    */
   boolean splittablePipeline() {
-    return pipeline.rerank() == null && pipeline.rewriter() == QueryRewriter.IDENTITY;
+    return pipeline.rewriterName(RequestOptions.NONE) != null;
+  }
+
+  /** The name of the rewriter the searcher's own options run ({@link SearchPipeline#rewriterName}). */
+  String rewriterName() {
+    return pipeline.rewriterName(RequestOptions.NONE);
+  }
+
+  /** The stages a request with {@code options} runs (the searcher's own when it sets none); checked. */
+  SearchPipeline pipelineFor(RequestOptions options) {
+    return pipeline.forRequest(options);
   }
 
   /** The Lucene passes of the searcher's own options. */

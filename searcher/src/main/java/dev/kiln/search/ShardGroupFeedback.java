@@ -70,6 +70,18 @@ public final class ShardGroupFeedback {
     }
   }
 
+  /**
+   * Each text's BM25 analysis (term → count, in first-occurrence order): what a router's query rewriter
+   * reads the query and its first pass's chunks with.
+   */
+  public static List<Map<String, Integer>> analyze(Searcher searcher, List<String> texts) {
+    List<Map<String, Integer>> out = new ArrayList<>(texts.size());
+    for (String t : texts) {
+      out.add(searcher.terms(t));
+    }
+    return out;
+  }
+
   /** The query's BM25 analysis: term → count, in first-occurrence order. */
   public static Map<String, Integer> queryTerms(Searcher searcher, String query) {
     return searcher.terms(query);
@@ -142,7 +154,7 @@ public final class ShardGroupFeedback {
       if (query == null || docs.length == 0) {
         return new ShardGroupSearch.Leg("bm25", n, List.of());
       }
-      TopDocs top = CandidateScorer.top(ShardGroupSearch.globalStats(searcher, global),
+      TopDocs top = CandidateScorer.top(ShardGroupStats.globalStats(searcher, global),
           (BooleanQuery) Bm25QueryBuilder.fit(query, 0), docs, n);
       return new ShardGroupSearch.Leg("bm25", n, ShardGroupSearch.hits(searcher, top));
     } catch (IOException e) {

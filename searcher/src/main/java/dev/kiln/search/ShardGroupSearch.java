@@ -15,28 +15,21 @@ import dev.kiln.search.rewrite.LexicalFeedback;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.lucene.index.IndexReader;
-import org.apache.lucene.index.LeafReaderContext;
-import org.apache.lucene.index.Term;
 import org.apache.lucene.index.VectorSimilarityFunction;
-import org.apache.lucene.search.CollectionStatistics;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
-import org.apache.lucene.search.TermStatistics;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.search.TopScoreDocCollectorManager;
-import org.apache.lucene.search.similarities.BM25Similarity;
 
 /**
  * The part of a search a shard group runs for a router, so that the router's merged answer is the
  * one a single process over every shard gives (docs/ARCHITECTURE.md, "Serving beyond one machine").
  *
  * <ol>
- *   <li>{@link #stats}: what only the whole snapshot knows — the query terms' document and term
+ *   <li>{@link ShardGroupStats#stats}: what only the whole snapshot knows — the query terms' document and term
  *       frequencies and the text field's collection statistics (BM25's idf and average length), how
  *       many chunks the filter matches (the exact-versus-graph choice of {@link FilteredVectorSearch}
  *       is snapshot-wide), the largest segment (the automatic HNSW depth) and each shard's maxDoc
@@ -50,8 +43,9 @@ import org.apache.lucene.search.similarities.BM25Similarity;
  * <p>Fusion, its normalisation and the cut to k happen at the router, over the union, with the
  * searcher's own fusion classes. Hybrid's feedback passes run as further phases between legs and
  * fetch ({@link ShardGroupFeedback}); relevance gates run at the router on the fetched hits, which the
- * groups calibrate; a snapshot served with query rewriting or a reranker is refused ({@link
- * #checkSplittable}).
+ * groups calibrate; a reranker runs at the router on the fetched candidates; a snapshot served with
+ * query rewriting is refused ({@link #checkSplittable}). A request's retrieval options ({@link
+ * #options}) make the plan every phase and the router search with.
  */
 public final class ShardGroupSearch {
   private ShardGroupSearch() {}
@@ -70,7 +64,16 @@ public final class ShardGroupSearch {
       @JsonProperty("shards") int[] shards,
       @JsonProperty("shard_max_docs") int[] shardMaxDocs,
       @JsonProperty("plan") Plan plan,
-      @JsonProperty("vector") float[] vector) {}
+      @JsonProperty("effective") Plan effective,
+      @JsonProperty("vector") float[] vector) {
+    /**
+     * The plan this request searches with: the server's ({@code plan}, which a federating router merges
+     * roots with, as a federated server does) with the request's retrieval options over it.
+     */
+    public Plan effectivePlan() {
+      return effective != null ? effective : plan;
+    }
+  }
 
   /**
    * What a group searches with, which every group of one router must share: the router fuses and
@@ -96,7 +99,10 @@ public final class ShardGroupSearch {
       @JsonProperty("hybrid_prf_max_df") double hybridPrfMaxDf,
       @JsonProperty("prf_scope") String prfScope,
       @JsonProperty("min_score") Double minScore,
-      @JsonProperty("max_drop") Double maxDrop) {
+      @JsonProperty("max_drop") Double maxDrop,
+      @JsonProperty("rerank_depth") int rerankDepth,
+      @JsonProperty("reranker") String reranker,
+      @JsonProperty("rewriter") String rewriter) {
     /** The fusion the single process runs with these settings ({@link Retrievers#fusion}). */
     public Fusion toFusion() {
       return FusionMethod.parse(fusion) == FusionMethod.RRF ? new ReciprocalRankFusion(rrfK) : new MinMaxBlend(alpha);
@@ -125,13 +131,20 @@ public final class ShardGroupSearch {
 
   /** The plan of {@code searcher}'s snapshot and options. */
   public static Plan plan(Searcher searcher) {
-    SearchOptions o = searcher.options();
+    return plan(searcher, new Effective(searcher.options(), searcher.rewriterName()));
+  }
+
+  /** The plan of {@code searcher}'s snapshot under a request's effective options. */
+  public static Plan plan(Searcher searcher, Effective effective) {
+    SearchOptions o = effective.options();
     DenseFeedback d = o.denseFeedback();
     LexicalFeedback l = o.lexicalFeedback();
     return new Plan(searcher.modelFingerprint(), searcher.manifest().shards().size(), o.fusion().label(), o.rrfK(),
         o.alpha(), o.ef(), o.exactFilterRatio(), o.denseDepth(), o.bm25Depth(), d.docs(), d.weight(), l.docs(),
         l.terms(), l.originalWeight(), l.maxDocRatio(), o.feedbackScope().label(),
-        Double.isNaN(o.minScore()) ? null : o.minScore(), Double.isNaN(o.maxDrop()) ? null : o.maxDrop());
+        Double.isNaN(o.minScore()) ? null : o.minScore(), Double.isNaN(o.maxDrop()) ? null : o.maxDrop(),
+        o.rerankDepth(), o.reranker() == null ? null : String.valueOf(o.reranker().getFileName()),
+        effective.rewriter());
   }
 
   /** Statistics summed over every group, as the router sends them back with {@link #legs}. */
@@ -154,115 +167,71 @@ public final class ShardGroupSearch {
       @JsonProperty("hits") List<Hit> hits) {}
 
   /**
-   * Refuses a searcher whose pipeline has a stage the router does not split: query rewriting or a
-   * reranker. Hybrid's feedback passes ({@link ShardGroupFeedback}) and the relevance gates (the
-   * groups calibrate the hits they fetch, the router gates) are split.
+   * Refuses a searcher whose pipeline has a stage the router does not split: query rewriting. Hybrid's
+   * feedback passes ({@link ShardGroupFeedback}), the relevance gates (the groups calibrate the hits they
+   * fetch, the router gates) and the reranker (the router reranks the merged candidates with its own,
+   * {@code kiln route --rerank-model}) are split.
    */
   public static void checkSplittable(Searcher searcher) {
     if (!searcher.splittablePipeline()) {
-      throw new IllegalStateException("a shard group cannot serve query rewriting (--prf or a custom rewriter)"
-          + " or a reranker (--rerank-model): turn them off on the group servers; the router does not split"
-          + " them and would answer differently from one server");
+      throw new IllegalStateException("a shard group cannot serve query rewriting (--prf or a custom rewriter):"
+          + " turn it off on the group servers; the router does not split it and would answer differently from"
+          + " one server");
     }
   }
 
-  /** Phase 1: this group's statistics for {@code query} under {@code filter} in {@code mode}. */
-  public static Stats stats(Searcher searcher, String query, SearchMode mode, MetadataFilter filter) {
-    return stats(searcher, query, mode, filter, true);
-  }
-
   /**
-   * {@link #stats}, with the query's embedding only when {@code embed}: the router asks one group
-   * for it, since every group searches with that one vector and embedding is most of a stats call.
+   * What a routed request searches with: the server's options with the request's over them, and the
+   * query rewriter they select, by name ({@code none}: none), which the router runs.
    */
-  public static Stats stats(Searcher searcher, String query, SearchMode mode, MetadataFilter filter,
-      boolean embed) {
-    IndexSearcher is = searcher.indexSearcher();
-    IndexReader reader = is.getIndexReader();
-    try {
-      Map<String, long[]> terms = new LinkedHashMap<>();
-      if (mode != SearchMode.DENSE) {
-        for (String t : searcher.terms(query).keySet()) {
-          Term term = new Term(ShardSchema.TEXT, t);
-          terms.put(t, new long[] {reader.docFreq(term), reader.totalTermFreq(term)});
-        }
-      }
-      Query f = searcher.bind(filter).toQuery();
-      long matches = f == null || mode == SearchMode.BM25 ? reader.numDocs() : is.count(f);
-      long largest = 0;
-      for (LeafReaderContext leaf : reader.leaves()) {
-        largest = Math.max(largest, leaf.reader().maxDoc());
-      }
-      Plan plan = plan(searcher);
-      return new Stats(searcher.snapshotId(), terms, reader.getDocCount(ShardSchema.TEXT),
-          reader.getSumTotalTermFreq(ShardSchema.TEXT), reader.getSumDocFreq(ShardSchema.TEXT), reader.maxDoc(),
-          reader.numDocs(), matches, largest, searcher.shardNumbers(), searcher.shardMaxDocs(), plan,
-          // BM25 needs the embedding only to calibrate the hits a relevance gate judges; of several groups only
-          // the one the router asks embeds the query (it sends the vector on).
-          !embed || (mode == SearchMode.BM25 && plan.gate().isOff()) ? null : searcher.embedQuery(query));
-    } catch (IOException e) {
-      throw new UncheckedIOException("reading statistics failed on snapshot " + searcher.snapshotId(), e);
-    }
-  }
+  public record Effective(SearchOptions options, String rewriter) {}
 
   /**
-   * The router's side of phase 1: the groups' statistics summed, with the dense path decided as the
-   * single process decides it ({@link KnnSearch#resolve} over the largest segment of all;
-   * {@link FilteredVectorSearch#choose} over the summed match count).
+   * The options a routed request searches with, checked as one server checks them (a {@link
+   * SettingException} names the option, a 400); whether to rerank is left to the router, which holds the
+   * reranker ({@code kiln route --rerank-model}).
    *
-   * @param filtered whether the request has a filter
+   * @throws SettingException also for a rewriter without a name (an object given to the searcher's builder)
    */
-  public static Global sum(List<Stats> groups, boolean filtered) {
-    int efOption = groups.get(0).plan().ef();
-    double exactRatio = groups.get(0).plan().exactRatio();
-    Map<String, long[]> terms = new LinkedHashMap<>();
-    long docCount = 0;
-    long sumTtf = 0;
-    long sumDf = 0;
-    long maxDoc = 0;
-    long numDocs = 0;
-    long matches = 0;
-    long largest = 0;
-    float[] vector = null;
-    for (Stats s : groups) {
-      if (vector == null) {
-        vector = s.vector();
-      }
-      s.terms().forEach((t, v) -> {
-        long[] acc = terms.computeIfAbsent(t, x -> new long[2]);
-        acc[0] += v[0];
-        acc[1] += v[1];
-      });
-      docCount += s.docCount();
-      sumTtf += s.sumTotalTermFreq();
-      sumDf += s.sumDocFreq();
-      maxDoc += s.maxDoc();
-      numDocs += s.numDocs();
-      matches += s.filterMatches();
-      largest = Math.max(largest, s.largestSegment());
+  public static Effective effective(Searcher searcher, RequestOptions request) {
+    RequestOptions retrieval = new RequestOptions(request.ef(), request.fusion(), request.alpha(),
+        request.denseDepth(), request.bm25Depth(), request.minScore(), request.maxDrop(), null, request.rerankDepth(),
+        request.feedback(), request.rewriter());
+    SearchPipeline pipeline = searcher.pipelineFor(retrieval);
+    String rewriter = pipeline.rewriterName(retrieval);
+    if (rewriter == null) {
+      throw new SettingException(Setting.REWRITER, " of this server has no name a router can run it by: serve"
+          + " it from one `kiln serve`, or name a rewriter (--rewriter)");
     }
-    int ef = efOption > 0 ? efOption : KnnSearch.efFor(largest);
-    boolean exact = filtered && matches <= (long) Math.floor(exactRatio * numDocs);
-    // One group's embedding for all (the first that sent one): a model's output can differ in the last
-    // bits between processes (or batches), and every group must walk its graph with the same vector.
-    return new Global(terms, docCount, sumTtf, sumDf, maxDoc, ef, exact, vector);
+    return new Effective(pipeline.options(), rewriter);
   }
 
   /** Phase 2: each leg's candidates for a fused top {@code k}, scored with {@code global}. */
   public static List<Leg> legs(Searcher searcher, String query, SearchMode mode, MetadataFilter filter, int k,
       Global global) {
+    return legs(searcher, searcher.options(), query, null, mode, filter, k, global);
+  }
+
+  /**
+   * {@link #legs(Searcher, String, SearchMode, MetadataFilter, int, Global)} under a request's {@code
+   * options}, BM25 scoring {@code bm25Terms} (a rewritten query's weighted terms, in order) when given,
+   * else the query's own terms.
+   */
+  public static List<Leg> legs(Searcher searcher, SearchOptions options, String query, Map<String, Float> bm25Terms,
+      SearchMode mode, MetadataFilter filter, int k, Global global) {
     MetadataFilter bound = searcher.bind(filter);
-    SearchOptions options = searcher.options();
+    Query terms = mode == SearchMode.DENSE ? null
+        : bm25Terms == null ? searcher.bm25Queries().build(query) : searcher.bm25Queries().build(bm25Terms);
     try {
       List<Leg> legs = new ArrayList<>(2);
       if (mode == SearchMode.DENSE) {
         legs.add(dense(searcher, query, bound, k, global));
       } else if (mode == SearchMode.BM25) {
-        legs.add(bm25(searcher, query, bound, k, global));
+        legs.add(bm25(searcher, terms, bound, k, global));
       } else {
         // Leg order and depths as Retrievers composes hybrid: dense first, then BM25.
         legs.add(dense(searcher, query, bound, Math.max(k, options.denseDepth()), global));
-        legs.add(bm25(searcher, query, bound, Math.max(k, options.bm25Depth()), global));
+        legs.add(bm25(searcher, terms, bound, Math.max(k, options.bm25Depth()), global));
       }
       return legs;
     } catch (IOException e) {
@@ -287,27 +256,15 @@ public final class ShardGroupSearch {
     return new Leg("dense", n, hits(searcher, top));
   }
 
-  private static Leg bm25(Searcher searcher, String query, MetadataFilter filter, int n, Global global)
-      throws IOException {
-    return bm25(searcher, searcher.bm25Queries().build(query), filter, n, global);
-  }
-
   /** A BM25 leg of {@code n} for a built query (null: no terms), scored with {@code global}'s statistics. */
   static Leg bm25(Searcher searcher, Query query, MetadataFilter filter, int n, Global global) throws IOException {
     Query q = Retrieval.filtered(query, filter);
     if (q == null) {
       return new Leg("bm25", n, List.of());
     }
-    IndexSearcher is = globalStats(searcher, global);
+    IndexSearcher is = ShardGroupStats.globalStats(searcher, global);
     int m = Math.max(1, Math.min(n, is.getIndexReader().maxDoc()));
     return new Leg("bm25", n, hits(searcher, is.search(q, new TopScoreDocCollectorManager(m, null, m))));
-  }
-
-  /** A searcher over {@code searcher}'s shards that scores BM25 with {@code global}'s statistics. */
-  static IndexSearcher globalStats(Searcher searcher, Global global) {
-    IndexSearcher is = new GlobalStatsSearcher(searcher.indexSearcher().getIndexReader(), global);
-    is.setSimilarity(new BM25Similarity(searcher.manifest().index().bm25K1(), searcher.manifest().index().bm25B()));
-    return is;
   }
 
   static List<Hit> hits(Searcher searcher, TopDocs top) {
@@ -369,34 +326,5 @@ public final class ShardGroupSearch {
       throw new IllegalArgumentException("shard " + h.shard() + " doc " + h.doc() + " is not served here");
     }
     return base + h.doc();
-  }
-
-  /**
-   * A searcher that scores BM25 with the router's summed statistics instead of its own shards': the
-   * same idf and average length as one process over every shard, as Elasticsearch's DFS phase does.
-   */
-  private static final class GlobalStatsSearcher extends IndexSearcher {
-    private final Global global;
-
-    GlobalStatsSearcher(IndexReader reader, Global global) {
-      super(reader, SearchThreads.shared());
-      this.global = global;
-    }
-
-    @Override
-    public TermStatistics termStatistics(Term term, int docFreq, long totalTermFreq) throws IOException {
-      long[] g = global.terms().get(term.text());
-      return g == null || g[0] == 0 ? super.termStatistics(term, docFreq, totalTermFreq)
-          : new TermStatistics(term.bytes(), g[0], g[1]);
-    }
-
-    @Override
-    public CollectionStatistics collectionStatistics(String field) throws IOException {
-      if (!field.equals(ShardSchema.TEXT) || global.docCount() == 0) {
-        return super.collectionStatistics(field);
-      }
-      return new CollectionStatistics(field, global.maxDoc(), global.docCount(), global.sumTotalTermFreq(),
-          global.sumDocFreq());
-    }
   }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.kiln.search.filter.MetadataFilter;
 import dev.kiln.search.rewrite.DenseFeedback;
 import dev.kiln.search.rewrite.LexicalFeedback;
+import dev.kiln.search.rewrite.Rm3Rewriter;
 import dev.kiln.snapshot.SnapshotException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -60,9 +61,9 @@ class ShardGroupSearchTest {
   static SearchResponse routed(List<Searcher> groups, SearchRequest request) {
     List<ShardGroupSearch.Stats> stats = new ArrayList<>();
     for (Searcher g : groups) {
-      stats.add(ShardGroupSearch.stats(g, request.query(), request.mode(), request.filter()));
+      stats.add(ShardGroupStats.stats(g, request.query(), request.mode(), request.filter()));
     }
-    ShardGroupSearch.Global global = ShardGroupSearch.sum(stats, request.filter().toQuery() != null);
+    ShardGroupSearch.Global global = ShardGroupStats.sum(stats, request.filter().toQuery() != null);
     List<List<ShardGroupSearch.Leg>> legs = new ArrayList<>();
     for (Searcher g : groups) {
       legs.add(ShardGroupSearch.legs(g, request.query(), request.mode(), request.filter(), request.k(), global));
@@ -127,19 +128,47 @@ class ShardGroupSearchTest {
   }
 
   @Test
-  void aGroupServesTheDefaultsAndGatesButRefusesRewriting() throws Exception {
+  void aGroupServesNamedRewritersAndGatesButRefusesAnUnnamedRewriter() throws Exception {
     try (Searcher gated = Searcher.builder().root(root).snapshot(whole.snapshotId())
         .options(SearchOptions.defaults().withGates(0.5, 0.1)).shards(ShardSelection.parse("0-1")).build();
         Searcher rm3 = Searcher.builder().root(root).snapshot(whole.snapshotId())
-            .options(SearchOptions.defaults().withPrf(true)).shards(ShardSelection.parse("0-1")).build()) {
-      // Hybrid's feedback passes (on by default) and the gates are split by the router.
+            .options(SearchOptions.defaults().withPrf(true)).shards(ShardSelection.parse("0-1")).build();
+        Searcher custom = Searcher.builder().root(root).snapshot(whole.snapshotId())
+            .rewriter(new Rm3Rewriter(3, 5, 0.4f)).shards(ShardSelection.parse("0-1")).build()) {
+      // Hybrid's feedback passes (on by default), the gates and --prf's RM3 (by name) are split by the router.
       ShardGroupSearch.checkSplittable(gated);
-      IllegalStateException e = assertThrows(IllegalStateException.class, () -> ShardGroupSearch.checkSplittable(rm3));
-      assertTrue(e.getMessage().contains("--prf") && e.getMessage().contains("--rerank-model"), e.getMessage());
+      ShardGroupSearch.checkSplittable(rm3);
+      assertEquals("rm3", ShardGroupSearch.plan(rm3).rewriter());
+      assertEquals("none", ShardGroupSearch.plan(gated).rewriter());
+      // A request's rewriter is named in its plan; switching feedback off switches --prf's RM3 off.
+      assertEquals("keywords", ShardGroupSearch.plan(rm3, ShardGroupSearch.effective(rm3,
+          RequestOptions.builder().rewriter("keywords").build())).rewriter());
+      assertEquals("none", ShardGroupSearch.plan(rm3, ShardGroupSearch.effective(rm3,
+          RequestOptions.builder().feedback(false).build())).rewriter());
+      // A rewriter object given to the builder has no name the router could run it by.
+      IllegalStateException e = assertThrows(IllegalStateException.class,
+          () -> ShardGroupSearch.checkSplittable(custom));
+      assertTrue(e.getMessage().contains("--prf"), e.getMessage());
       assertEquals(0.5, ShardGroupSearch.plan(gated).gate().minScore());
       assertTrue(ShardGroupSearch.plan(even.get(0)).gate().isOff());
     }
     ShardGroupSearch.checkSplittable(even.get(0));
+  }
+
+  @Test
+  void aRequestsOptionsMakeItsPlan() {
+    ShardGroupSearch.Plan plan = ShardGroupSearch.plan(even.get(0), ShardGroupSearch.effective(even.get(0),
+        RequestOptions.builder().ef(77).alpha(0.25).denseDepth(9).minScore(0.4).rerankDepth(33).rerank(true)
+            .build()));
+    assertEquals(77, plan.ef());
+    assertEquals(0.25, plan.alpha());
+    assertEquals(9, plan.denseDepth());
+    assertEquals(0.4, plan.gate().minScore());
+    assertEquals(33, plan.rerankDepth());
+    // rerank=true is the router's to judge (it holds the reranker), not refused by a group without one.
+    assertEquals(null, plan.reranker());
+    assertThrows(SettingException.class, () -> ShardGroupSearch.effective(even.get(0),
+        RequestOptions.builder().rewriter("nonesuch").build()));
   }
 
   @Test

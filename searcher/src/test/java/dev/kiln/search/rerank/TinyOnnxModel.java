@@ -1,5 +1,9 @@
 package dev.kiln.search.rerank;
 
+import dev.kiln.embed.ModelFiles;
+import dev.kiln.embed.ModelRegistry;
+import dev.kiln.embed.ModelSpec;
+import dev.kiln.search.SnapshotFixture;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -13,14 +17,31 @@ import java.nio.file.Path;
  * but computes something trivial and checkable: the mean over unmasked tokens of {@code input_id +
  * token_type_id}. It says nothing about relevance.
  */
-final class TinyOnnxModel {
+public final class TinyOnnxModel {
   private static final int FLOAT = 1;
   private static final int INT64 = 7;
 
   private TinyOnnxModel() {}
 
-  static void write(Path file) throws IOException {
+  public static void write(Path file) throws IOException {
     Files.write(file, model());
+  }
+
+  /**
+   * A whole cross-encoder directory in {@code dir} for {@code CrossEncoderReranker.open}: this model,
+   * the default embedding model's tokenizer (from the model cache, offline) and a model.yaml.
+   */
+  public static Path writeDirectory(Path dir) throws IOException {
+    Files.createDirectories(dir);
+    ModelSpec spec = ModelRegistry.resolve(SnapshotFixture.MODEL);
+    Files.copy(ModelFiles.materialize(spec, spec.tokenizerResource()), dir.resolve("tokenizer.json"));
+    write(dir.resolve("model.onnx"));
+    Files.writeString(dir.resolve("model.yaml"), """
+        model-file: model.onnx
+        max-tokens: 64
+        batch-size: 4
+        """);
+    return dir;
   }
 
   /** The score the model gives one encoded pair. */

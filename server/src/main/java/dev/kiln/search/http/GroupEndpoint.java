@@ -1,5 +1,6 @@
 package dev.kiln.search.http;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -9,13 +10,15 @@ import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchRequest;
 import dev.kiln.search.SearchResponse;
 import dev.kiln.search.Searcher;
+import dev.kiln.search.SettingException;
 import dev.kiln.search.ShardGroupSearch;
+import dev.kiln.search.ShardGroupStats;
 import dev.kiln.search.context.ContextAssembler;
 import dev.kiln.search.context.ParentLookup;
-import dev.kiln.search.filter.FilterException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Optional;
 
@@ -23,8 +26,8 @@ import java.util.Optional;
  * {@code POST /internal/group}: a shard group's side of a router's search ({@link ShardGroupSearch};
  * docs/FORMATS.md, "Shard group protocol"). The body names the phase ({@code describe}, {@code stats},
  * {@code legs}, {@code fetch}, {@code context}, {@code parents}: {@link GroupParents}, and hybrid
- * feedback's {@code chunks}, {@code rescore}, {@code term_stats}, {@code again}: {@link
- * GroupFeedbackPhases}), the snapshot the router pinned (every phase but {@code describe}) and
+ * feedback's {@code chunks}, {@code rescore}, {@code term_stats}, {@code again} and rewriting's {@code
+ * analyze}: {@link GroupFeedbackPhases}), the snapshot the router pinned (every phase but {@code describe}) and
  * the client's own request as it reached the router ({@code method}, {@code query_string},
  * {@code body}), which is parsed here exactly as {@code /search} parses it, so a bad parameter is the
  * same 400, and narrowed by the client's API key, which the router passes on in {@code X-Kiln-Client-Key}
@@ -41,9 +44,18 @@ final class GroupEndpoint {
    * takes the client's key in {@code X-Kiln-Client-Key} (the router's own, unbound, authenticates the call)
    * and refuses hit references outside the narrowed filter (403); 5 adds the {@code parents} phase and the
    * context phase's {@code parents} ({@link GroupParents}), so that a routed {@code /context} expands every
-   * group's hits to their parents.
+   * group's hits to their parents; 6 honours the client's per-request retrieval options in every phase
+   * ({@code stats} answers the plan they make, {@code effective}, and the client's {@code query} and {@code
+   * rerank}), takes {@code depth} (the candidates a reranking router asks for), {@code bm25_terms} in
+   * {@code legs} (a query the router rewrote) and the {@code analyze} phase, and serves groups with a
+   * reranker or a named rewriter ({@code --prf}, {@code --rewriter}), both of which the router runs.
    */
-  static final int PROTOCOL = 5;
+  static final int PROTOCOL = 6;
+  /** The most candidates a router may ask a group for ({@code depth}); a client's rerank depth is bounded lower. */
+  static final int MAX_DEPTH = 100_000;
+
+  /** A rewritten query's weighted BM25 terms, in their order (the order Lucene sums their scores in). */
+  private static final TypeReference<LinkedHashMap<String, Float>> WEIGHTS = new TypeReference<>() {};
 
   private final ServedRoots roots;
   private final Endpoints endpoints;
@@ -122,11 +134,13 @@ final class GroupEndpoint {
       }
       SearchRequest request = narrowed.get();
       try {
+        // The request's retrieval options over the server's, checked as /search checks them (the same 400).
+        ShardGroupSearch.Effective options = ShardGroupSearch.effective(searcher, request.options());
         return switch (phase) {
           case "stats" -> {
             boolean embed = node.path("embed").asBoolean(true);
-            ObjectNode out = json.valueToTree(ShardGroupSearch.stats(searcher, request.query(), request.mode(),
-                request.filter(), embed));
+            ObjectNode out = json.valueToTree(ShardGroupStats.stats(searcher, options, request.query(),
+                request.mode(), request.filter(), embed));
             if (embed && out.path("vector").isNull() && node.path("calibrate_all").asBoolean(false)) {
               // A federating router calibrates every hit, as FederatedSearcher does, BM25's too.
               out.putPOJO("vector", searcher.embedQuery(request.query()));
@@ -134,10 +148,17 @@ final class GroupEndpoint {
             out.put("k", request.k());
             out.put("client_k", clientK);
             out.put("mode", request.mode().name());
+            // What the router's reranker needs: the client's text and whether the request asks for it.
+            out.put("query", request.query());
+            Boolean rerank = request.options().rerank();
+            if (rerank != null) {
+              out.put("rerank", rerank);
+            }
             out.put("filtered", searcher.bind(request.filter()).toQuery() != null);
             yield ok(out);
           }
-          case "legs" -> ok(json.createObjectNode().putPOJO("legs", ShardGroupSearch.legs(searcher, request.query(),
+          case "legs" -> ok(json.createObjectNode().putPOJO("legs", ShardGroupSearch.legs(searcher, options.options(),
+              request.query(), node.hasNonNull("bm25_terms") ? json.convertValue(node.get("bm25_terms"), WEIGHTS) : null,
               request.mode(), request.filter(), request.k(),
               json.treeToValue(node.get("global"), ShardGroupSearch.Global.class))));
           case "fetch" -> {
@@ -148,11 +169,12 @@ final class GroupEndpoint {
             SearchResponse shown = sources.show(new SearchResponse(searcher.snapshotId(), request.mode(), hits));
             yield ok(json.createObjectNode().putPOJO("hits", shown.results()));
           }
-          case "chunks", "rescore", "term_stats", "again" -> ok(feedback.answer(phase, node, searcher, request));
+          case "chunks", "rescore", "term_stats", "again", "analyze" -> ok(feedback.answer(phase, node, searcher,
+              request));
           default -> throw new BadRequest("unknown phase '" + phase + "': use describe, stats, legs, chunks, rescore,"
-              + " term_stats, again, fetch, context or parents");
+              + " term_stats, again, analyze, fetch, context or parents");
         };
-      } catch (FilterException e) {
+      } catch (SettingException e) { // a FilterException too
         throw new BadRequest(QueryParams.clientMessage(e));
       } catch (GroupScope.Refused e) {
         return Reply.error(403, e.getMessage());
@@ -191,7 +213,7 @@ final class GroupEndpoint {
       return Optional.of(request);
     }
     return key.narrow(request.filter())
-        .map(f -> new SearchRequest(request.query(), request.mode(), request.k(), f));
+        .map(f -> new SearchRequest(request.query(), request.mode(), request.k(), f, request.options()));
   }
 
   /**
@@ -206,28 +228,28 @@ final class GroupEndpoint {
     if (!endpoint.equals("search") && !endpoint.equals("context")) {
       throw new BadRequest("unknown endpoint '" + endpoint + "': use search or context");
     }
-    Endpoints.SearchCall call = endpoints.parse(endpoint, method.equals("POST") ? "POST" : "GET", query, body);
-    SearchRequest request = call.request();
-    // The phases split only the server's own pipeline: a request's options would make the router's
-    // answer differ from one process's, so they are refused rather than ignored.
-    if (!request.options().isEmpty()) {
-      throw new BadRequest("per-request retrieval options (" + request.options() + ") are not supported through"
-          + " `kiln route` yet: set them on the shard groups' `kiln serve`");
-    }
-    return call;
+    return endpoints.parse(endpoint, method.equals("POST") ? "POST" : "GET", query, body);
   }
 
   /**
    * With {@code "federated": true} (a router federating roots), the request with its k replaced by the
    * depth {@link FederatedSearcher} asks each root for; the stats phase reports both ({@code k},
-   * {@code client_k}).
+   * {@code client_k}). With {@code "depth"} (a router that reranks), k is that many candidates.
    */
   private static SearchRequest federated(SearchRequest request, JsonNode node) {
-    if (!node.path("federated").asBoolean(false)) {
-      return request;
+    int k = request.k();
+    if (node.path("federated").asBoolean(false)) {
+      k = FederatedSearcher.depth(k);
     }
-    return new SearchRequest(request.query(), request.mode(), FederatedSearcher.depth(request.k()), request.filter(),
-        request.options());
+    if (node.has("depth")) {
+      // Protocol 6: the candidates the router's reranker rescores, set after the statistics phase.
+      k = node.path("depth").asInt(0);
+      if (k < 1 || k > MAX_DEPTH) {
+        throw new BadRequest("'depth' must be in 1.." + MAX_DEPTH + ": the candidates the router reranks");
+      }
+    }
+    return k == request.k() ? request
+        : new SearchRequest(request.query(), request.mode(), k, request.filter(), request.options());
   }
 
   private List<ShardGroupSearch.Hit> hits(JsonNode array) throws IOException {

@@ -16,8 +16,9 @@ import java.util.List;
 /**
  * The phases of {@code /internal/group} that split hybrid search's feedback passes ({@link
  * ShardGroupFeedback}; docs/FORMATS.md, "Shard group protocol", version 2): {@code chunks}, {@code
- * rescore}, {@code term_stats} and {@code again}. The router sends each group only hits it serves, and
- * only hits its legs found: any other is refused ({@link GroupScope}).
+ * rescore}, {@code term_stats} and {@code again}, and query rewriting's {@code analyze} (version 6: the
+ * router's rewriter reads texts with the snapshot's analysis). The router sends each group only hits it
+ * serves, and only hits its legs found: any other is refused ({@link GroupScope}).
  */
 final class GroupFeedbackPhases {
   private static final TypeReference<LinkedHashMap<String, Float>> WEIGHTS = new TypeReference<>() {};
@@ -40,6 +41,11 @@ final class GroupFeedbackPhases {
       case "rescore" -> out.putPOJO("scores", ShardGroupFeedback.rescore(searcher,
           hits(node.path("hits"), searcher, request),
           vector(node)));
+      case "analyze" -> {
+        List<String> texts = new ArrayList<>();
+        node.path("texts").forEach(t -> texts.add(t.asText()));
+        out.putPOJO("terms", ShardGroupFeedback.analyze(searcher, texts));
+      }
       case "term_stats" -> {
         List<String> terms = new ArrayList<>();
         node.path("terms").forEach(t -> terms.add(t.asText()));
