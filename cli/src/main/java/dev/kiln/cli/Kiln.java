@@ -3,6 +3,8 @@ package dev.kiln.cli;
 import dev.kiln.config.ConfigException;
 import dev.kiln.publish.BuildRunningException;
 import dev.kiln.snapshot.SnapshotException;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,15 +15,22 @@ import picocli.CommandLine.Command;
  * {@code eval}, {@code serve} and {@code snapshots} run on the searcher and the storage alone;
  * {@code build} and {@code regress} hand their checked configuration to the {@link BuildBackend} that
  * module {@code jobs} provides, which the launcher puts on the classpath for those two commands only.
+ *
+ * <p>A command line that names its command first gets a parser of that command alone: picocli reads
+ * the annotations of every command it is given, and reading the six others' (and loading their
+ * classes: the server's, the router's) was a tenth of a cold {@code kiln search}'s start (issue 47.4).
+ * Anything else ({@code kiln --help}, a misspelt command) gets all of them, for the listing and the
+ * suggestions.
  */
 @Command(
     name = "kiln",
     mixinStandardHelpOptions = true,
     version = "kiln 0.1.0",
-    description = "Bakes hybrid (HNSW + BM25) search snapshots offline with Flink and searches them.",
-    subcommands = {BuildCommand.class, SearchCommand.class, EvalCommand.class, ServeCommand.class, RouteCommand.class,
-        SnapshotsCommand.class, RegressCommand.class})
+    description = "Bakes hybrid (HNSW + BM25) search snapshots offline with Flink and searches them.")
 public final class Kiln implements Runnable {
+  /** The commands by name, in the order {@code kiln --help} lists them (each class's {@code @Command} name). */
+  static final Map<String, Class<?>> COMMANDS = commands();
+
   /** Success. */
   public static final int OK = 0;
   /** A failure while doing the work. */
@@ -37,7 +46,7 @@ public final class Kiln implements Runnable {
 
   /** Runs a command line and returns its exit code (0 ok, 1 failure, 2 usage or configuration). */
   public static int execute(String... args) {
-    CommandLine cli = new CommandLine(new Kiln());
+    CommandLine cli = commandLine(args);
     cli.setExitCodeExceptionMapper(e -> e instanceof ConfigException || e instanceof CommandLine.ParameterException
         ? USAGE : FAILURE);
     cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
@@ -64,6 +73,33 @@ public final class Kiln implements Runnable {
       return FAILURE;
     });
     return cli.execute(args);
+  }
+
+  /**
+   * The parser for {@code args}: of the command they name first, or of every command (no arguments
+   * gives every command: {@code --help}'s tree).
+   */
+  static CommandLine commandLine(String... args) {
+    CommandLine cli = new CommandLine(new Kiln());
+    Class<?> named = args.length > 0 ? COMMANDS.get(args[0]) : null;
+    for (Map.Entry<String, Class<?>> command : COMMANDS.entrySet()) {
+      if (named == null || named == command.getValue()) {
+        cli.addSubcommand(command.getKey(), command.getValue());
+      }
+    }
+    return cli;
+  }
+
+  private static Map<String, Class<?>> commands() {
+    Map<String, Class<?>> m = new LinkedHashMap<>();
+    m.put("build", BuildCommand.class);
+    m.put("search", SearchCommand.class);
+    m.put("eval", EvalCommand.class);
+    m.put("serve", ServeCommand.class);
+    m.put("route", RouteCommand.class);
+    m.put("snapshots", SnapshotsCommand.class);
+    m.put("regress", RegressCommand.class);
+    return m;
   }
 
   /** The innermost useful message: Flink wraps task failures several levels deep. */

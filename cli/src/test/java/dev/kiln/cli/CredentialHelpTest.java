@@ -25,7 +25,7 @@ class CredentialHelpTest {
   @Test
   void helpNeverSuggestsSecretsOnTheCommandLine() {
     int withFs = 0;
-    for (CommandLine c : all(new CommandLine(new Kiln()))) {
+    for (CommandLine c : all(Kiln.commandLine())) {
       String help = c.getUsageMessage(CommandLine.Help.Ansi.OFF).replaceAll("\\s+", " ");
       assertFalse(SECRET_AS_FLAG.matcher(help).find(), c.getCommandName() + " --help: " + help);
       if (help.contains("--fs")) {
