@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -129,15 +130,22 @@ public final class TextEmbedder implements AutoCloseable {
   private static Model loadOnnx(Path file, int threads, EmbedDevice device)
       throws IOException, MalformedModelException, OrtException {
     Model model = Model.newInstance(file.getFileName().toString(), device.djlDevice(), ModelEngine.ONNX.djlName());
-    // ONNX Runtime copies the options into the session, so they are released once it exists.
-    try (OrtSession.SessionOptions options = new OrtSession.SessionOptions()) {
-      for (Map.Entry<String, String> e : sessionConfig(threads, device).entrySet()) {
-        options.addConfigEntry(e.getKey(), e.getValue());
+    Map<String, String> config = sessionConfig(threads, device);
+    Map<String, Object> load = new HashMap<>();
+    load.put("interOpNumThreads", "1");
+    load.put("intraOpNumThreads", Integer.toString(threads));
+    // ONNX Runtime copies the options into the session, so they are released once it exists. Without
+    // settings of its own (GPU, one thread) the session gets DJL's options, as before.
+    try (OrtSession.SessionOptions options = config.isEmpty() ? null : new OrtSession.SessionOptions()) {
+      if (options != null) {
+        for (Map.Entry<String, String> e : config.entrySet()) {
+          options.addConfigEntry(e.getKey(), e.getValue());
+        }
+        load.put("sessionOptions", options);
       }
-      model.load(file, null, Map.of("sessionOptions", options, "interOpNumThreads", "1",
-          "intraOpNumThreads", Integer.toString(threads)));
+      model.load(file, null, load);
       return model;
-    } catch (IOException | MalformedModelException | RuntimeException e) {
+    } catch (IOException | MalformedModelException | OrtException | RuntimeException e) {
       model.close();
       throw e;
     }
@@ -147,8 +155,9 @@ public final class TextEmbedder implements AutoCloseable {
    * Session settings beyond DJL's defaults. A CPU slot with more than one intra-op thread does not let
    * its idle threads spin: ONNX Runtime's default busy-waits them between operators, which on a machine
    * shared with other slots, stages or builds burns cores the others need. Measured with raw ONNX
-   * Runtime, bge-small-en-v15-q, batch 1, two threads (docs/results/embedding.md): spinning cost 38 %
-   * more CPU per token and, under load, 3.1x the wall time. GPU sessions keep the defaults.
+   * Runtime, one slot of two threads, batch 1, bge-small, three alternated pairs (docs/results/embedding.md):
+   * spinning cost 1.9x the CPU per token and, on the loaded machine, 2.5x the wall time. GPU sessions keep
+   * the defaults.
    */
   static Map<String, String> sessionConfig(int threads, EmbedDevice device) {
     if (device.isGpu() || threads <= 1) {
