@@ -18,6 +18,7 @@ if [[ -z "${BENCH_SKIP_BUILD:-}" ]]; then
   (cd "$KILN_HOME" && mvn -B -o -q -DskipTests -Dkiln.shade.skip=true package -pl bench -am) >&2
 fi
 CACHE="${KILN_CACHE_DIR:-$KILN_HOME/kiln-data/cache}"
+BENCH_COMMIT="$(git -C "$KILN_HOME" rev-parse HEAD 2>/dev/null || echo unknown)"; export BENCH_COMMIT
 exec "$JAVA_HOME/bin/java" --add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED \
   --sun-misc-unsafe-memory-access=allow -Xmx${BENCH_HEAP:-3g} \
   -Dkiln.cache.dir="$CACHE" -Dai.djl.offline=true -DOPT_OUT_TRACKING=true \

@@ -78,6 +78,8 @@ public final class EmbedLimitBench {
     report.put("corpus", corpus.toString());
     report.put("docs", docs);
     report.put("cores", Runtime.getRuntime().availableProcessors());
+    report.put("jvm", Runtime.version().toString());
+    report.put("commit", System.getenv().getOrDefault("BENCH_COMMIT", "unknown"));
     report.put("slots", slots);
     report.put("threads_per_slot", threads);
     List<Object> perModel = new ArrayList<>();
@@ -384,17 +386,17 @@ public final class EmbedLimitBench {
     if (embedded != p.chunks().size()) {
       throw new IllegalStateException("operator embedded " + embedded + " of " + p.chunks().size() + " chunks");
     }
-    Map<String, Object> r = new LinkedHashMap<>();
-    r.put("wall_s", wall);
-    r.put("cpu_s", cpu);
-    r.put("busy_s_all_slots", busyNs / 1e9);
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("wall_s", wall);
+    out.put("cpu_s", cpu);
+    out.put("busy_s_all_slots", busyNs / 1e9);
     if (p.tokens() >= 0) { // the fixed-cost job over a few passages has no token count
-      r.put("tokens_per_s", p.tokens() / wall);
+      out.put("tokens_per_s", p.tokens() / wall);
       // The stage timer adds every subtask's time: busy tokens/s is per slot times the slots.
-      r.put("busy_tokens_per_s", p.tokens() / (busyNs / 1e9) * slots);
-      r.put("tokens_per_cpu_s", p.tokens() / cpu);
+      out.put("busy_tokens_per_s", p.tokens() / (busyNs / 1e9) * slots);
+      out.put("tokens_per_cpu_s", p.tokens() / cpu);
     }
-    return r;
+    return out;
   }
 
   interface Step {
