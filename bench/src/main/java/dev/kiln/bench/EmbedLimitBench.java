@@ -3,6 +3,7 @@ package dev.kiln.bench;
 import ai.onnxruntime.OrtSession.SessionOptions.OptLevel;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.sun.management.OperatingSystemMXBean;
 import dev.kiln.bench.RawOrtEmbedder.Config;
 import dev.kiln.chunk.EmbeddingInput;
 import dev.kiln.chunk.RecursiveChunker;
@@ -24,6 +25,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -200,7 +202,6 @@ public final class EmbedLimitBench {
     long tokens = countTokens(spec, p);
     Config best = baseline();
     double bestRate = measure(spec, best, p, tokens, log);
-    List<List<Config>> axes = new ArrayList<>();
     for (int axis = 0; axis < 4; axis++) {
       List<Config> candidates = new ArrayList<>();
       switch (axis) {
@@ -216,7 +217,6 @@ public final class EmbedLimitBench {
         case 2 -> candidates.add(best.withArena(!best.arena()));
         default -> candidates.add(best.withMemoryPattern(!best.memoryPattern()));
       }
-      axes.add(candidates);
       Config axisBest = best;
       for (Config c : candidates) {
         double rate = measure(spec, c, p, tokens, log);
@@ -362,7 +362,7 @@ public final class EmbedLimitBench {
     if (failure[0] != null) {
       throw failure[0];
     }
-    lastSlotCpu = java.util.Arrays.stream(slotCpu).sum() / 1e9;
+    lastSlotCpu = Arrays.stream(slotCpu).sum() / 1e9;
     return wall;
   }
 
@@ -418,7 +418,7 @@ public final class EmbedLimitBench {
 
   /** CPU time of this process, every thread (ONNX Runtime's native ones too). */
   static long cpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+    return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
         .getProcessCpuTime();
   }
 
