@@ -158,7 +158,7 @@ public final class EmbedBench {
     return docs;
   }
 
-  private static Map<String, String> options(String[] args) {
+  static Map<String, String> options(String[] args) {
     Map<String, String> m = new HashMap<>();
     for (int i = 0; i < args.length; i++) {
       if (!args[i].startsWith("--") || i + 1 >= args.length) {
@@ -169,7 +169,7 @@ public final class EmbedBench {
     return m;
   }
 
-  private static String require(Map<String, String> opt, String key) {
+  static String require(Map<String, String> opt, String key) {
     String v = opt.get(key);
     if (v == null) {
       throw new IllegalArgumentException("--" + key + " is required");

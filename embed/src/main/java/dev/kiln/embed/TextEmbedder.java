@@ -1,6 +1,7 @@
 package dev.kiln.embed;
 
 import ai.djl.MalformedModelException;
+import ai.djl.Model;
 import ai.djl.huggingface.tokenizers.Encoding;
 import ai.djl.inference.Predictor;
 import ai.djl.ndarray.NDArray;
@@ -14,12 +15,16 @@ import ai.djl.repository.zoo.ZooModel;
 import ai.djl.translate.NoopTranslator;
 import ai.djl.translate.TranslateException;
 import ai.djl.util.PairList;
+import ai.onnxruntime.OrtException;
+import ai.onnxruntime.OrtSession;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,18 +39,17 @@ public final class TextEmbedder implements AutoCloseable {
 
   private final ModelSpec spec;
   private final ModelTokenizer tokenizer;
-  private final ZooModel<NDList, NDList> model;
+  private final Model model;
   private final Predictor<NDList, NDList> predictor;
   private final List<String> inputNames;
   private final int batchSize;
   private final AtomicLong truncated = new AtomicLong();
 
-  private TextEmbedder(ModelSpec spec, ModelTokenizer tokenizer, ZooModel<NDList, NDList> model,
-      int batchSize) {
+  private TextEmbedder(ModelSpec spec, ModelTokenizer tokenizer, Model model, int batchSize) {
     this.spec = spec;
     this.tokenizer = tokenizer;
     this.model = model;
-    this.predictor = model.newPredictor();
+    this.predictor = model.newPredictor(new NoopTranslator());
     this.batchSize = batchSize;
     this.inputNames = inputNames(spec, model);
   }
@@ -86,36 +90,80 @@ public final class TextEmbedder implements AutoCloseable {
     ModelTokenizer tokenizer = ModelTokenizer.open(spec);
     try {
       Path file = ModelFiles.materialize(spec, spec.modelResource());
-      Criteria.Builder<NDList, NDList> builder = Criteria.builder()
-          .setTypes(NDList.class, NDList.class)
-          .optEngine(spec.engine().djlName())
-          .optDevice(device.djlDevice())
-          .optTranslator(new NoopTranslator());
-      if (spec.engine() == ModelEngine.PYTORCH) {
-        // DJL reads these once, when the PyTorch engine starts.
-        setIfAbsent("ai.djl.pytorch.num_threads", Integer.toString(t));
-        setIfAbsent("ai.djl.pytorch.num_interop_threads", "1");
-        String fileName = file.getFileName().toString();
-        builder.optModelPath(file.getParent())
-            .optModelName(fileName.substring(0, fileName.lastIndexOf('.')))
-            .optOption("mapLocation", "true");
-      } else {
-        builder.optModelPath(file)
-            .optOption("interOpNumThreads", "1")
-            .optOption("intraOpNumThreads", Integer.toString(t));
-      }
-      ZooModel<NDList, NDList> model = builder.build().loadModel();
+      Model model = spec.engine() == ModelEngine.PYTORCH ? loadTorch(spec, file, t, device) : loadOnnx(file, t, device);
       String threadNote = spec.engine() == ModelEngine.PYTORCH
           ? System.getProperty("ai.djl.pytorch.num_threads") + " PyTorch intra-op thread(s), process-wide"
-          : t + " ONNX Runtime intra-op thread(s)";
+          : t + " ONNX Runtime intra-op thread(s)" + (device.isGpu() || t == 1 ? "" : ", not spinning");
       LOG.info("loaded embedding model {} ({}, {}, {}-d, {} pooling, max {} tokens) on {} with {}, batch {}",
           spec.name(), spec.engine(), spec.precision(), spec.dimension(), spec.pooling(), spec.maxTokens(),
           device, threadNote, batchSize);
       return new TextEmbedder(spec, tokenizer, model, batchSize);
-    } catch (IOException | ModelNotFoundException | MalformedModelException e) {
+    } catch (IOException | ModelNotFoundException | MalformedModelException | OrtException e) {
       tokenizer.close();
       throw new IllegalStateException("cannot load embedding model " + spec.name() + ": " + e.getMessage(), e);
     }
+  }
+
+  private static Model loadTorch(ModelSpec spec, Path file, int threads, EmbedDevice device)
+      throws IOException, ModelNotFoundException, MalformedModelException {
+    // DJL reads these once, when the PyTorch engine starts.
+    setIfAbsent("ai.djl.pytorch.num_threads", Integer.toString(threads));
+    setIfAbsent("ai.djl.pytorch.num_interop_threads", "1");
+    String fileName = file.getFileName().toString();
+    ZooModel<NDList, NDList> model = Criteria.builder()
+        .setTypes(NDList.class, NDList.class)
+        .optEngine(spec.engine().djlName())
+        .optDevice(device.djlDevice())
+        .optTranslator(new NoopTranslator())
+        .optModelPath(file.getParent())
+        .optModelName(fileName.substring(0, fileName.lastIndexOf('.')))
+        .optOption("mapLocation", "true")
+        .build()
+        .loadModel();
+    return model;
+  }
+
+  /**
+   * ONNX Runtime, loaded through DJL's model API rather than its Criteria: only that way takes a session
+   * options object, which carries the settings DJL has no string option for ({@link #sessionConfig}).
+   */
+  private static Model loadOnnx(Path file, int threads, EmbedDevice device)
+      throws IOException, MalformedModelException, OrtException {
+    Model model = Model.newInstance(file.getFileName().toString(), device.djlDevice(), ModelEngine.ONNX.djlName());
+    Map<String, String> config = sessionConfig(threads, device);
+    Map<String, Object> load = new HashMap<>();
+    load.put("interOpNumThreads", "1");
+    load.put("intraOpNumThreads", Integer.toString(threads));
+    // ONNX Runtime copies the options into the session, so they are released once it exists. Without
+    // settings of its own (GPU, one thread) the session gets DJL's options, as before.
+    try (OrtSession.SessionOptions options = config.isEmpty() ? null : new OrtSession.SessionOptions()) {
+      if (options != null) {
+        for (Map.Entry<String, String> e : config.entrySet()) {
+          options.addConfigEntry(e.getKey(), e.getValue());
+        }
+        load.put("sessionOptions", options);
+      }
+      model.load(file, null, load);
+      return model;
+    } catch (IOException | MalformedModelException | OrtException | RuntimeException e) {
+      model.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Session settings beyond DJL's defaults. A CPU slot with more than one intra-op thread does not let
+   * its idle threads spin: ONNX Runtime's default busy-waits them between operators, which on a machine
+   * shared with other slots, stages or builds burns cores the others need. Measured with raw ONNX
+   * Runtime, one slot of two threads, batch 1, bge-small, three alternated pairs (docs/results/embedding.md):
+   * spinning cost 1.9x the CPU per token and, on the loaded machine, 2.5x the wall time. GPU sessions keep
+   * the defaults.
+   */
+  static Map<String, String> sessionConfig(int threads, EmbedDevice device) {
+    if (device.isGpu() || threads <= 1) {
+      return Map.of();
+    }
+    return Map.of("session.intra_op.allow_spinning", "0");
   }
 
   private static void setIfAbsent(String key, String value) {
@@ -125,7 +173,7 @@ public final class TextEmbedder implements AutoCloseable {
   }
 
   /** The model's inputs in call order: declared by the spec, else by the model, else the BERT three. */
-  private static List<String> inputNames(ModelSpec spec, ZooModel<NDList, NDList> model) {
+  private static List<String> inputNames(ModelSpec spec, Model model) {
     if (spec.inputs() != null) {
       return spec.inputs();
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -86,5 +87,31 @@ class TextEmbedderTest {
     long before = embedder.truncatedCount();
     embedder.embedPassages(List.of("word ".repeat(600)));
     assertEquals(before + 1, embedder.truncatedCount());
+  }
+
+  /**
+   * A CPU slot with several intra-op threads parks its idle threads instead of spinning (they burned
+   * cores other slots and stages need, docs/results/embedding.md); one thread has nothing to park and a
+   * GPU session keeps ONNX Runtime's defaults.
+   */
+  @Test
+  void cpuSlotsWithSeveralThreadsDoNotSpinAndGpuSessionsKeepTheDefaults() {
+    assertEquals(Map.of("session.intra_op.allow_spinning", "0"), TextEmbedder.sessionConfig(2, EmbedDevice.CPU));
+    assertEquals(Map.of(), TextEmbedder.sessionConfig(1, EmbedDevice.CPU));
+    assertEquals(Map.of(), TextEmbedder.sessionConfig(4, new EmbedDevice(0, false, "test")));
+  }
+
+  /** The session options reach the real session: a two-thread slot loads and embeds as one thread does. */
+  @Test
+  void aTwoThreadSlotWithoutSpinningEmbedsLikeAOneThreadSlot() {
+    String text = "Length-sorted batches pad each text only to its own batch's longest text.";
+    try (TextEmbedder one = TextEmbedder.open(ModelRegistry.resolve(ModelRegistry.DEFAULT_MODEL), 1, 1);
+        TextEmbedder two = TextEmbedder.open(ModelRegistry.resolve(ModelRegistry.DEFAULT_MODEL), 1, 2)) {
+      float[] a = one.embedPassages(List.of(text))[0];
+      float[] b = two.embedPassages(List.of(text))[0];
+      assertEquals(384, b.length);
+      // int8 products are exact; only the float reductions may be split differently over two threads.
+      assertTrue(cos(a, b) > 1 - 1e-5, "cosine " + cos(a, b));
+    }
   }
 }
