@@ -63,11 +63,22 @@ public final class ScaleBench {
     result.put("noise_sigma", o.noise);
     result.put("dataset", o.dataset);
     result.put("model", o.model);
+    result.put("base_docs", o.baseDocs > 0 ? Integer.toString(o.baseDocs) : "all");
     result.put("heap", o.heap);
     result.put("cpus", Runtime.getRuntime().availableProcessors());
     result.put("load_average_start", loadAverage());
 
-    BaseData.buildIfMissing(o.heap, logs, o.config, o.model, dataset.resolve("corpus.jsonl"), baseSnapshots);
+    Path baseCorpus = dataset.resolve("corpus.jsonl");
+    if (o.baseDocs > 0) {
+      baseCorpus = baseDir.resolve("corpus-first" + o.baseDocs + ".jsonl");
+      if (!Files.exists(baseCorpus)) {
+        Files.createDirectories(baseDir);
+        try (var lines = Files.lines(dataset.resolve("corpus.jsonl"))) {
+          Files.write(baseCorpus, lines.filter(l -> !l.isBlank()).limit(o.baseDocs).toList());
+        }
+      }
+    }
+    BaseData.buildIfMissing(o.heap, logs, o.config, o.model, baseCorpus, baseSnapshots);
     BaseData base = BaseData.load(dataset.resolve("corpus.jsonl"), dataset.resolve("queries.jsonl"), baseSnapshots,
         baseDir.resolve("query-vectors.json"), o.model);
     result.put("base", base.describe());

@@ -11,12 +11,12 @@ final class ScaleOptions {
   static final String USAGE = """
       usage: bench-scale.sh --chunks N [--json] [--seed S] [--noise SIGMA] [--queries Q] [--recall-queries R]
                             [--threads 1,2,4] [--qps-queries N] [--heap 4g] [--work DIR] [--datasets DIR]
-                            [--dataset scifact] [--model all-minilm-l6-v2-q] [--config configs/build.yaml] [--rebuilds 3] [--skip-raw] [--skip-rebuild]
+                            [--dataset scifact] [--model all-minilm-l6-v2-q] [--base-docs N] [--config configs/build.yaml] [--rebuilds 3] [--skip-raw] [--skip-rebuild]
                             [--skip-aot] [--skip-search] [--keep] [--resume]""";
 
   private static final Set<String> VALUE_OPTIONS = Set.of("--chunks", "--seed", "--noise",
       "--queries", "--recall-queries", "--threads", "--qps-queries", "--heap", "--work", "--datasets", "--dataset",
-      "--config", "--rebuilds", "--model");
+      "--config", "--rebuilds", "--model", "--base-docs");
 
   long chunks = -1;
   boolean json;
@@ -36,6 +36,12 @@ final class ScaleOptions {
    * corpus runs with it as {@code embed.model} (the rest of {@link #config} as it is).
    */
   String model = "all-minilm-l6-v2-q";
+  /**
+   * The base is built from the dataset's first N documents only (0 = all): a slower model's base costs
+   * minutes per thousand documents on a small machine, and the synthetic corpus needs real vectors of
+   * the model to mix, not all of them. Its own base folder ({@code -first<N>}).
+   */
+  int baseDocs;
   Path config = Path.of("configs/build.yaml");
   boolean skipRaw;
   boolean skipRebuild;
@@ -62,7 +68,8 @@ final class ScaleOptions {
 
   /** The base dataset's folder: {@code base-<dataset>} for the default model, else {@code base-<dataset>-<model>}. */
   Path baseDir() {
-    return work.resolve(model.equals(ModelRegistry.DEFAULT_MODEL) ? "base-" + dataset : "base-" + dataset + "-" + model);
+    String name = model.equals(ModelRegistry.DEFAULT_MODEL) ? "base-" + dataset : "base-" + dataset + "-" + model;
+    return work.resolve(baseDocs > 0 ? name + "-first" + baseDocs : name);
   }
 
   /** The build step's arguments after the result file: the configuration, corpus, root and the model. */
@@ -107,6 +114,7 @@ final class ScaleOptions {
               case "--config" -> o.config = Path.of(v);
               case "--rebuilds" -> o.rebuilds = Integer.parseInt(v);
               case "--model" -> o.model = v;
+              case "--base-docs" -> o.baseDocs = Integer.parseInt(v);
               default -> throw new IllegalArgumentException("unknown option " + a);
             }
           } catch (NumberFormatException e) {
@@ -117,6 +125,9 @@ final class ScaleOptions {
     }
     if (o.chunks < 1) {
       throw new IllegalArgumentException("--chunks N (N >= 1) is required");
+    }
+    if (o.baseDocs < 0) {
+      throw new IllegalArgumentException("--base-docs must be >= 0 (0 = every document), was " + o.baseDocs);
     }
     if (o.queries < 1 || o.recallQueries < 1 || o.qpsQueries < 1 || o.rebuilds < 1 || !(o.noise >= 0)) {
       throw new IllegalArgumentException(
