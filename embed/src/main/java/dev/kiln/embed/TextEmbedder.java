@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,11 +67,23 @@ public final class TextEmbedder implements AutoCloseable {
    *     takes them per session; PyTorch has one process-wide pool, sized by the first slot to load
    */
   public static TextEmbedder open(ModelSpec spec, int batchSize, int threads, EmbedDevice device) {
-    DjlEnvironment.prepare();
-    return DjlEnvironment.inDjlContext(() -> load(spec, batchSize, threads, device));
+    return open(spec, batchSize, threads, device, Map.of());
   }
 
-  private static TextEmbedder load(ModelSpec spec, int batchSize, int threads, EmbedDevice device) {
+  /**
+   * As {@link #open(ModelSpec, int, int, EmbedDevice)}, with DJL engine options added (ONNX Runtime's
+   * session options by DJL's names: {@code optLevel}, {@code executionMode}, {@code
+   * memoryPatternOptimization}, {@code cpuArenaAllocator}, …; they win over the thread settings): what
+   * a benchmark compares query-embedding settings with (bench QueryLatencyStep).
+   */
+  public static TextEmbedder open(ModelSpec spec, int batchSize, int threads, EmbedDevice device,
+      Map<String, String> engineOptions) {
+    DjlEnvironment.prepare();
+    return DjlEnvironment.inDjlContext(() -> load(spec, batchSize, threads, device, engineOptions));
+  }
+
+  private static TextEmbedder load(ModelSpec spec, int batchSize, int threads, EmbedDevice device,
+      Map<String, String> engineOptions) {
     if (!DjlEnvironment.engines().contains(spec.engine().djlName())) {
       // Where DJL is shared from Flink's lib/, only the engines there count (DjlEnvironment).
       throw new IllegalStateException("model " + spec.name() + " runs on DJL's " + spec.engine().djlName()
@@ -104,6 +117,7 @@ public final class TextEmbedder implements AutoCloseable {
             .optOption("interOpNumThreads", "1")
             .optOption("intraOpNumThreads", Integer.toString(t));
       }
+      engineOptions.forEach(builder::optOption);
       ZooModel<NDList, NDList> model = builder.build().loadModel();
       String threadNote = spec.engine() == ModelEngine.PYTORCH
           ? System.getProperty("ai.djl.pytorch.num_threads") + " PyTorch intra-op thread(s), process-wide"
