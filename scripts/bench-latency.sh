@@ -2,11 +2,12 @@
 # Latency as users feel it (issue 47.3): single-client hybrid search from query TEXT, the query embedding
 # included, on a kept scale-benchmark snapshot (scripts/bench-scale.sh --chunks N --model M --keep --skip-search;
 # its run folder holds snapshots/ and queries.json, whose texts are real held-out dataset queries).
-#   scripts/bench-latency.sh OUT.json RUN_DIR [PAIRS [ROUNDS [CACHE [HEAP]]]]
+#   scripts/bench-latency.sh OUT.json RUN_DIR [PAIRS [ROUNDS [CACHE [MAX_QUERIES [PROBES]]]]]
 # PAIRS (5) alternated pairs of fresh-JVM steps: cache off (every request pays the model) then the query cache
 # CACHE (1024) over the same texts (the repeated-query case). Per step: open, the cold first query, then per
-# distinct query text for ROUNDS (2) rounds after a warm-up round: total (search from text), embed alone, search
-# with the vector given; cache-off steps also time the tokenizer and ONNX Runtime session variants.
+# distinct query text (the first MAX_QUERIES, 100) for ROUNDS (1) rounds after a warm-up round: total (search from
+# text), embed alone, search with the vector given; the first PROBES (3) cache-off steps also time the tokenizer
+# and ONNX Runtime session variants (60 texts). Each step's heap: -Dkiln.bench.heap (4g) via JAVA_TOOL_OPTIONS.
 # OUT.json: every step and a summary (median and range of the steps' p50 and p99); logs beside it (OUT-logs/).
 # The machine's load is recorded at each step's start and end.
 set -euo pipefail
@@ -14,7 +15,7 @@ KILN_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$KILN_HOME"
 source "$KILN_HOME/scripts/lib/java-env.sh"
 if [[ $# -lt 2 || "$1" == "--help" ]]; then
-  sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
   [[ $# -lt 2 ]] && exit 2 || exit 0
 fi
 OUT="$1"; RUN="$2"; shift 2

@@ -19,7 +19,9 @@ import java.util.Map;
  * tokenizer and ONNX Runtime session variants. The summary gives, per measure, every step's p50/p99 and
  * their median and range (docs/results/README.md, rule 2).
  *
- * <pre>QueryLatencyBench OUT.json SNAPSHOTS QUERIES.json [PAIRS [ROUNDS [CACHE [HEAP]]]]</pre>
+ * <pre>QueryLatencyBench OUT.json SNAPSHOTS QUERIES.json [PAIRS [ROUNDS [CACHE [MAX_QUERIES [PROBES]]]]]</pre>
+ *
+ * MAX_QUERIES (100): distinct query texts per step; PROBES (3): how many A-steps (the first) probe.
  */
 public final class QueryLatencyBench {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -28,18 +30,20 @@ public final class QueryLatencyBench {
 
   public static void main(String[] args) throws Exception {
     if (args.length < 3) {
-      System.err.println("usage: bench-latency.sh OUT.json SNAPSHOTS QUERIES.json [PAIRS [ROUNDS [CACHE [HEAP]]]]");
+      System.err.println("usage: QueryLatencyBench OUT.json SNAPSHOTS QUERIES.json [PAIRS [ROUNDS [CACHE [MAX_QUERIES [PROBES]]]]]");
       System.exit(2);
     }
     Path out = Path.of(args[0]);
     Path snapshots = Path.of(args[1]);
     Path queries = Path.of(args[2]);
     int pairs = args.length > 3 ? Integer.parseInt(args[3]) : 5;
-    int rounds = args.length > 4 ? Integer.parseInt(args[4]) : 2;
+    int rounds = args.length > 4 ? Integer.parseInt(args[4]) : 1;
     String cache = args.length > 5 ? args[5] : "1024";
-    String heap = args.length > 6 ? args[6] : "4g";
+    String maxQueries = args.length > 6 ? args[6] : "100";
+    int probes = args.length > 7 ? Integer.parseInt(args[7]) : 3;
+    String heap = System.getProperty("kiln.bench.heap", "4g");
     if (!Files.isRegularFile(snapshots.resolve("CURRENT")) || !Files.isRegularFile(queries) || pairs < 1
-        || rounds < 1) {
+        || rounds < 1 || probes < 1) {
       System.err.println("bench-latency: needs a snapshots root with CURRENT, a queries.json, PAIRS and ROUNDS >= 1");
       System.exit(2);
     }
@@ -55,8 +59,8 @@ public final class QueryLatencyBench {
     List<JsonNode> off = new ArrayList<>();
     List<JsonNode> on = new ArrayList<>();
     for (int p = 1; p <= pairs; p++) {
-      off.add(step(heap, logs, "off-" + p, snapshots, queries, "0", rounds, true));
-      on.add(step(heap, logs, "cache-" + p, snapshots, queries, cache, rounds, false));
+      off.add(step(heap, logs, "off-" + p, snapshots, queries, "0", rounds, p <= probes, maxQueries));
+      on.add(step(heap, logs, "cache-" + p, snapshots, queries, cache, rounds, false, maxQueries));
     }
     result.put("steps_cache_off", off);
     result.put("steps_cache_on", on);
@@ -70,7 +74,7 @@ public final class QueryLatencyBench {
     summary.put("cold_open_ms", spreadOf(off, "open_ms"));
     for (String v : List.of("tokenizer", "embed_default_1_thread", "embed_opt_basic", "embed_opt_none",
         "embed_intra_op_2_threads")) {
-      summary.put("probe_" + v, spread(off.stream().map(n -> n.get("probe")).toList(), v));
+      summary.put("probe_" + v, spread(off.stream().filter(n -> n.has("probe")).map(n -> n.get("probe")).toList(), v));
     }
     result.put("summary", summary);
     result.put("load_average_end", ScaleBench.loadAverage());
@@ -79,10 +83,10 @@ public final class QueryLatencyBench {
   }
 
   private static JsonNode step(String heap, Path logs, String name, Path snapshots, Path queries, String cache,
-      int rounds, boolean probe) throws Exception {
+      int rounds, boolean probe, String maxQueries) throws Exception {
     System.err.printf(Locale.ROOT, "bench-latency: step %s (load %s)%n", name, ScaleBench.loadAverage());
     JsonNode n = ChildRun.run(heap, logs.resolve(name + ".log"), QueryLatencyStep.class, snapshots.toString(),
-        queries.toString(), cache, Integer.toString(rounds), Boolean.toString(probe));
+        queries.toString(), cache, Integer.toString(rounds), Boolean.toString(probe), maxQueries);
     System.err.printf(Locale.ROOT, "bench-latency: step %s: total p50 %.2f p99 %.2f ms, embed p50 %.2f ms%n", name,
         n.get("total").get("p50_ms").asDouble(), n.get("total").get("p99_ms").asDouble(),
         n.get("embed").get("p50_ms").asDouble());
