@@ -6,8 +6,8 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The last {@code capacity} query vectors of one model, least recently used first out: a query typed
- * again (a user paging, a dashboard refreshing, a popular question) skips the model, which is most of
- * a single hybrid query's time with bge-small (docs/results/latency.md). Keyed by the model's identity
+ * again (a user paging, a dashboard refreshing, a popular question) skips the model, which is about
+ * half of a single hybrid query's time at 1M chunks with bge-small (docs/results/latency.md). Keyed by the model's identity
  * and the query's normalized text ({@link #normalize}), so a vector is only ever served for the model
  * that computed it, even if one cache were handed another model's lookups. Thread-safe; vectors are
  * copied in and out, so a caller that changes its array cannot change a cached one.
