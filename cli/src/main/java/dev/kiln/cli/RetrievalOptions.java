@@ -44,6 +44,10 @@ final class RetrievalOptions {
       description = "model instances embedding queries concurrently (default: cores, at most 4)")
   Integer queryEmbedders;
 
+  @Option(names = "--query-cache", paramLabel = "N", defaultValue = "" + SearchOptions.DEFAULT_QUERY_CACHE,
+      description = "query vectors kept so a repeated query skips the model (0 = off; default: ${DEFAULT-VALUE})")
+  int queryCache;
+
   @Option(names = "--exact-filter-ratio", paramLabel = "R",
       defaultValue = "" + SearchOptions.DEFAULT_EXACT_FILTER_RATIO,
       description = "filters matching at most this fraction of chunks use exact vector search (default: ${DEFAULT-VALUE})")
@@ -126,6 +130,7 @@ final class RetrievalOptions {
     if (queryEmbedders != null) {
       options.queryEmbedders(queryEmbedders);
     }
+    options.queryCache(queryCache);
     if (minScore != null) {
       options.minScore(minScore);
     }

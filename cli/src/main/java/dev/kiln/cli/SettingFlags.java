@@ -30,6 +30,7 @@ final class SettingFlags {
       case RERANK_DEPTH -> "--rerank-depth";
       case EF -> "--ef";
       case QUERY_EMBEDDERS -> "--query-embedders";
+      case QUERY_CACHE -> "--query-cache";
       case FEEDBACK_SCOPE -> "--prf-scope";
       case DENSE_FEEDBACK_DOCS -> "--dense-prf-docs";
       case DENSE_FEEDBACK_WEIGHT -> "--dense-prf-weight";

@@ -70,11 +70,23 @@ public final class TextEmbedder implements AutoCloseable {
    *     takes them per session; PyTorch has one process-wide pool, sized by the first slot to load
    */
   public static TextEmbedder open(ModelSpec spec, int batchSize, int threads, EmbedDevice device) {
-    DjlEnvironment.prepare();
-    return DjlEnvironment.inDjlContext(() -> load(spec, batchSize, threads, device));
+    return open(spec, batchSize, threads, device, Map.of());
   }
 
-  private static TextEmbedder load(ModelSpec spec, int batchSize, int threads, EmbedDevice device) {
+  /**
+   * As {@link #open(ModelSpec, int, int, EmbedDevice)}, with DJL engine options added (ONNX Runtime's
+   * session options by DJL's names: {@code optLevel}, {@code executionMode}, {@code
+   * memoryPatternOptimization}, {@code cpuArenaAllocator}, …; they win over the thread settings): what
+   * a benchmark compares query-embedding settings with (bench QueryLatencyStep).
+   */
+  public static TextEmbedder open(ModelSpec spec, int batchSize, int threads, EmbedDevice device,
+      Map<String, String> engineOptions) {
+    DjlEnvironment.prepare();
+    return DjlEnvironment.inDjlContext(() -> load(spec, batchSize, threads, device, engineOptions));
+  }
+
+  private static TextEmbedder load(ModelSpec spec, int batchSize, int threads, EmbedDevice device,
+      Map<String, String> engineOptions) {
     if (!DjlEnvironment.engines().contains(spec.engine().djlName())) {
       // Where DJL is shared from Flink's lib/, only the engines there count (DjlEnvironment).
       throw new IllegalStateException("model " + spec.name() + " runs on DJL's " + spec.engine().djlName()
@@ -90,7 +102,8 @@ public final class TextEmbedder implements AutoCloseable {
     ModelTokenizer tokenizer = ModelTokenizer.open(spec);
     try {
       Path file = ModelFiles.materialize(spec, spec.modelResource());
-      Model model = spec.engine() == ModelEngine.PYTORCH ? loadTorch(spec, file, t, device) : loadOnnx(file, t, device);
+      Model model = spec.engine() == ModelEngine.PYTORCH ? loadTorch(spec, file, t, device, engineOptions)
+          : loadOnnx(file, t, device, engineOptions);
       String threadNote = spec.engine() == ModelEngine.PYTORCH
           ? System.getProperty("ai.djl.pytorch.num_threads") + " PyTorch intra-op thread(s), process-wide"
           : t + " ONNX Runtime intra-op thread(s)" + (device.isGpu() || t == 1 ? "" : ", not spinning");
@@ -104,7 +117,8 @@ public final class TextEmbedder implements AutoCloseable {
     }
   }
 
-  private static Model loadTorch(ModelSpec spec, Path file, int threads, EmbedDevice device)
+  private static Model loadTorch(ModelSpec spec, Path file, int threads, EmbedDevice device,
+      Map<String, String> engineOptions)
       throws IOException, ModelNotFoundException, MalformedModelException {
     // DJL reads these once, when the PyTorch engine starts.
     setIfAbsent("ai.djl.pytorch.num_threads", Integer.toString(threads));
@@ -118,6 +132,7 @@ public final class TextEmbedder implements AutoCloseable {
         .optModelPath(file.getParent())
         .optModelName(fileName.substring(0, fileName.lastIndexOf('.')))
         .optOption("mapLocation", "true")
+        .optOptions(engineOptions)
         .build()
         .loadModel();
     return model;
@@ -127,13 +142,15 @@ public final class TextEmbedder implements AutoCloseable {
    * ONNX Runtime, loaded through DJL's model API rather than its Criteria: only that way takes a session
    * options object, which carries the settings DJL has no string option for ({@link #sessionConfig}).
    */
-  private static Model loadOnnx(Path file, int threads, EmbedDevice device)
+  private static Model loadOnnx(Path file, int threads, EmbedDevice device, Map<String, String> engineOptions)
       throws IOException, MalformedModelException, OrtException {
     Model model = Model.newInstance(file.getFileName().toString(), device.djlDevice(), ModelEngine.ONNX.djlName());
     Map<String, String> config = sessionConfig(threads, device);
     Map<String, Object> load = new HashMap<>();
     load.put("interOpNumThreads", "1");
     load.put("intraOpNumThreads", Integer.toString(threads));
+    // Settings a caller names (a benchmark's ONNX Runtime variants) override the defaults above.
+    load.putAll(engineOptions);
     // ONNX Runtime copies the options into the session, so they are released once it exists. Without
     // settings of its own (GPU, one thread) the session gets DJL's options, as before.
     try (OrtSession.SessionOptions options = config.isEmpty() ? null : new OrtSession.SessionOptions()) {

@@ -31,24 +31,52 @@ final class QueryEmbedder implements Closeable {
   private boolean preloading; // guarded by this
   /** Queries embedded so far: a group behind a router that is sent the vector embeds none. */
   private final LongAdder queries = new LongAdder();
+  /** The last queries' vectors ({@link SearchOptions#queryCache()}): a repeated query skips the model. */
+  private final QueryVectorCache cache;
+  /** What the cache knows this snapshot's model by: its name and fingerprint. */
+  private final String modelKey;
 
   QueryEmbedder(Manifest manifest, int size) {
+    this(manifest, size, 0);
+  }
+
+  QueryEmbedder(Manifest manifest, int size, int cacheSize) {
     if (size < 1) {
       throw new IllegalArgumentException("query embedders must be >= 1, was " + size);
     }
     this.manifest = manifest;
     this.snapshotId = manifest.id();
     this.size = size;
+    String fingerprint = manifest.model().fingerprint();
+    this.modelKey = manifest.model().source() + "|" + (fingerprint != null ? fingerprint : "");
+    this.cache = new QueryVectorCache(modelKey, cacheSize);
   }
 
   float[] embed(String query) {
+    queries.increment();
+    float[] cached = cache.get(modelKey, query);
+    if (cached != null) {
+      return cached;
+    }
     TextEmbedder embedder = acquire();
+    float[] v;
     try {
-      queries.increment();
-      return embedder.embedQuery(query);
+      v = embedder.embedQuery(query);
     } finally {
       release(embedder);
     }
+    cache.put(modelKey, query, v);
+    return v;
+  }
+
+  /** Query-vector cache hits so far. */
+  long cacheHits() {
+    return cache.hits();
+  }
+
+  /** Query-vector cache misses so far (every embedded query while the cache is off). */
+  long cacheMisses() {
+    return cache.misses();
   }
 
   /** Passage text (a rewriter's hypothetical answer) embedded as chunks were, with the passage prefix. */
@@ -61,7 +89,7 @@ final class QueryEmbedder implements Closeable {
     }
   }
 
-  /** Model instances loaded so far. */
+  /** Queries asked for a vector so far (cache hits included). */
   long queriesEmbedded() {
     return queries.sum();
   }

@@ -41,6 +41,8 @@ import java.nio.file.Path;
  *     ({@link KnnSearch#efFor(long)}); on quantised snapshots they are rescored with the float32 vectors
  * @param queryEmbedders model instances that embed queries concurrently, each loaded on first need
  *     ({@code --query-embedders})
+ * @param queryCache query vectors kept, least recently used out, so a repeated query skips the model
+ *     ({@code --query-cache}; 0 = off; {@link #DEFAULT_QUERY_CACHE})
  * @param feedbackScope whether the feedback passes re-score the first pass's candidates or search
  *     the whole snapshot again ({@code --prf-scope}; null = {@link FeedbackScope#CANDIDATES})
  */
@@ -60,6 +62,7 @@ public record SearchOptions(
     LexicalFeedback lexicalFeedback,
     int ef,
     int queryEmbedders,
+    int queryCache,
     FeedbackScope feedbackScope) {
   /** The constant from Cormack, Clarke and Büttcher (2009), which most fusion systems keep. */
   public static final int DEFAULT_RRF_K = 60;
@@ -71,6 +74,11 @@ public record SearchOptions(
    */
   public static final double DEFAULT_EXACT_FILTER_RATIO = 0.01;
   public static final int DEFAULT_RERANK_DEPTH = 50;
+  /**
+   * About 2 MB of 384-d vectors with their keys; a hit costs microseconds against the model's
+   * milliseconds (docs/results/latency.md), and popular queries are few.
+   */
+  public static final int DEFAULT_QUERY_CACHE = 1024;
 
   public SearchOptions {
     if (fusion == null) {
@@ -108,6 +116,9 @@ public record SearchOptions(
     }
     if (queryEmbedders < 1) {
       throw new SettingException(Setting.QUERY_EMBEDDERS, " must be >= 1, was " + queryEmbedders);
+    }
+    if (queryCache < 0) {
+      throw new SettingException(Setting.QUERY_CACHE, " must be >= 0 (0 = off), was " + queryCache);
     }
     if (feedbackScope == null) {
       feedbackScope = FeedbackScope.CANDIDATES;
@@ -202,6 +213,10 @@ public record SearchOptions(
     return toBuilder().queryEmbedders(value).build();
   }
 
+  public SearchOptions withQueryCache(int value) {
+    return toBuilder().queryCache(value).build();
+  }
+
   public SearchOptions withFeedbackScope(FeedbackScope value) {
     return toBuilder().feedbackScope(value).build();
   }
@@ -209,7 +224,7 @@ public record SearchOptions(
   /** One line for the start-up log, so a run explains itself. */
   public String describe() {
     return "fusion=" + fusion.label() + " rrf-k=" + rrfK + " alpha=" + alpha + " dense-depth="
-        + denseDepth + " bm25-depth=" + bm25Depth + " ef=" + (ef == KnnSearch.AUTO_EF ? "auto" : Integer.toString(ef)) + " query-embedders=" + queryEmbedders
+        + denseDepth + " bm25-depth=" + bm25Depth + " ef=" + (ef == KnnSearch.AUTO_EF ? "auto" : Integer.toString(ef)) + " query-embedders=" + queryEmbedders + " query-cache=" + queryCache
         + " exact-filter-ratio=" + exactFilterRatio
         + " min-score=" + (Double.isNaN(minScore) ? "off" : minScore)
         + " max-drop=" + (Double.isNaN(maxDrop) ? "off" : maxDrop)
@@ -239,6 +254,7 @@ public record SearchOptions(
     private LexicalFeedback lexicalFeedback = LexicalFeedback.DEFAULT;
     private int ef = KnnSearch.AUTO_EF;
     private int queryEmbedders = defaultQueryEmbedders();
+    private int queryCache = DEFAULT_QUERY_CACHE;
     private FeedbackScope feedbackScope = FeedbackScope.CANDIDATES;
 
     private Builder() {}
@@ -259,6 +275,7 @@ public record SearchOptions(
       lexicalFeedback = o.lexicalFeedback;
       ef = o.ef;
       queryEmbedders = o.queryEmbedders;
+      queryCache = o.queryCache;
       feedbackScope = o.feedbackScope;
     }
 
@@ -359,6 +376,12 @@ public record SearchOptions(
       return this;
     }
 
+    /** {@code --query-cache}: query vectors kept (0 = off). */
+    public Builder queryCache(int value) {
+      queryCache = value;
+      return this;
+    }
+
     /** {@code --prf-scope}. */
     public Builder feedbackScope(FeedbackScope value) {
       feedbackScope = value;
@@ -368,7 +391,8 @@ public record SearchOptions(
     /** The options, every value checked; throws {@link ConfigException} naming the first option to fix. */
     public SearchOptions build() {
       return new SearchOptions(fusion, rrfK, alpha, denseDepth, bm25Depth, exactFilterRatio, minScore, maxDrop,
-          reranker, rerankDepth, prf, denseFeedback, lexicalFeedback, ef, queryEmbedders, feedbackScope);
+          reranker, rerankDepth, prf, denseFeedback, lexicalFeedback, ef, queryEmbedders, queryCache,
+          feedbackScope);
     }
   }
 }

@@ -403,6 +403,16 @@ public final class Searcher implements RetrievalPath {
     return embedder.loaded();
   }
 
+  /** Query vectors served from the query cache ({@link SearchOptions#queryCache()}) so far. */
+  public long queryCacheHits() {
+    return embedder.cacheHits();
+  }
+
+  /** Queries the query cache did not hold so far (each embedded by the model). */
+  public long queryCacheMisses() {
+    return embedder.cacheMisses();
+  }
+
   /** Queries this searcher embedded so far (a query's vector given to it, as a router gives it, is not counted). */
   public long queriesEmbedded() {
     return embedder.queriesEmbedded();

@@ -191,7 +191,7 @@ public final class SearcherBuilder {
     }
     QueryEmbedder embedder;
     try {
-      embedder = new QueryEmbedder(manifest, options.queryEmbedders());
+      embedder = new QueryEmbedder(manifest, options.queryEmbedders(), options.queryCache());
     } catch (IllegalArgumentException e) {
       IOUtils.closeWhileHandlingException(analyzer);
       throw new SnapshotException("snapshot " + id + ": " + e.getMessage(), e);

@@ -40,6 +40,8 @@ public enum Setting {
   EF("ef"),
   /** {@link SearchOptions.Builder#queryEmbedders}. */
   QUERY_EMBEDDERS("query-embedders"),
+  /** {@link SearchOptions.Builder#queryCache}. */
+  QUERY_CACHE("query-cache"),
   /** {@link SearchOptions.Builder#feedbackScope}. */
   FEEDBACK_SCOPE("feedback-scope"),
   /** {@link dev.kiln.search.rewrite.DenseFeedback#docs()}. */

@@ -44,14 +44,15 @@ final class BaseData {
 
   /**
    * Builds {@code corpus} once into {@code snapshots} with the build configuration {@code config} (its
-   * model embeds it), unless a published snapshot is already there: the base every benchmark run draws
+   * model, or {@code model} where given, embeds it), unless a published snapshot is already there: the base every benchmark run draws
    * its vectors and text from.
    */
-  static void buildIfMissing(String heap, Path logs, Path config, Path corpus, Path snapshots) throws Exception {
+  static void buildIfMissing(String heap, Path logs, Path config, String model, Path corpus, Path snapshots)
+      throws Exception {
     if (!Files.exists(snapshots.resolve("CURRENT"))) {
-      System.err.printf("base: building %s once (cached in %s)%n", corpus, snapshots);
+      System.err.printf("base: building %s once with %s (cached in %s)%n", corpus, model, snapshots);
       ChildRun.run(heap, logs.resolve("base-build.log"), KilnBuildStep.class, config.toString(), corpus.toString(),
-          snapshots.toString());
+          snapshots.toString(), "embed.model=" + model);
     }
   }
 
@@ -63,7 +64,7 @@ final class BaseData {
       throws Exception {
     Path baseDir = work.resolve("base-" + defaults.dataset);
     Path dataset = datasets.resolve(defaults.dataset);
-    buildIfMissing(heap, logs, Path.of("configs/build.yaml").toAbsolutePath(), dataset.resolve("corpus.jsonl"),
+    buildIfMissing(heap, logs, Path.of("configs/build.yaml").toAbsolutePath(), defaults.model, dataset.resolve("corpus.jsonl"),
         baseDir.resolve("snapshots"));
     return load(dataset.resolve("corpus.jsonl"), dataset.resolve("queries.jsonl"), baseDir.resolve("snapshots"),
         baseDir.resolve("query-vectors.json"), defaults.model);

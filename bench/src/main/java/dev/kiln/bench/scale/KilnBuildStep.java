@@ -19,7 +19,8 @@ import java.util.stream.Stream;
  * ({@code configs/build.yaml}) — what {@code scripts/kiln build --corpus DIR --snapshots ROOT} runs —
  * in its own JVM. Result: the build's counters table (stage busy times, wall times, counts), the
  * snapshot's size on disk and the JVM's peak heap and resident set.
- * Arguments: result file, build.yaml, corpus folder, snapshots root, then any {@code filesystem.KEY=VALUE}
+ * Arguments: result file, build.yaml, corpus folder, snapshots root, then {@code embed.model=NAME} (the
+ * model, over the configuration's) and any {@code filesystem.KEY=VALUE}
  * (Flink file system keys, for a remote corpus or root: {@link RemoteScaleBench}).
  */
 public final class KilnBuildStep {
@@ -31,6 +32,10 @@ public final class KilnBuildStep {
       c.corpus = List.of(args[2]);
       c.snapshots = args[3];
       for (int i = 4; i < args.length; i++) {
+        if (args[i].startsWith("embed.model=")) { // the scale benchmark's --model, over the configuration's
+          c.embed.model = args[i].substring("embed.model=".length());
+          continue;
+        }
         if (!args[i].startsWith("filesystem.") || args[i].indexOf('=') < 0) {
           throw new IllegalArgumentException("expected filesystem.KEY=VALUE, was " + args[i]);
         }

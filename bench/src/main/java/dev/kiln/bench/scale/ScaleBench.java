@@ -51,7 +51,7 @@ public final class ScaleBench {
   }
 
   static Map<String, Object> run(ScaleOptions o) throws Exception {
-    Path baseDir = o.work.resolve("base-" + o.dataset);
+    Path baseDir = o.baseDir();
     Path baseSnapshots = baseDir.resolve("snapshots");
     Path dataset = o.datasets.resolve(o.dataset);
     Path run = o.runDir();
@@ -63,11 +63,22 @@ public final class ScaleBench {
     result.put("noise_sigma", o.noise);
     result.put("dataset", o.dataset);
     result.put("model", o.model);
+    result.put("base_docs", o.baseDocs > 0 ? Integer.toString(o.baseDocs) : "all");
     result.put("heap", o.heap);
     result.put("cpus", Runtime.getRuntime().availableProcessors());
     result.put("load_average_start", loadAverage());
 
-    BaseData.buildIfMissing(o.heap, logs, o.config, dataset.resolve("corpus.jsonl"), baseSnapshots);
+    Path baseCorpus = dataset.resolve("corpus.jsonl");
+    if (o.baseDocs > 0) {
+      baseCorpus = baseDir.resolve("corpus-first" + o.baseDocs + ".jsonl");
+      if (!Files.exists(baseCorpus)) {
+        Files.createDirectories(baseDir);
+        try (var lines = Files.lines(dataset.resolve("corpus.jsonl"))) {
+          Files.write(baseCorpus, lines.filter(l -> !l.isBlank()).limit(o.baseDocs).toList());
+        }
+      }
+    }
+    BaseData.buildIfMissing(o.heap, logs, o.config, o.model, baseCorpus, baseSnapshots);
     BaseData base = BaseData.load(dataset.resolve("corpus.jsonl"), dataset.resolve("queries.jsonl"), baseSnapshots,
         baseDir.resolve("query-vectors.json"), o.model);
     result.put("base", base.describe());
@@ -103,8 +114,7 @@ public final class ScaleBench {
       LocalFiles.deleteTree(snapshots);
       Files.deleteIfExists(builtJson);
       log("kiln build ...");
-      kiln = ChildRun.run(o.heap, logs.resolve("kiln-build.log"), KilnBuildStep.class, o.config.toString(),
-          corpus.toString(), snapshots.toString());
+      kiln = ChildRun.run(o.heap, logs.resolve("kiln-build.log"), KilnBuildStep.class, o.buildArgs(corpus, snapshots).toArray(String[]::new));
       JSON.writerWithDefaultPrettyPrinter().writeValue(builtJson.toFile(), kiln);
     }
     result.put("kiln_build", kiln);
@@ -135,10 +145,12 @@ public final class ScaleBench {
             + " base queries, seed + " + QuerySplit.REPORT.seedOffset + ")",
         "calibration", calibration.toString() + " (" + QuerySplit.CALIBRATION.members(base.queryVectors.size()).size()
             + " other base queries, seed + " + QuerySplit.CALIBRATION.seedOffset + "): EfSweep's"));
-    log("search ...");
-    JsonNode search = ChildRun.run(o.heap, logs.resolve("search.log"), SearchStep.class, snapshots.toString(),
-        queries.toString(), o.threads, Integer.toString(o.qpsQueries));
-    result.put("search", search);
+    if (!o.skipSearch) {
+      log("search ...");
+      JsonNode search = ChildRun.run(o.heap, logs.resolve("search.log"), SearchStep.class, snapshots.toString(),
+          queries.toString(), o.threads, Integer.toString(o.qpsQueries));
+      result.put("search", search);
+    }
 
     if (!o.skipRebuild) {
       // Rewritten in place, as a nightly export overwrites its files: every file changes, 1 % of the records do.
@@ -147,8 +159,7 @@ public final class ScaleBench {
       long n = synth.write(o.chunks, changed, 0.01, null);
       result.put("rebuild_changed_records", n);
       log("rebuild after %d records changed ...", n);
-      JsonNode re = ChildRun.run(o.heap, logs.resolve("rebuild.log"), KilnBuildStep.class, o.config.toString(),
-          changed.toString(), snapshots.toString());
+      JsonNode re = ChildRun.run(o.heap, logs.resolve("rebuild.log"), KilnBuildStep.class, o.buildArgs(changed, snapshots).toArray(String[]::new));
       result.put("rebuild", re);
       result.put("rebuild_vs_full", re.get("wall_s").asDouble() / kiln.get("wall_s").asDouble());
       List<Double> walls = new ArrayList<>(List.of(re.get("wall_s").asDouble()));
@@ -156,7 +167,7 @@ public final class ScaleBench {
       for (int i = 2; i <= o.rebuilds; i++) {
         publisher.rollback(kiln.get("snapshot").asText());
         JsonNode again = ChildRun.run(o.heap, logs.resolve("rebuild-" + i + ".log"), KilnBuildStep.class,
-            o.config.toString(), changed.toString(), snapshots.toString());
+            o.buildArgs(changed, snapshots).toArray(String[]::new));
         walls.add(again.get("wall_s").asDouble());
       }
       putRepeats(result, "rebuild", walls, kiln);
@@ -191,8 +202,7 @@ public final class ScaleBench {
       log("rebuild with a JVM AOT cache: training run ...");
       long t0 = System.nanoTime();
       JsonNode training = ChildRun.run(o.heap, List.of("-XX:AOTCacheOutput=" + cache, "-XX:+DisplayVMOutputToStderr"),
-          logs.resolve("rebuild-aot-training.log"), KilnBuildStep.class, o.config.toString(), corpus.toString(),
-          snapshots.toString());
+          logs.resolve("rebuild-aot-training.log"), KilnBuildStep.class, o.buildArgs(corpus, snapshots).toArray(String[]::new));
       result.put("rebuild_aot_training_wall_s", training.get("wall_s").asDouble());
       result.put("rebuild_aot_training_process_s", seconds(t0));
       result.put("aot_cache_bytes", Files.size(cache));
@@ -201,7 +211,7 @@ public final class ScaleBench {
         publisher.rollback(fullId);
         JsonNode re = ChildRun.run(o.heap, List.of("-XX:AOTCache=" + cache, "-XX:AOTMode=on"),
             logs.resolve(i == 1 ? "rebuild-aot.log" : "rebuild-aot-" + i + ".log"), KilnBuildStep.class,
-            o.config.toString(), corpus.toString(), snapshots.toString());
+            o.buildArgs(corpus, snapshots).toArray(String[]::new));
         if (i == 1) {
           result.put("rebuild_aot", re);
           result.put("rebuild_aot_vs_full", re.get("wall_s").asDouble() / full.get("wall_s").asDouble());
@@ -231,7 +241,7 @@ public final class ScaleBench {
     result.put("rebuild_one_file_changed_records", n);
     log("rebuild after %d records changed in one file of the corpus ...", n);
     JsonNode re = ChildRun.run(o.heap, logs.resolve("rebuild-one-file.log"), KilnBuildStep.class,
-        o.config.toString(), corpus.toString(), snapshots.toString());
+        o.buildArgs(corpus, snapshots).toArray(String[]::new));
     result.put("rebuild_one_file", re);
     result.put("rebuild_one_file_vs_full", re.get("wall_s").asDouble() / full.get("wall_s").asDouble());
     log("rebuild, one file changed: %.1f s", re.get("wall_s").asDouble());

@@ -1,6 +1,8 @@
 package dev.kiln.bench.scale;
 
+import dev.kiln.embed.ModelRegistry;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
@@ -9,12 +11,12 @@ final class ScaleOptions {
   static final String USAGE = """
       usage: bench-scale.sh --chunks N [--json] [--seed S] [--noise SIGMA] [--queries Q] [--recall-queries R]
                             [--threads 1,2,4] [--qps-queries N] [--heap 4g] [--work DIR] [--datasets DIR]
-                            [--dataset scifact] [--config configs/build.yaml] [--rebuilds 3] [--skip-raw] [--skip-rebuild]
-                            [--skip-aot] [--keep] [--resume]""";
+                            [--dataset scifact] [--model all-minilm-l6-v2-q] [--base-docs N] [--config configs/build.yaml] [--rebuilds 3] [--skip-raw] [--skip-rebuild]
+                            [--skip-aot] [--skip-search] [--keep] [--resume]""";
 
   private static final Set<String> VALUE_OPTIONS = Set.of("--chunks", "--seed", "--noise",
       "--queries", "--recall-queries", "--threads", "--qps-queries", "--heap", "--work", "--datasets", "--dataset",
-      "--config", "--rebuilds");
+      "--config", "--rebuilds", "--model", "--base-docs");
 
   long chunks = -1;
   boolean json;
@@ -28,7 +30,18 @@ final class ScaleOptions {
   Path work = Path.of("kiln-data/bench-scale");
   Path datasets = Path.of("../shared/datasets");
   String dataset = "scifact";
+  /**
+   * The model whose vectors the corpus carries and its queries are embedded with: the base dataset is
+   * built once with it (its own base folder unless it is the default), and every build of the synthetic
+   * corpus runs with it as {@code embed.model} (the rest of {@link #config} as it is).
+   */
   String model = "all-minilm-l6-v2-q";
+  /**
+   * The base is built from the dataset's first N documents only (0 = all): a slower model's base costs
+   * minutes per thousand documents on a small machine, and the synthetic corpus needs real vectors of
+   * the model to mix, not all of them. Its own base folder ({@code -first<N>}).
+   */
+  int baseDocs;
   Path config = Path.of("configs/build.yaml");
   boolean skipRaw;
   boolean skipRebuild;
@@ -46,9 +59,22 @@ final class ScaleOptions {
    * it left its build's result ({@code kiln-build.json}): the search and rebuild steps only.
    */
   boolean resume;
+  /** No search step (a run that only builds a corpus and its snapshot, for another benchmark to query). */
+  boolean skipSearch;
 
   Path runDir() {
     return work.resolve("n" + chunks);
+  }
+
+  /** The base dataset's folder: {@code base-<dataset>} for the default model, else {@code base-<dataset>-<model>}. */
+  Path baseDir() {
+    String name = model.equals(ModelRegistry.DEFAULT_MODEL) ? "base-" + dataset : "base-" + dataset + "-" + model;
+    return work.resolve(baseDocs > 0 ? name + "-first" + baseDocs : name);
+  }
+
+  /** The build step's arguments after the result file: the configuration, corpus, root and the model. */
+  List<String> buildArgs(Path corpus, Path snapshots) {
+    return List.of(config.toString(), corpus.toString(), snapshots.toString(), "embed.model=" + model);
   }
 
   static ScaleOptions parse(String[] args) {
@@ -62,6 +88,7 @@ final class ScaleOptions {
         case "--skip-aot" -> o.skipAot = true;
         case "--keep" -> o.keep = true;
         case "--resume" -> o.resume = true;
+        case "--skip-search" -> o.skipSearch = true;
         default -> {
           if (!VALUE_OPTIONS.contains(a)) {
             throw new IllegalArgumentException("unknown option " + a);
@@ -86,6 +113,8 @@ final class ScaleOptions {
               case "--dataset" -> o.dataset = v;
               case "--config" -> o.config = Path.of(v);
               case "--rebuilds" -> o.rebuilds = Integer.parseInt(v);
+              case "--model" -> o.model = v;
+              case "--base-docs" -> o.baseDocs = Integer.parseInt(v);
               default -> throw new IllegalArgumentException("unknown option " + a);
             }
           } catch (NumberFormatException e) {
@@ -96,6 +125,9 @@ final class ScaleOptions {
     }
     if (o.chunks < 1) {
       throw new IllegalArgumentException("--chunks N (N >= 1) is required");
+    }
+    if (o.baseDocs < 0) {
+      throw new IllegalArgumentException("--base-docs must be >= 0 (0 = every document), was " + o.baseDocs);
     }
     if (o.queries < 1 || o.recallQueries < 1 || o.qpsQueries < 1 || o.rebuilds < 1 || !(o.noise >= 0)) {
       throw new IllegalArgumentException(

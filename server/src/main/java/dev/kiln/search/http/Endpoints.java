@@ -214,7 +214,34 @@ final class Endpoints {
   Reply metrics() {
     String id = searchers.currentId();
     return new Reply(200, METRICS_CONTENT_TYPE, metrics.render(id == null ? "" : id, searchers.reloads())
-        + searchers.prometheus(), Map.of());
+        + searchers.prometheus() + queryCache(), Map.of());
+  }
+
+  /**
+   * The query-vector cache's hits and misses on the snapshots served now (summed over federated roots):
+   * counters of the current searchers, so they start again at 0 after a reload, which Prometheus's
+   * rate() takes as a counter reset.
+   */
+  private String queryCache() {
+    if (!searchers.serving()) {
+      return "";
+    }
+    long hits = 0;
+    long misses = 0;
+    try (ServedRoots.Leases leases = searchers.acquire()) {
+      for (Searcher s : leases.searchers()) {
+        hits += s.queryCacheHits();
+        misses += s.queryCacheMisses();
+      }
+    } catch (RuntimeException e) {
+      return ""; // swapped out or closing meanwhile: the next scrape has them
+    }
+    return "# HELP kiln_query_cache_hits_total Query vectors served from the query cache (--query-cache).\n"
+        + "# TYPE kiln_query_cache_hits_total counter\n"
+        + "kiln_query_cache_hits_total " + hits + "\n"
+        + "# HELP kiln_query_cache_misses_total Queries the query cache did not hold (each embedded by the model).\n"
+        + "# TYPE kiln_query_cache_misses_total counter\n"
+        + "kiln_query_cache_misses_total " + misses + "\n";
   }
 
   private Reply ok(Object body) throws IOException {

@@ -149,6 +149,8 @@ class SearchServerTest {
   void metricsAreInPrometheusTextFormat() throws Exception {
     get("/search?q=lava&mode=bm25");
     get("/search?q=lava&k=0");
+    get("/search?q=volcanic%20glass&mode=hybrid");
+    get("/search?q=volcanic%20%20glass&mode=hybrid"); // the same query to the cache: whitespace normalised
     HttpResponse<String> r = get("/metrics");
     assertEquals(200, r.statusCode());
     assertTrue(r.headers().firstValue("Content-Type").orElse("").startsWith("text/plain; version=0.0.4"));
@@ -158,6 +160,8 @@ class SearchServerTest {
     assertTrue(text.contains("kiln_request_duration_seconds_count{endpoint=\"search\"} "), text);
     assertTrue(text.matches("(?s).*kiln_requests_total\\{endpoint=\"search\",code=\"200\"} [1-9].*"), text);
     assertTrue(text.matches("(?s).*kiln_errors_total\\{endpoint=\"search\"} [1-9].*"), text);
+    assertTrue(text.matches("(?s).*\nkiln_query_cache_hits_total [1-9].*"), text);
+    assertTrue(text.matches("(?s).*\nkiln_query_cache_misses_total [1-9].*"), text);
   }
 
   /**
