@@ -272,8 +272,8 @@ public final class SnapshotMirror {
           : storage().fileKey(snapshot, directory, f), target);
       settle(target);
       trust.seen().put(name, identity(target));
-      fetched += Files.size(target);
       long size = Files.size(target);
+      fetched += size;
       String sha = Checksums.sha256(target);
       if (size != f.size() || !sha.equals(f.sha256())) {
         Files.delete(target);
