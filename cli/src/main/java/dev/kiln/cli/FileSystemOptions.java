@@ -41,6 +41,16 @@ public final class FileSystemOptions {
   List<String> set;
 
   /**
+   * Whether the command line names a config or a file system setting. A local root reads no setting;
+   * it reads them anyway when one is given, so that a wrong {@code --config} or key still fails. Left
+   * unread otherwise: the default config's YAML and its typed binding were a tenth of a cold search's
+   * open (issue 47.4).
+   */
+  boolean given() {
+    return configFile != null || (set != null && !set.isEmpty()) || (overrides != null && !overrides.isEmpty());
+  }
+
+  /**
    * The effective settings: the config's {@code filesystem:} section (an explicit {@code --config} must
    * exist; the default one is used only if present), then {@code --set filesystem.…}, then {@code --fs}.
    */

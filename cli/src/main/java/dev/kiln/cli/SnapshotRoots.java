@@ -32,10 +32,11 @@ final class SnapshotRoots {
 
   /** A local root as is; a remote one ({@code s3://…}, {@code hdfs://…}) downloaded, the snapshot {@code id} or CURRENT's. */
   static Path local(String root, String id, FileSystemOptions fs) throws IOException {
-    Map<String, String> settings = fs.settings(); // read even for a local root: a wrong --config fails
     if (!RemoteRoots.isRemote(root)) {
+      checkLocal(fs);
       return Path.of(root);
     }
+    Map<String, String> settings = fs.settings();
     prepare(root, settings);
     try {
       return SnapshotMirror.of(root, settings).localize(id);
@@ -49,15 +50,23 @@ final class SnapshotRoots {
    * process's own ({@link RemoteRoots#claimServeCache}, released at exit).
    */
   static SnapshotSource source(String root, FileSystemOptions fs) throws IOException {
-    Map<String, String> settings = fs.settings();
     if (!RemoteRoots.isRemote(root)) {
+      checkLocal(fs);
       return SnapshotSource.local(Path.of(root));
     }
+    Map<String, String> settings = fs.settings();
     prepare(root, settings);
     RemoteRoots.ServeCache cache = RemoteRoots.claimServeCache(root);
     LOG.info("serving {} through the local copy {}", root, cache.dir());
     return new RemoteSnapshotSource(new SnapshotMirror(RemoteStorages.open(root, settings), root, cache.dir()), root,
         cache);
+  }
+
+  /** A local root uses no file system setting, but a wrong one given on the command line still fails. */
+  private static void checkLocal(FileSystemOptions fs) {
+    if (fs.given()) {
+      fs.settings();
+    }
   }
 
   /** A remote root's failure as the user should read it: refused credentials name the settings. */

@@ -106,15 +106,9 @@ final class QueryEmbedder implements Closeable {
    * the first query, which loads again and reports the failure as it always has.
    */
   void preload() {
-    ModelSpec toLoad;
     synchronized (this) {
       if (closed || preloading || !all.isEmpty() || loading > 0) {
         return;
-      }
-      try {
-        toLoad = spec();
-      } catch (RuntimeException e) {
-        return; // the first query reports it
       }
       preloading = true;
       loading++;
@@ -122,7 +116,9 @@ final class QueryEmbedder implements Closeable {
     Thread t = new Thread(() -> {
       TextEmbedder created = null;
       try {
-        created = TextEmbedder.open(toLoad, 1, 1);
+        // The model is resolved and checked here rather than by the caller: the check hashes the model
+        // file (a fifth of a cold search's open on the caller's thread), which now overlaps the shards' open.
+        created = TextEmbedder.open(spec(), 1, 1);
       } catch (RuntimeException | Error e) {
         // left for the first query
       } finally {
@@ -146,7 +142,6 @@ final class QueryEmbedder implements Closeable {
   }
 
   private TextEmbedder acquire() {
-    ModelSpec toLoad;
     synchronized (this) {
       while (true) {
         checkOpen();
@@ -163,13 +158,12 @@ final class QueryEmbedder implements Closeable {
           throw new IllegalStateException("interrupted while waiting for a query embedder", e);
         }
       }
-      toLoad = spec();
       loading++;
     }
-    // Loaded outside the lock: a model takes a while to load, and other queries keep the idle ones.
+    // Checked and loaded outside the lock: a model takes a while to load, and other queries keep the idle ones.
     TextEmbedder created = null;
     try {
-      created = TextEmbedder.open(toLoad, 1, 1);
+      created = TextEmbedder.open(spec(), 1, 1);
     } finally {
       synchronized (this) {
         loading--;
@@ -201,16 +195,26 @@ final class QueryEmbedder implements Closeable {
     }
   }
 
-  /** The model, checked against the manifest once, before the first instance loads. */
+  /**
+   * The model, checked against the manifest once, before the first instance loads. Called under no lock:
+   * the check hashes the model file; two first callers may both check, and both find the same.
+   */
   private ModelSpec spec() {
-    if (spec == null) {
-      ModelSpec resolved = ModelRegistry.resolve(manifest.model().source());
-      ModelCheck.mismatch(manifest, resolved).ifPresent(msg -> {
-        throw new SnapshotException(msg + ": rebuild the snapshot with this model or restore the model it names");
-      });
-      spec = resolved;
+    synchronized (this) {
+      if (spec != null) {
+        return spec;
+      }
     }
-    return spec;
+    ModelSpec resolved = ModelRegistry.resolve(manifest.model().source());
+    ModelCheck.mismatch(manifest, resolved).ifPresent(msg -> {
+      throw new SnapshotException(msg + ": rebuild the snapshot with this model or restore the model it names");
+    });
+    synchronized (this) {
+      if (spec == null) {
+        spec = resolved;
+      }
+      return spec;
+    }
   }
 
   private void checkOpen() {

@@ -154,7 +154,9 @@ public final class SearcherBuilder {
   /**
    * Whether to start loading the query model as soon as the manifest is read, on its own thread, so
    * that it overlaps the shards' open and whatever the caller does next (default false: a caller that
-   * searches only BM25 never needs it). A cold {@code kiln search} and {@code kiln serve} set it.
+   * searches only BM25 never needs it). A cold {@code kiln search} and {@code kiln serve} set it. The model
+   * is checked against the manifest on that thread too; a mismatch fails the first search that embeds,
+   * not the open (as without a preload).
    */
   public SearcherBuilder preloadQueryModel(boolean value) {
     this.preloadQueryModel = value;

@@ -338,6 +338,20 @@ class SearcherTest {
   }
 
   @Test
+  void aPreloadedModelThatDoesNotMatchLeavesTheOpenAndBm25WorkingAndFailsTheFirstDenseSearch(
+      @TempDir Path mismatched) throws IOException {
+    // The preload checks the model on its own thread: the mismatch must neither fail the open nor be lost.
+    new SnapshotFixture(embedder).manifestDimension(512).write(mismatched);
+    try (Searcher s = Searcher.builder().root(mismatched).preloadQueryModel(true).build()) {
+      assertEquals("volcano#1", s.bm25("pyroclastic", 1).get(0).chunkId());
+      for (int i = 0; i < 2; i++) {
+        SnapshotException e = assertThrows(SnapshotException.class, () -> s.search("volcano", SearchMode.DENSE, 1));
+        assertTrue(e.getMessage().contains("512") && e.getMessage().contains("384"), e.getMessage());
+      }
+    }
+  }
+
+  @Test
   void filtersRestrictEveryModeAndBm25() {
     MetadataFilter software = MetadataFilter.parse(List.of("topic=software"));
     for (SearchMode mode : SearchMode.values()) {
