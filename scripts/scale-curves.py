@@ -227,6 +227,8 @@ def main():
     text = out.getvalue()
     print(text, end="")
     if page:
+        if not os.path.isfile(page):
+            sys.exit("%s: no such page" % page)
         with open(page) as f:
             doc = f.read()
         if BEGIN not in doc or END not in doc:
@@ -262,20 +264,7 @@ def tables(directory):
                           pred10, err, noise, reps])
 
     worst = max(abs(r[8]) for r in back_rows if r[8] is not None)
-    print("## The 3M back-test: fitted on 100k–1M only\n")
-    print("| measure | form, fitted on 100k–1M | points | predicted 3M | measured 3M (p) | error |")
-    print("|---|---|---|---|---|---|")
-    for key, label, unit, form, text, pts, pred3, meas3, err in back_rows:
-        if meas3 is None:
-            print("| %s | %s | %s | %s | not recorded | — |" % (label, text, ", ".join(pts), fmt(pred3, unit)))
-            continue
-        if form == "miss":
-            e = "%+.0f %% on the miss rate (%.3f against %.3f)" % (100 * (math.exp(err) - 1), 1 - pred3, 1 - meas3)
-        else:
-            e = "%+.1f %%" % (100 * (pred3 / meas3 - 1))
-        print("| %s | %s | %s | %s | %s | %s |" % (label, text, ", ".join(pts), fmt(pred3, unit), fmt(meas3, unit), e))
-
-    print("\n## 10M chunks, two shards of 5M (the default config), 2 cores: predicted\n")
+    print("### 10M chunks, two shards of 5M (the default config), 2 cores: predicted\n")
     print("Band: back-test log-error × %.2f (distance) ⊕ the 1M runs' half-spread; a measure 3M did not "
           "record takes the largest back-test error (%.0f %%)." % (DISTANCE, 100 * (math.exp(worst) - 1)))
     print()
@@ -295,7 +284,20 @@ def tables(directory):
     r, rlo, rhi = predicted["rebuild"]
     print("| 1 %% rebuild ÷ full build | **%.3f** | %.3f – %.3f | the two rows above | | | |" % (r / b, rlo / bhi, rhi / blo))
 
-    print("\n## What twenty shards of 500k change at 10M (measured ratios and per-shard figures, not fits)\n")
+    print("\n### The 3M back-test: fitted on 100k–1M only\n")
+    print("| measure | form, fitted on 100k–1M | points | predicted 3M | measured 3M (p) | error |")
+    print("|---|---|---|---|---|---|")
+    for key, label, unit, form, text, pts, pred3, meas3, err in back_rows:
+        if meas3 is None:
+            print("| %s | %s | %s | %s | not recorded | — |" % (label, text, ", ".join(pts), fmt(pred3, unit)))
+            continue
+        if form == "miss":
+            e = "%+.0f %% on the miss rate (%.3f against %.3f)" % (100 * (math.exp(err) - 1), 1 - pred3, 1 - meas3)
+        else:
+            e = "%+.1f %%" % (100 * (pred3 / meas3 - 1))
+        print("| %s | %s | %s | %s | %s | %s |" % (label, text, ", ".join(pts), fmt(pred3, unit), fmt(meas3, unit), e))
+
+    print("\n### What twenty shards of 500k change at 10M (measured ratios and per-shard figures, not fits)\n")
     s = runs["s"]
     shards = math.ceil(TARGET / cap.SHARD_CHUNKS)
     rec500 = spread_1m(directory, g("search.dense_recall_at_10"), REPLICATES_1M) + [g("search.dense_recall_at_10")(s)]
@@ -330,7 +332,7 @@ def tables(directory):
     print("| open, first in a fresh JVM | %.2f s | the two-shard prediction + %d × %.3f s a shard ((s) − (p) at 3M) |" % (
         cold + (shards - 2) * per_shard_cold, shards - 2, per_shard_cold))
 
-    print("\n## Disk for one 10M build of the benchmark (linear from 3M (p); scale-log.md, run (p))\n")
+    print("\n### Disk for one 10M build of the benchmark (linear from 3M (p); scale-log.md, run (p))\n")
     k = TARGET / BACKTEST
     snap = predicted["bytes"][0]
     rows = [("corpus (Parquet, corpus_bytes of (p))", p.doc["corpus_bytes"] / 1e9 * k),
@@ -355,7 +357,7 @@ def tables(directory):
     free = shutil.disk_usage(os.path.dirname(HERE)).free / 1e9
     print("| free on this machine's disk now | %.0f GB |" % free)
 
-    print("\n## Points\n")
+    print("\n### Points\n")
     print("Every point is one run, taken before the benchmark protocol (docs/results/README.md). Loaded by the "
           "protocol's rule 7 = 1-minute load at start above the 2 cores; by this session's rule = above %.1f at "
           "start or end (the end includes the run's own two busy JVMs).\n" % LOADED)
