@@ -9,9 +9,9 @@ docs/results/scale-10m.md is regenerated from the raw files: --write docs/result
 Reads the raw scale-benchmark results (the runs named in POINTS), fits each measure with the model form
 stated in MEASURES, and prints the tables of docs/results/scale-10m.md:
 
-1. the 3M back-test: each model fitted on 100k-1M only, its 3M prediction against the measured 3M;
-2. the 10M prediction: each model fitted on every point 100k-3M, with a band (ERROR below);
-3. what twenty 500k shards change at 10M (measured ratios, not fits);
+1. the 10M prediction: each model fitted on every point 100k-3M, with a band (ERROR below);
+2. the 3M back-test: each model fitted on 100k-1M only, its 3M prediction against the measured 3M;
+3. what twenty 500k shards change at 10M (measured ratios, not fits), and the disk a 10M build needs;
 4. the points used, with the 1-minute load average each run recorded (> 2.5 = loaded).
 
 ERROR. The back-test's error at 3M is an extrapolation by ln(3M/1M) past the last point fitted; the
@@ -42,7 +42,7 @@ _spec.loader.exec_module(cap)
 TARGET = 10_000_000
 BACKTEST = 3_000_000
 LOADED = 2.5  # 1-minute load average above which a figure is "loaded" (2 cores)
-# Disk at 3M, from scale-log.md's run (p) section (watched with du during the run, not in its JSON).
+# Disk at 3M, from scale-log.md's run (p) section (not in its JSON).
 MERGE_PEAK_3M_GB = 18.0     # the snapshot while the shards' final merges ran
 SPILL_3M_GB = 8.3           # Flink shuffle spill at its peak
 EXACT_VECTORS_3M_GB = 4.3   # the benchmark's exact-search vector file
@@ -124,7 +124,7 @@ MEASURES = [
      ["q", "200k", "o"], ["q", "200k", "o", "p"]),
     ("bytes", "snapshot bytes", "GB", "linear", build_get("snapshot_bytes", 1e-9),
      ["q", "200k", "o"], ["q", "200k", "o", "p"]),
-    # Linear, not flat: each writer holds the graph it is building on the heap, and it grows with the shard.
+    # Linear, not flat: presumably each writer holds the graph it is building on its heap, which grows with the shard.
     ("heap", "build heap live after GC (2 shards, 1 writer a subtask)", "GB", "linear",
      build_get("peak_live_heap_after_gc_mb", 1e-3), ["q", "200k", "o"], ["q", "200k", "o"]),
     ("rss", "searcher RSS (VmHWM: heap + touched mapped pages)", "GB", "linear", g("search.peak_rss_mb", 1e-3),
@@ -191,9 +191,10 @@ def band(form, value, w):
 def spread_1m(directory, getter, names):
     vals = []
     for name in names:
-        path = os.path.join(directory, "n1000000-2026-12-0%s%s.json" % ("5" if name in "klmno" else "6", name))
+        day = "05" if name in ("k", "l", "m", "n", "o") else "06"  # runs (k)-(o) ran on 12-05, the rest on 12-06
+        path = os.path.join(directory, "n1000000-2026-12-%s%s.json" % (day, name))
         if not os.path.exists(path):
-            continue
+            sys.exit("%s: a 1M run named in REPLICATES_1M / BUILD_OWNERS_1M is missing" % path)
         v = getter(Run(directory, name, os.path.basename(path), None))
         if v is not None:
             vals.append(v)
@@ -302,8 +303,8 @@ def tables(directory):
     shards = math.ceil(TARGET / cap.SHARD_CHUNKS)
     rec500 = spread_1m(directory, g("search.dense_recall_at_10"), REPLICATES_1M) + [g("search.dense_recall_at_10")(s)]
     per_shard_open = (s.doc["search"]["open_s"] - p.doc["search"]["open_s"]) / (6 - 2)
-    heap1 = sum(x for x in spread_1m(directory, build_get("peak_live_heap_after_gc_mb", 1e-3), BUILD_OWNERS_1M)) / \
-        len(BUILD_OWNERS_1M)
+    heaps1 = spread_1m(directory, build_get("peak_live_heap_after_gc_mb", 1e-3), BUILD_OWNERS_1M)
+    heap1 = sum(heaps1) / len(heaps1)
     heap3 = s.build["peak_live_heap_after_gc_mb"] / 1e3
     per_writer = (heap3 - heap1) / (3 - 1)
     writers = shards // 2
@@ -350,7 +351,7 @@ def tables(directory):
           % (corpus + truth + merge + spill))
     print("| corpus and truth generated on the fly: the merge peak at least; with the spill still held | **%.0f GB**; %.0f GB |"
           % (merge, merge + spill))
-    print("| the same without the final merge to one segment (`max_segments` left open): snapshot + spill | **%.0f GB** |"
+    print("| the same without the final merge to one segment (`index.max-segments` above 1): snapshot + spill | **%.0f GB** |"
           % (snap + spill))
     print("| int8 vectors add %d B a chunk on disk (the float32 vectors stay for rescoring): snapshot | %.0f GB |" % (
         INT8_EXTRA_B, snap + INT8_EXTRA_B * TARGET / 1e9))
