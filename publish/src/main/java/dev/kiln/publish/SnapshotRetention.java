@@ -191,9 +191,10 @@ public final class SnapshotRetention {
       }
       PausePoint.reached("gc-remove");
       String state = marker.map(StagingMarker::state).orElse(null);
-      if (!StagingMarker.DELETING.equals(state) && !StagingMarker.RETIRED.equals(state)) {
-        // Taken over from a dead build: were it alive after all, its heartbeat stops at this marker.
-        publisher.writeMarker(id, StagingMarker.forThisProcess(StagingMarker.DELETING, null));
+      if (!StagingMarker.DELETING.equals(state) && !StagingMarker.RETIRED.equals(state)
+          && !takeOverAbandoned(id, now, staleAfterMillis)) {
+        LOG.info("gc: {} shows a fresh heartbeat now; kept", id);
+        continue;
       }
       removed.add(id);
       sweep.add(id);
@@ -203,6 +204,31 @@ public final class SnapshotRetention {
         sweep.add(id);
       }
     }
+  }
+
+  /**
+   * Marks the abandoned build {@code id} {@code deleting}: were it alive after all, its heartbeat stops at
+   * this marker. Written only over the marker as read here, judged abandoned again from those bytes, so a
+   * beat that landed since this gc judged it wins and the build is kept (false).
+   */
+  private boolean takeOverAbandoned(String id, long now, long staleAfterMillis) throws IOException {
+    SnapshotStorage storage = store.storage();
+    String key = SnapshotLayout.stagingKey(id);
+    Optional<byte[]> seen = storage.read(key, SnapshotLayout.MAX_RECORD_BYTES);
+    StagingMarker there = null;
+    if (seen.isPresent()) {
+      try {
+        there = SnapshotStore.json().readValue(seen.get(), StagingMarker.class);
+      } catch (IOException e) {
+        there = null; // bytes no Kiln wrote whole: no marker, as UnfinishedSnapshots reads them
+      }
+    }
+    if (there != null && staleAfterMillis != Long.MAX_VALUE
+        && !there.abandoned(now, staleAfterMillis, UnfinishedSnapshots.modified(store, id))) {
+      return false;
+    }
+    byte[] deleting = SnapshotStore.json().writeValueAsBytes(StagingMarker.forThisProcess(StagingMarker.DELETING, null));
+    return storage.compareAndSet(key, seen.orElse(null), deleting);
   }
 
   /**

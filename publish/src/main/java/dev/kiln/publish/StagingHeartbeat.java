@@ -4,6 +4,7 @@ import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStorage;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.StagingMarker;
+import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -22,7 +23,9 @@ import org.slf4j.LoggerFactory;
  * long the build takes. It stops on {@link #close()} and on its own when the marker is no longer this
  * build's (gc took it over, or it is gone) or the build has its manifest: a beat that wrote the marker
  * while the commit removed it finds the manifest and removes the marker again, so none stays beside a
- * committed snapshot. A build's job takes the marker over as it starts ({@link #takeOver}) and beats it
+ * committed snapshot. Every write of the marker is a compare-and-set against the bytes just read, so
+ * gc's {@code deleting} (itself written the same way) is never overwritten by a beat that read the
+ * marker before it. A build's job takes the marker over as it starts ({@link #takeOver}) and beats it
  * from the JobManager with no client attached; a client's heartbeat yields to it.
  */
 public final class StagingHeartbeat implements AutoCloseable {
@@ -34,6 +37,8 @@ public final class StagingHeartbeat implements AutoCloseable {
   private final String id;
   private final StagingMarker marker;
   private final Duration interval;
+  /** Compare-and-set attempts of a takeover that loses each to the client's own beat. */
+  private static final int TAKEOVER_ATTEMPTS = 3;
   /** Whether this heartbeat took the marker over ({@link #takeOver}): it then owns every marker of the build. */
   private final boolean owner;
   private final ScheduledExecutorService timer;
@@ -76,18 +81,27 @@ public final class StagingHeartbeat implements AutoCloseable {
       Duration interval) {
     try {
       String key = SnapshotLayout.stagingKey(id);
-      Optional<byte[]> now = storage.read(key, SnapshotLayout.MAX_RECORD_BYTES);
-      StagingMarker there = now.isEmpty() ? null : SnapshotStore.json().readValue(now.get(), StagingMarker.class);
-      if (there == null || there.nonce() == null || !there.nonce().equals(begun.nonce())
-          || !StagingMarker.BUILDING.equals(there.state())) {
-        LOG.warn("staging marker of {} is no longer this build's ({}): no heartbeat taken over", id,
-            there == null ? "gone" : there.state() + " by " + there.owner());
-        return Optional.empty();
+      for (int attempt = 1; ; attempt++) {
+        Optional<byte[]> now = storage.read(key, SnapshotLayout.MAX_RECORD_BYTES);
+        StagingMarker there = now.isEmpty() ? null : SnapshotStore.json().readValue(now.get(), StagingMarker.class);
+        if (there == null || there.nonce() == null || !there.nonce().equals(begun.nonce())
+            || !StagingMarker.BUILDING.equals(there.state())) {
+          LOG.warn("staging marker of {} is no longer this build's ({}): no heartbeat taken over", id,
+              there == null ? "gone" : there.state() + " by " + there.owner());
+          return Optional.empty();
+        }
+        StagingMarker mine = there.takenOverHere(Instant.now());
+        // Conditional: a marker gc marked deleting meanwhile stays deleting. Lost to the client's own beat
+        // (the same build), the takeover reads again.
+        if (storage.compareAndSet(key, now.get(), SnapshotStore.json().writeValueAsBytes(mine))) {
+          LOG.info("staging marker of {} taken over by {}; heartbeat every {} ms", id, mine.owner(),
+              interval.toMillis());
+          return Optional.of(start(new StagingHeartbeat(storage, id, mine, interval, true)));
+        }
+        if (attempt == TAKEOVER_ATTEMPTS) {
+          throw new IOException("the marker changed under each of " + TAKEOVER_ATTEMPTS + " attempts");
+        }
       }
-      StagingMarker mine = there.takenOverHere(Instant.now());
-      storage.write(key, SnapshotStore.json().writeValueAsBytes(mine));
-      LOG.info("staging marker of {} taken over by {}; heartbeat every {} ms", id, mine.owner(), interval.toMillis());
-      return Optional.of(start(new StagingHeartbeat(storage, id, mine, interval, true)));
     } catch (Exception e) {
       LOG.warn("cannot take over the staging marker of {}: {}; its build is kept alive for gc only while its client"
           + " beats it", id, e.toString());
@@ -118,10 +132,17 @@ public final class StagingHeartbeat implements AutoCloseable {
         return;
       }
       Instant now = Instant.now();
-      storage.write(key, SnapshotStore.json().writeValueAsBytes(owner ? there.takenOverHere(now) : there.beat(now)));
+      // Written only over the marker just read: gc's "deleting", written between this read and this write,
+      // is never overwritten (it would keep a build gc is sweeping alive); the commit's removal is not
+      // undone either. Whatever changed it, the next beat reads it again and stops if it is not ours.
+      byte[] beaten = SnapshotStore.json().writeValueAsBytes(owner ? there.takenOverHere(now) : there.beat(now));
+      if (!storage.compareAndSet(key, read.get(), beaten)) {
+        LOG.info("staging marker of {} changed while it was beaten; read again at the next beat", id);
+        return;
+      }
       if (storage.exists(SnapshotLayout.manifestKey(id))) {
-        // The build committed while this beat ran: the manifest's writer removed the marker, perhaps just
-        // before the write above put it back. Remove it again; the build needs no heartbeat any more.
+        // The build committed just after this beat's write (a store without conditional writes may also
+        // have let the write land over the commit's removal): remove the marker; no heartbeat is needed.
         storage.delete(key);
         timer.shutdown();
       }

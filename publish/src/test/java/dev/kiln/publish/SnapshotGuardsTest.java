@@ -7,10 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.snapshot.Checksums;
 import dev.kiln.snapshot.HeldRecord;
+import dev.kiln.snapshot.LocalSnapshotStorage;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
+import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.StagingMarker;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -120,10 +123,8 @@ class SnapshotGuardsTest {
       assertEquals(List.of(), gc.execute(gc.plan(0, stale), stale));
       assertTrue(Files.exists(store.layout().snapshotDir(id)));
 
-      // gc (or anyone) replaced the marker: the heartbeat must not resurrect it. A beat reads the marker and
-      // writes it back without a lock, so a replacement written between a beat's read and its write is lost
-      // (StagingHeartbeat: gc takes over only markers whose heartbeat is stale). Written just after a beat
-      // landed, the replacement is what the next beat reads.
+      // gc (or anyone) replaced the marker: the heartbeat must not resurrect it. (A replacement written between
+      // a beat's read and its write is covered by StagingHeartbeatTest: the beat's write is conditional.)
       String lastBeat = store.stagingMarker(id).orElseThrow().heartbeat();
       long beatDeadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
       while (lastBeat.equals(store.stagingMarker(id).orElseThrow().heartbeat())) {
@@ -137,5 +138,39 @@ class SnapshotGuardsTest {
         assertEquals(StagingMarker.DELETING, store.stagingMarker(id).orElseThrow().state());
       }
     }
+  }
+
+  @Test
+  void aBeatLandingAfterGcJudgedTheBuildAbandonedKeepsIt() throws Exception {
+    // gc reads a stale marker and decides to collect the build; the build's heartbeat lands before gc marks it
+    // deleting. gc's write is conditional on the marker it judged, so it loses, and the build's data stays.
+    LocalSnapshotStorage local = new LocalSnapshotStorage(root);
+    String id = nextId();
+    String staging = SnapshotLayout.stagingKey(id);
+    StagingMarker old = new StagingMarker(StagingMarker.BUILDING, "elsewhere", 1,
+        Instant.now().minus(Duration.ofHours(30)).toString(), null, "other-host", "1234", null);
+    local.write(staging, SnapshotStore.json().writeValueAsBytes(old));
+    local.write(SnapshotLayout.snapshotKey(id) + "shard-00000/_0.cfs", new byte[] {1, 2, 3});
+    Files.setLastModifiedTime(root.resolve(SnapshotLayout.SNAPSHOTS).resolve(id).resolve("STAGING"),
+        FileTime.from(Instant.now().minus(Duration.ofHours(30))));
+    boolean[] beat = new boolean[1];
+    DelegatingStorage racing = new DelegatingStorage(local) {
+      @Override
+      public boolean compareAndSet(String key, byte[] expected, byte[] update) throws IOException {
+        if (key.equals(staging) && !beat[0]) {
+          delegate.write(staging, SnapshotStore.json().writeValueAsBytes(old.beat(Instant.now())));
+          beat[0] = true;
+        }
+        return delegate.compareAndSet(key, expected, update);
+      }
+    };
+    SnapshotStore store = new SnapshotStore(new SnapshotLayout(root), racing);
+    SnapshotRetention gc = new SnapshotRetention(store);
+    long stale = Duration.ofHours(1).toMillis();
+    assertEquals(List.of(id), gc.plan(0, stale).orphans(), "stale when gc looked");
+    assertEquals(List.of(), gc.execute(gc.plan(0, stale), stale), "the beat won: nothing removed");
+    assertTrue(beat[0], "the beat raced gc's write");
+    assertEquals(StagingMarker.BUILDING, store.stagingMarker(id).orElseThrow().state());
+    assertTrue(local.exists(SnapshotLayout.snapshotKey(id) + "shard-00000/_0.cfs"), "the build's data is kept");
   }
 }

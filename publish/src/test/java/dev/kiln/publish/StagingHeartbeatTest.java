@@ -11,13 +11,10 @@ import dev.kiln.snapshot.SnapshotStorage;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.StagingMarker;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -123,37 +120,75 @@ class StagingHeartbeatTest {
     try (StagingHeartbeat h = StagingHeartbeat.takeOver(storage, ID, client, Duration.ofMillis(20)).orElseThrow()) {
       storage.armed = true;
       await("the commit", () -> storage.committed);
-      // The commit is flagged as the racing beat is about to write the marker back; the beat then finds the
-      // manifest and removes the marker again, on its own thread: wait for that removal, then give any later
-      // beat time to show up.
-      await("the racing beat to remove the marker it wrote back", () -> storage.stagingDeletesAfterCommit.get() >= 1);
+      // The commit lands between the racing beat's read and its write: the conditional write finds the marker
+      // gone and writes nothing; the next beat finds no marker and stops. Give later beats time to show up.
       Thread.sleep(200); // ten beats' time
       assertTrue(storage.exists(SnapshotLayout.manifestKey(ID)));
       assertFalse(storage.exists(STAGING), "no marker beside the manifest");
-      assertEquals(1, storage.stagingWritesAfterCommit.get(), "the one racing beat, and none after it");
+      assertEquals(0, storage.stagingWritesAfterCommit.get(), "the racing beat wrote nothing back, and none after it");
     }
   }
 
-  /** Local storage whose next write of the marker is preceded by the commit (manifest, marker removed). */
-  private static final class CommitDuringBeat implements SnapshotStorage {
-    private final SnapshotStorage delegate;
-    volatile boolean armed;
-    volatile boolean committed;
-    final AtomicInteger stagingWritesAfterCommit = new AtomicInteger();
-    /** Removals of the marker through this storage (the heartbeat's; the commit's goes to the delegate). */
-    final AtomicInteger stagingDeletesAfterCommit = new AtomicInteger();
+  @Test
+  void aBeatRacingGcsDeletingNeverOverwritesItAndStops() throws Exception {
+    GcDuringBeat storage = new GcDuringBeat(new LocalSnapshotStorage(root));
+    StagingMarker client = clientMarker("n1");
+    storage.write(STAGING, SnapshotStore.json().writeValueAsBytes(client));
+    try (StagingHeartbeat h = StagingHeartbeat.takeOver(storage, ID, client, Duration.ofMillis(20)).orElseThrow()) {
+      storage.armed = true;
+      await("gc's marker", () -> storage.deletingWritten);
+      Thread.sleep(200); // ten beats' time
+      assertEquals(StagingMarker.DELETING, read(storage).state(), "gc's marker stands");
+      assertEquals(0, storage.beatsAfterGc.get(), "no beat landed over it, and none after it");
+    }
+  }
 
-    CommitDuringBeat(SnapshotStorage delegate) {
-      this.delegate = delegate;
+  /** Local storage in which gc marks the build deleting between a beat's read of the marker and its write. */
+  private static final class GcDuringBeat extends DelegatingStorage {
+    volatile boolean armed;
+    volatile boolean deletingWritten;
+    final AtomicInteger beatsAfterGc = new AtomicInteger();
+
+    GcDuringBeat(SnapshotStorage delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public boolean compareAndSet(String key, byte[] expected, byte[] update) throws IOException {
+      if (key.equals(STAGING) && armed && !deletingWritten) {
+        delegate.write(STAGING, SnapshotStore.json().writeValueAsBytes(
+            StagingMarker.forThisProcess(StagingMarker.DELETING, null)));
+        deletingWritten = true;
+      }
+      boolean written = delegate.compareAndSet(key, expected, update);
+      if (written && key.equals(STAGING) && deletingWritten) {
+        beatsAfterGc.incrementAndGet();
+      }
+      return written;
     }
 
     @Override
     public void write(String key, byte[] data) throws IOException {
-      if (key.equals(STAGING) && armed && !committed) {
-        delegate.write(SnapshotLayout.manifestKey(ID), "{}".getBytes(StandardCharsets.UTF_8));
-        delegate.delete(STAGING);
-        committed = true;
+      if (key.equals(STAGING) && deletingWritten) {
+        beatsAfterGc.incrementAndGet();
       }
+      delegate.write(key, data);
+    }
+  }
+
+  /** Local storage whose next write of the marker is preceded by the commit (manifest, marker removed). */
+  private static final class CommitDuringBeat extends DelegatingStorage {
+    volatile boolean armed;
+    volatile boolean committed;
+    final AtomicInteger stagingWritesAfterCommit = new AtomicInteger();
+
+    CommitDuringBeat(SnapshotStorage delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public void write(String key, byte[] data) throws IOException {
+      commitIfArmed(key);
       if (key.equals(STAGING) && committed) {
         stagingWritesAfterCommit.incrementAndGet();
       }
@@ -161,56 +196,21 @@ class StagingHeartbeatTest {
     }
 
     @Override
-    public Optional<byte[]> read(String key) throws IOException {
-      return delegate.read(key);
-    }
-
-    @Override
-    public <T> T locked(String key, LockedAction<T> action) throws IOException {
-      return delegate.locked(key, action);
-    }
-
-    @Override
-    public InputStream open(String key) throws IOException {
-      return delegate.open(key);
-    }
-
-    @Override
-    public long size(String key) throws IOException {
-      return delegate.size(key);
-    }
-
-    @Override
-    public boolean exists(String key) throws IOException {
-      return delegate.exists(key);
-    }
-
-    @Override
     public boolean compareAndSet(String key, byte[] expected, byte[] update) throws IOException {
-      return delegate.compareAndSet(key, expected, update);
-    }
-
-    @Override
-    public List<String> list(String prefix) throws IOException {
-      return delegate.list(prefix);
-    }
-
-    @Override
-    public void delete(String key) throws IOException {
-      delegate.delete(key);
-      if (key.equals(STAGING) && committed) {
-        stagingDeletesAfterCommit.incrementAndGet();
+      commitIfArmed(key);
+      boolean written = delegate.compareAndSet(key, expected, update);
+      if (written && key.equals(STAGING) && committed) {
+        stagingWritesAfterCommit.incrementAndGet();
       }
+      return written;
     }
 
-    @Override
-    public void deleteTree(String prefix) throws IOException {
-      delegate.deleteTree(prefix);
-    }
-
-    @Override
-    public long lastModified(String key) throws IOException {
-      return delegate.lastModified(key);
+    private void commitIfArmed(String key) throws IOException {
+      if (key.equals(STAGING) && armed && !committed) {
+        delegate.write(SnapshotLayout.manifestKey(ID), "{}".getBytes(StandardCharsets.UTF_8));
+        delegate.delete(STAGING);
+        committed = true;
+      }
     }
   }
 }
