@@ -18,7 +18,7 @@
 #   scripts/bench-scale.sh --chunks N --pairs P   Kiln's full build and the fair raw Lucene build (a thread per
 #       writer, vectors read as primitive floats: RawLuceneStep) alternated P times on one corpus (K R, R K, …), each
 #       a fresh JVM on an emptied folder; no search or rebuild steps. Per run wall, CPU, load average at start/end;
-#       per pair Kiln/raw wall and CPU with median, min, max (BuildPairs): n<N>/build-pairs.json, copied to
+#       per pair Kiln/raw wall and CPU with median, min, max (BuildPairs): n<N>-pairs/build-pairs.json, copied to
 #       bench/results/scale/build-pairs-n<N>-<date>.json
 #   scripts/bench-scale.sh --chart DIR RESULT.json...   cost-against-N PNGs (log-log) from several runs' results
 #   scripts/bench-scale.sh --remote N [ROUNDS]   local and S3-bucket (s3proxy) builds, alternated: one pair of full

@@ -67,8 +67,13 @@ final class ScaleOptions {
   /** No search step (a run that only builds a corpus and its snapshot, for another benchmark to query). */
   boolean skipSearch;
 
+  /**
+   * {@code <work>/n<N>}; with {@code --pairs}, {@code <work>/n<N>-pairs}: the pairs empty their snapshots
+   * folder before every build and drop the corpus and vectors at the end, which must not reach a kept
+   * single run's snapshot (often linked to a long 1M build other benchmarks query) or its corpus.
+   */
   Path runDir() {
-    return work.resolve("n" + chunks);
+    return work.resolve("n" + chunks + (pairs > 0 ? "-pairs" : ""));
   }
 
   /** The base dataset's folder: {@code base-<dataset>} for the default model, else {@code base-<dataset>-<model>}. */

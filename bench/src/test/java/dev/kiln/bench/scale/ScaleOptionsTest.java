@@ -37,7 +37,10 @@ class ScaleOptionsTest {
   @Test
   void pairsAreOffUnlessAsked() {
     assertEquals(0, ScaleOptions.parse(new String[] {"--chunks", "20k"}).pairs, "today's single run by default");
-    assertEquals(3, ScaleOptions.parse(new String[] {"--chunks", "20k", "--pairs", "3"}).pairs);
+    ScaleOptions pairs = ScaleOptions.parse(new String[] {"--chunks", "20k", "--pairs", "3"});
+    assertEquals(3, pairs.pairs);
+    assertEquals("n20000-pairs", pairs.runDir().getFileName().toString(), "never a single run's folder");
+    assertEquals("n20000", ScaleOptions.parse(new String[] {"--chunks", "20k"}).runDir().getFileName().toString());
   }
 
   private static String message(String... args) {
