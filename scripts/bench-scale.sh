@@ -15,6 +15,11 @@
 # Each step (Kiln build, raw Lucene build, searcher, rebuild) runs in its own JVM with --heap (default 4g), so
 # peak heap and RSS are per step; every step's JVM gets scripts/kiln's huge-page option (scripts/lib/hugepages.sh). Results: kiln-data/bench-scale/n<N>/result.json (and stdout with --json),
 # a summary on stderr, logs in kiln-data/bench-scale/n<N>/logs/. Other options: scripts/bench-scale.sh --help.
+#   scripts/bench-scale.sh --chunks N --pairs P   Kiln's full build and the fair raw Lucene build (a thread per
+#       writer, vectors read as primitive floats: RawLuceneStep) alternated P times on one corpus (K R, R K, …), each
+#       a fresh JVM on an emptied folder; no search or rebuild steps. Per run wall, CPU, load average at start/end;
+#       per pair Kiln/raw wall and CPU with median, min, max (BuildPairs): n<N>-pairs/build-pairs.json, copied to
+#       bench/results/scale/build-pairs-n<N>-<date>.json
 #   scripts/bench-scale.sh --chart DIR RESULT.json...   cost-against-N PNGs (log-log) from several runs' results
 #   scripts/bench-scale.sh --remote N [ROUNDS]   local and S3-bucket (s3proxy) builds, alternated: one pair of full
 #       builds ("pairs": 1), ROUNDS (3) pairs of rebuilds after a fresh 1 % change in one file (one_file[]), ROUNDS
@@ -29,9 +34,9 @@ KILN_HOME="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$KILN_HOME"
 source "$KILN_HOME/scripts/lib/java-env.sh"
 if [[ " $* " == *" --help "* || $# -eq 0 ]]; then
-  sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'
   echo "options: --chunks N [--json] [--seed S] [--noise SIGMA] [--queries Q] [--recall-queries R] [--threads 1,2,4]"
-  echo "         [--qps-queries N] [--heap 4g] [--work DIR] [--datasets DIR] [--dataset scifact] [--skip-raw] [--skip-rebuild] [--skip-aot] [--keep]"
+  echo "         [--qps-queries N] [--heap 4g] [--work DIR] [--datasets DIR] [--dataset scifact] [--skip-raw] [--skip-rebuild] [--skip-aot] [--keep] [--pairs P]"
   [[ $# -eq 0 ]] && exit 2 || exit 0
 fi
 DATASETS="${KILN_DATASETS:-$KILN_HOME/../shared/datasets}"

@@ -81,6 +81,9 @@ final class ProcessMemory implements AutoCloseable {
     m.put("peak_live_heap_after_gc_mb", peakLive / 1e6);
     m.put("max_heap_mb", Runtime.getRuntime().maxMemory() / 1e6);
     m.put("peak_rss_mb", residentHighWaterBytes() / 1e6);
+    // The step's CPU time so far (every thread, JIT and GC included): with the wall, how busy it kept the
+    // machine's cores — an alternated pair's two sides are compared on both (issue 47.1).
+    m.put("process_cpu_s", ProcessHandle.current().info().totalCpuDuration().map(d -> d.toNanos() / 1e9).orElse(-1.0));
     return m;
   }
 

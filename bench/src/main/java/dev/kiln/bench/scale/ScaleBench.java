@@ -41,10 +41,15 @@ public final class ScaleBench {
       return;
     }
     Map<String, Object> result = run(o);
-    Path file = o.runDir().resolve("result.json");
+    Path file = o.runDir().resolve(o.pairs > 0 ? "build-pairs.json" : "result.json");
     JSON.writerWithDefaultPrettyPrinter().writeValue(file.toFile(), result);
-    ScaleSummary.print(result, System.err);
-    System.err.println("result: " + file);
+    if (o.pairs > 0) {
+      BuildPairs.print(result, System.err);
+      System.err.println("result: " + file + ", kept as " + BuildPairs.keep(file, o.chunks));
+    } else {
+      ScaleSummary.print(result, System.err);
+      System.err.println("result: " + file);
+    }
     if (o.json) {
       System.out.println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(result));
     }
@@ -106,10 +111,20 @@ public final class ScaleBench {
     } else {
       long t0 = System.nanoTime();
       LocalFiles.deleteTree(corpus);
-      synth.write(o.chunks, corpus, 0, vectors);
+      synth.write(o.chunks, corpus, 0, o.pairs > 0 ? null : vectors); // pairs: no queries, no exact top 10
       result.put("corpus_write_s", seconds(t0));
       result.put("corpus_bytes", KilnBuildStep.bytes(corpus));
       log("corpus: %d records in %.1f s", o.chunks, seconds(t0));
+      if (o.pairs > 0) { // the full builds alternated, nothing else (BuildPairs)
+        result.put("pairs_requested", o.pairs);
+        result.putAll(BuildPairs.run(o, corpus, logs));
+        if (!o.keep) {
+          LocalFiles.deleteTree(corpus);
+          Files.deleteIfExists(vectors);
+        }
+        result.put("load_average_end", loadAverage());
+        return result;
+      }
 
       LocalFiles.deleteTree(snapshots);
       Files.deleteIfExists(builtJson);

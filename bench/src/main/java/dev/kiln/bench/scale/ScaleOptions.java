@@ -12,11 +12,11 @@ final class ScaleOptions {
       usage: bench-scale.sh --chunks N [--json] [--seed S] [--noise SIGMA] [--queries Q] [--recall-queries R]
                             [--threads 1,2,4] [--qps-queries N] [--heap 4g] [--work DIR] [--datasets DIR]
                             [--dataset scifact] [--model all-minilm-l6-v2-q] [--base-docs N] [--config configs/build.yaml] [--rebuilds 3] [--skip-raw] [--skip-rebuild]
-                            [--skip-aot] [--skip-search] [--keep] [--resume]""";
+                            [--skip-aot] [--skip-search] [--keep] [--resume] [--pairs P]""";
 
   private static final Set<String> VALUE_OPTIONS = Set.of("--chunks", "--seed", "--noise",
       "--queries", "--recall-queries", "--threads", "--qps-queries", "--heap", "--work", "--datasets", "--dataset",
-      "--config", "--rebuilds", "--model", "--base-docs");
+      "--config", "--rebuilds", "--model", "--base-docs", "--pairs");
 
   long chunks = -1;
   boolean json;
@@ -59,11 +59,21 @@ final class ScaleOptions {
    * it left its build's result ({@code kiln-build.json}): the search and rebuild steps only.
    */
   boolean resume;
+  /**
+   * Kiln's full build and the raw Lucene build alternated this many times on one corpus ({@link
+   * BuildPairs}) instead of the single Kiln-then-raw run and the search and rebuild steps; 0 = off.
+   */
+  int pairs;
   /** No search step (a run that only builds a corpus and its snapshot, for another benchmark to query). */
   boolean skipSearch;
 
+  /**
+   * {@code <work>/n<N>}; with {@code --pairs}, {@code <work>/n<N>-pairs}: the pairs empty their snapshots
+   * folder before every build and drop the corpus and vectors at the end, which must not reach a kept
+   * single run's snapshot (often linked to a long 1M build other benchmarks query) or its corpus.
+   */
   Path runDir() {
-    return work.resolve("n" + chunks);
+    return work.resolve("n" + chunks + (pairs > 0 ? "-pairs" : ""));
   }
 
   /** The base dataset's folder: {@code base-<dataset>} for the default model, else {@code base-<dataset>-<model>}. */
@@ -115,6 +125,7 @@ final class ScaleOptions {
               case "--rebuilds" -> o.rebuilds = Integer.parseInt(v);
               case "--model" -> o.model = v;
               case "--base-docs" -> o.baseDocs = Integer.parseInt(v);
+              case "--pairs" -> o.pairs = Integer.parseInt(v);
               default -> throw new IllegalArgumentException("unknown option " + a);
             }
           } catch (NumberFormatException e) {
@@ -132,6 +143,9 @@ final class ScaleOptions {
     if (o.queries < 1 || o.recallQueries < 1 || o.qpsQueries < 1 || o.rebuilds < 1 || !(o.noise >= 0)) {
       throw new IllegalArgumentException(
           "--queries, --recall-queries, --qps-queries and --rebuilds must be >= 1, --noise >= 0");
+    }
+    if (o.pairs < 0 || o.pairs > 0 && (o.resume || o.skipRaw)) {
+      throw new IllegalArgumentException("--pairs P: P >= 1, and not with --resume or --skip-raw (it runs both builds P times)");
     }
     if (!o.threads.matches("[1-9][0-9]*(,[1-9][0-9]*)*")) {
       throw new IllegalArgumentException("--threads: a comma-separated list of thread counts, was " + o.threads);

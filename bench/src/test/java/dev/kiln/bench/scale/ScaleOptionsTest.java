@@ -29,6 +29,18 @@ class ScaleOptionsTest {
     assertTrue(message("--chunks", "10", "--seed").contains("--seed needs a value"));
     assertTrue(message("--chunks", "10", "--threads", "1,,2").contains("--threads"));
     assertTrue(message("--chunks", "10", "--rebuilds", "0").contains("--rebuilds"));
+    assertTrue(message("--chunks", "10", "--pairs", "-1").contains("--pairs"));
+    assertTrue(message("--chunks", "10", "--pairs", "3", "--skip-raw").contains("--pairs"));
+    assertTrue(message("--chunks", "10", "--pairs", "3", "--resume").contains("--pairs"));
+  }
+
+  @Test
+  void pairsAreOffUnlessAsked() {
+    assertEquals(0, ScaleOptions.parse(new String[] {"--chunks", "20k"}).pairs, "today's single run by default");
+    ScaleOptions pairs = ScaleOptions.parse(new String[] {"--chunks", "20k", "--pairs", "3"});
+    assertEquals(3, pairs.pairs);
+    assertEquals("n20000-pairs", pairs.runDir().getFileName().toString(), "never a single run's folder");
+    assertEquals("n20000", ScaleOptions.parse(new String[] {"--chunks", "20k"}).runDir().getFileName().toString());
   }
 
   private static String message(String... args) {
