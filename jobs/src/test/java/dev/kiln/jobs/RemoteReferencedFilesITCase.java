@@ -5,18 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.config.BuildConfig;
-import dev.kiln.route.ShardRouter;
+import dev.kiln.publish.SnapshotPublisher;
+import dev.kiln.snapshot.Checksums;
 import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.VerifiedRecord;
+import dev.kiln.snapshot.VerifyReport;
 import dev.kiln.snapshot.io.RemoteStorages;
 import dev.kiln.snapshot.io.SnapshotMirror;
 import dev.kiln.testing.S3Server;
 import java.io.ByteArrayOutputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,7 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
  * base's unchanged segment objects, whose SHA-256 it copies rather than computes, so its publish hashes
  * each referenced object unless the owner's {@code VERIFIED} record holds the ETag and Last-Modified the
  * bucket reports now. Untouched, nothing is hashed; one referenced segment object replaced with other
- * bytes of the same size fails the next build's publish, naming the file, and {@code CURRENT} stays.
+ * bytes of the same size fails the next build's publish ({@link SnapshotPublisher#publishBuilt}, what the
+ * build's committer runs), naming the file, and {@code CURRENT} stays.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RemoteReferencedFilesITCase {
@@ -118,52 +119,50 @@ class RemoteReferencedFilesITCase {
   @Test
   @Order(2)
   void aReferencedSegmentReplacedWithOtherBytesOfTheSameSizeFailsThePublishNamingIt() throws Exception {
-    // The largest file the second snapshot references from the first, in the shard the next change
-    // leaves alone: no writer reads it, so only the publish can see what happened to it.
-    Manifest.ShardEntry shard = second.shards().stream()
+    // A third build, complete but not yet published: its manifest references the first's segments.
+    List<String> lines = new ArrayList<>(Files.readAllLines(corpus));
+    lines.add(IncrementalBuildITCase.line("d98", "One more document, about lighthouse keepers."));
+    Files.write(corpus, lines);
+    Manifest third = build(c -> c.publish = false, new ByteArrayOutputStream());
+    assertEquals(second.id(), third.parent());
+    // The largest file it references from the first, replaced in the bucket with other bytes of the same
+    // size. (Its writers have read their base by now: over files this small they read every one whole and
+    // check it themselves; over real segments they read a few blocks, and the rest is the publish's.)
+    Manifest.ShardEntry shard = third.shards().stream()
         .filter(s -> s.files().stream().anyMatch(f -> first.id().equals(f.snapshot()))).findFirst().orElseThrow();
     Manifest.FileEntry shared = shard.files().stream().filter(f -> first.id().equals(f.snapshot()))
         .max(Comparator.comparingLong(Manifest.FileEntry::size)).orElseThrow();
     String name = shard.directory() + "/" + shared.name();
-    String key = "snapshots/" + SnapshotLayout.fileKey(second.id(), shard.directory(), shared);
+    String key = "snapshots/" + SnapshotLayout.fileKey(third.id(), shard.directory(), shared);
     byte[] good = server.bytes(key);
     byte[] bad = good.clone();
     bad[bad.length / 2] ^= 0x01;
     server.put(key, bad);
+    SnapshotStore store = RemoteStorages.store(ROOT, s3);
     try {
-      List<String> lines = new ArrayList<>(Files.readAllLines(corpus));
-      String added = null;
-      for (int i = 90; i < 99 && added == null; i++) {
-        String id = "d" + i;
-        if (ShardRouter.shardOf(id, 2) != shard.shard()) {
-          added = id;
-        }
-      }
-      lines.add(IncrementalBuildITCase.line(added, "One more document, about lighthouse keepers."));
-      Files.write(corpus, lines);
+      // The very publish the build's committer runs (SnapshotPublisher.publishBuilt): refused, naming it.
+      SnapshotException e = assertThrows(SnapshotException.class,
+          () -> new SnapshotPublisher(store).publishBuilt(third.id(), second.id(), false));
+      assertTrue(e.getMessage().contains("failed verification and will not be published")
+          && e.getMessage().contains(name + ": sha256 " + Checksums.sha256(bad) + ", manifest says "
+          + shared.sha256()), e.getMessage());
+      assertEquals(second.id(), store.currentId(), "CURRENT did not move");
+      assertTrue(store.verifiedRecord(third.id()).isEmpty(), "no record vouches for it");
 
-      Exception e = assertThrows(Exception.class, () -> build(c -> c.restartAttempts = 0,
-          new ByteArrayOutputStream()));
-      StringWriter trace = new StringWriter();
-      e.printStackTrace(new PrintWriter(trace));
-      assertTrue(trace.toString().contains("failed verification and will not be published")
-          && trace.toString().contains(name + ": sha256 "), trace.toString());
-      assertEquals(second.id(), mirror(work.resolve("after")).remoteCurrent(), "CURRENT did not move");
-
-      // ... and a download of the published snapshot refuses it too, naming it.
+      // ... and a download of the published snapshot, which references the same object, refuses it too.
       SnapshotException refused = assertThrows(SnapshotException.class,
           () -> mirror(work.resolve("refused")).localizeForServing(second.id()));
       assertTrue(refused.getMessage().contains(name), refused.getMessage());
+
+      // Untouched, the same publish hashes nothing referenced that a record vouches for.
+      server.put(key, good);
+      VerifyReport published = new SnapshotPublisher(store).publishBuilt(third.id(), second.id(), false);
+      assertEquals(List.of(), published.problems());
+      assertEquals(1, published.hashedFiles(), "only the object put back (a new Last-Modified): "
+          + published.describeReferenced());
+      assertEquals(third.id(), store.currentId());
     } finally {
       server.put(key, good);
     }
-    // Put back (a new Last-Modified, so another token): the next build hashes it once and publishes.
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    Manifest third = build(c -> {}, out);
-    Matcher m = HASHED.matcher(out.toString(StandardCharsets.UTF_8));
-    assertTrue(m.find(), out.toString(StandardCharsets.UTF_8));
-    assertTrue(Long.parseLong(m.group(1)) >= 1, m.group());
-    assertEquals(second.id(), third.parent());
-    assertTrue(Files.isDirectory(mirror(work.resolve("third")).localizeForServing(third.id())), "it downloads whole");
   }
 }
