@@ -68,6 +68,16 @@ public interface SnapshotStorage {
 
   boolean exists(String key) throws IOException;
 
+  /**
+   * The object's size and version token ({@link ObjectStat}) from one metadata request; throws
+   * {@link java.nio.file.NoSuchFileException} when absent. Object stores override it: the token lets a
+   * {@code VERIFIED} record vouch for a file that a later snapshot references without hashing it
+   * again ({@link ReferencedFilesPolicy}). By default: the size alone, no token.
+   */
+  default ObjectStat stat(String key) throws IOException {
+    return new ObjectStat(size(key), null);
+  }
+
   /** Writes a whole object atomically and durably (see the class comment). */
   void write(String key, byte[] data) throws IOException;
 

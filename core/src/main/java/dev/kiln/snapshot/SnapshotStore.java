@@ -213,8 +213,9 @@ public final class SnapshotStore {
 
   /**
    * Verifies every byte of {@code id} and, when it matches, records that in {@code VERIFIED} (bound to
-   * the manifest's own SHA-256 and to each file's identity where the storage has them) so that
-   * searchers need not hash it again.
+   * the manifest's own SHA-256 and to each file's identity, or version token on an object store,
+   * where the storage has them) so that searchers, and the next build's publish, need not hash it
+   * again.
    *
    * @param by who verified: {@code publish}, {@code download}, {@code verify}
    * @return the problems; empty when the snapshot verified (and the record was written)
@@ -224,31 +225,24 @@ public final class SnapshotStore {
   }
 
   /**
-   * As {@link #verifyAndRecord(String, String)}; with {@code hash} false only the file set and sizes
-   * are checked here, for a snapshot whose checksums were computed by the writers that wrote the
-   * files ({@code by = build}): the build's own commit, which must not read back (or download) what
-   * it just wrote.
+   * As {@link #verifyAndRecord(String, String)}; with {@code hash} false the file set and sizes are
+   * checked, and of the bytes only those of referenced files that no record vouches for
+   * ({@link #verifyAndReport}): for a snapshot whose checksums were computed by the writers that wrote
+   * the files ({@code by = build}), the build's own commit, which must not read back (or download)
+   * what it just wrote.
    */
   public List<String> verifyAndRecord(String id, String by, boolean hash) {
-    byte[] bytes = manifestBytes(id);
-    Manifest m = parseManifest(id, bytes);
-    SnapshotVerifier.Result r = new SnapshotVerifier(storage).check(m, SnapshotVerifier.Scope.ALL, hash);
-    try {
-      if (r.problems().isEmpty()) {
-        // Re-read: a manifest replaced while we hashed must not inherit this record.
-        if (!Arrays.equals(bytes, manifestBytes(id))) {
-          return List.of("manifest.json changed while it was verified");
-        }
-        storage.write(SnapshotLayout.verifiedKey(id), JSON.writeValueAsBytes(new VerifiedRecord(
-            VerifiedRecord.FORMAT_VERSION, Checksums.sha256(bytes), Instant.now().toString(), by, r.files(),
-            r.bytes(), r.identities().isEmpty() ? null : r.identities(), null)));
-      } else {
-        storage.delete(SnapshotLayout.verifiedKey(id));
-      }
-    } catch (IOException e) {
-      throw new SnapshotException("cannot record the verification of " + id + ": " + e.getMessage(), e);
-    }
-    return r.problems();
+    return verifyAndReport(id, by, hash).problems();
+  }
+
+  /**
+   * As {@link #verifyAndRecord(String, String, boolean)}, saying what was checked and hashed. With
+   * {@code hash} false the files a format-2 manifest references from earlier snapshots are still
+   * hashed unless a {@code VERIFIED} record vouches for them as they are now
+   * ({@link ReferencedFilesPolicy}): their SHA-256 was copied from the base, not computed here.
+   */
+  public VerifyReport verifyAndReport(String id, String by, boolean hash) {
+    return RecordingVerifier.run(this, id, by, hash);
   }
 
   /** The {@code VERIFIED} record of {@code id}, when there is a readable one. */
@@ -343,7 +337,7 @@ public final class SnapshotStore {
     }
     identities.putAll(seen);
     VerifiedRecord now = new VerifiedRecord(VerifiedRecord.FORMAT_VERSION, was.manifestSha256(), was.verified(),
-        was.by(), was.files(), was.bytes(), identities, Instant.now().toString());
+        was.by(), was.files(), was.bytes(), identities, Instant.now().toString(), was.versions());
     String key = SnapshotLayout.verifiedKey(id);
     try {
       if (!Arrays.equals(wasBytes, verifiedRecordBytes(id).orElse(null))) {

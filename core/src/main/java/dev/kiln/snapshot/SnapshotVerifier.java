@@ -39,15 +39,26 @@ public final class SnapshotVerifier {
     HashPolicy NONE = (name, identity) -> false;
 
     boolean hash(String name, FileIdentity identity);
+
+    /**
+     * As {@link #hash(String, FileIdentity)}, also given the object's version token now
+     * ({@link ObjectStat#version}; null where the storage keeps none, and wherever it keeps
+     * identities). By default the token is not looked at.
+     */
+    default boolean hash(String name, FileIdentity identity, String version) {
+      return hash(name, identity);
+    }
   }
 
   /**
    * What a check found: problems, how many files and bytes it covered, how many of those it hashed,
    * and the identity of each file it found (by name relative to the snapshot; empty where the storage
-   * keeps none), read before the file was hashed.
+   * keeps none), read before the file was hashed; {@code hashedBytes}: the bytes of the files hashed;
+   * {@code versions}: each file's version token where the storage keeps them ({@link ObjectStat}),
+   * read before the file was hashed.
    */
   public record Result(List<String> problems, long files, long bytes, long hashed,
-      Map<String, FileIdentity> identities) {}
+      Map<String, FileIdentity> identities, long hashedBytes, Map<String, String> versions) {}
 
   private final SnapshotStorage storage;
 
@@ -126,7 +137,7 @@ public final class SnapshotVerifier {
         t.problems.add("cannot list " + prefix + ": " + e2.getMessage());
       }
     }
-    return new Result(t.problems, t.files, t.bytes, t.hashed, t.identities);
+    return new Result(t.problems, t.files, t.bytes, t.hashed, t.identities, t.hashedBytes, t.versions);
   }
 
   /** What a check has found so far. */
@@ -134,9 +145,11 @@ public final class SnapshotVerifier {
     final HashPolicy policy;
     final List<String> problems = new ArrayList<>();
     final Map<String, FileIdentity> identities = new TreeMap<>();
+    final Map<String, String> versions = new TreeMap<>();
     long files;
     long bytes;
     long hashed;
+    long hashedBytes;
 
     Tally(HashPolicy policy) {
       this.policy = policy;
@@ -186,20 +199,26 @@ public final class SnapshotVerifier {
    */
   private void file(String key, String name, long expectedSize, String expectedSha, Tally t) {
     try {
-      // The identity first: a change while the file is hashed then shows as a changed identity later.
+      // The identity (or version) first: a change while the file is hashed then shows as a changed
+      // identity later. An object store's size and version come from one request (a HEAD).
       FileIdentity identity = storage.identity(key).orElse(null);
-      long size = identity != null ? identity.size() : storage.size(key);
+      ObjectStat stat = identity != null ? new ObjectStat(identity.size(), null) : storage.stat(key);
+      long size = stat.size();
       t.files++;
       t.bytes += size;
       if (identity != null) {
         t.identities.put(name, identity);
       }
+      if (stat.version() != null) {
+        t.versions.put(name, stat.version());
+      }
       if (size != expectedSize) {
         t.problems.add(name + ": size " + size + ", manifest says " + expectedSize);
         return;
       }
-      if (t.policy.hash(name, identity)) {
+      if (t.policy.hash(name, identity, stat.version())) {
         t.hashed++;
+        t.hashedBytes += size;
         String sha;
         try (InputStream in = storage.open(key)) {
           sha = Checksums.sha256(in);

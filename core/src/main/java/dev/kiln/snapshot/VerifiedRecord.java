@@ -21,6 +21,13 @@ import java.util.TreeMap;
  * reads once, then rewrites the record with the identities it saw ({@code rebound}) when it may write
  * the snapshot's directory. Older readers ignore the added fields and read a version 2 record as
  * they read version 1.
+ *
+ * <p>{@code versions} (optional, absent from records written before it and where the storage keeps
+ * no version tokens): each file's {@link ObjectStat#version} on an object store when it was checked.
+ * A build's publish, which does not hash the files its writers wrote, hashes each file it references
+ * from an earlier snapshot unless the record of that file's owner (or of the build's base) holds the
+ * token the store reports now ({@link #vouchesForVersion}; {@link ReferencedFilesPolicy}). Older
+ * readers ignore it.
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -32,7 +39,8 @@ public record VerifiedRecord(
     @JsonProperty("files") long files,
     @JsonProperty("bytes") long bytes,
     @JsonProperty("identities") Map<String, FileIdentity> identities,
-    @JsonProperty("rebound") String rebound) {
+    @JsonProperty("rebound") String rebound,
+    @JsonProperty("versions") Map<String, String> versions) {
 
   public static final int FORMAT_VERSION = 2;
 
@@ -46,6 +54,25 @@ public record VerifiedRecord(
 
   public VerifiedRecord {
     identities = identities == null ? null : Collections.unmodifiableMap(new TreeMap<>(identities));
+    versions = versions == null ? null : Collections.unmodifiableMap(new TreeMap<>(versions));
+  }
+
+  /** A record without version tokens (a local root's, or one written before them). */
+  public VerifiedRecord(int formatVersion, String manifestSha256, String verified, String by, long files, long bytes,
+      Map<String, FileIdentity> identities, String rebound) {
+    this(formatVersion, manifestSha256, verified, by, files, bytes, identities, rebound, null);
+  }
+
+  /**
+   * Whether this record vouches for the object store file {@code name} (relative to the snapshot) as
+   * it is now: the record holds a version token for it and {@code now} equals it. No racy window
+   * applies: a token is not a clock reading (an S3 ETag changes with the bytes, an HDFS file id with
+   * every new file).
+   *
+   * @param now the token the store reports now, or null where it keeps none (then: never)
+   */
+  public boolean vouchesForVersion(String name, String now) {
+    return versions != null && now != null && now.equals(versions.get(name));
   }
 
   /**

@@ -13,9 +13,28 @@ import java.util.Optional;
  */
 public final class ObjectStoreView implements SnapshotStorage {
   private final LocalSnapshotStorage local;
+  private final boolean versions;
 
   public ObjectStoreView(Path root) {
+    this(root, false);
+  }
+
+  /**
+   * @param versions report a version token with each size ({@link #stat}), as S3 and HDFS do: here
+   *     the local file's identity, which changes whenever the file is rewritten or replaced
+   */
+  public ObjectStoreView(Path root, boolean versions) {
     this.local = new LocalSnapshotStorage(root);
+    this.versions = versions;
+  }
+
+  @Override
+  public ObjectStat stat(String key) throws IOException {
+    if (!versions) {
+      return new ObjectStat(size(key), null);
+    }
+    FileIdentity id = local.identity(key).orElseThrow();
+    return new ObjectStat(id.size(), "key=" + id.fileKey() + ";mtime=" + id.modifiedNanos() + ";size=" + id.size());
   }
 
   @Override

@@ -16,6 +16,7 @@ import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotException;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.snapshot.VerifyReport;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -146,9 +147,10 @@ final class BuildCommitter {
     }
     ShardSizeAdvice.advise(manifest).ifPresent(advice -> LOG.warn("snapshot {}: {}", id, advice));
     PausePoint.reached("before-current");
+    VerifyReport published = null;
     if (plan.publish) {
       try {
-        publisher.publishBuilt(id, plan.base, plan.force);
+        published = publisher.publishBuilt(id, plan.base, plan.force);
       } catch (PublishConflictException e) {
         throw e; // the snapshot is complete and verified: keep it, so it can still be published by hand
       } catch (RuntimeException e) {
@@ -158,7 +160,9 @@ final class BuildCommitter {
     }
     long millis = System.currentTimeMillis() - start;
     LOG.info("committed snapshot {} ({}) in {} ms", id, plan.publish ? "published" : "not published", millis);
-    return new CommitResult(id, plan.publish, manifest, minRecall, before, after, millis);
+    return new CommitResult(id, plan.publish, manifest, minRecall, before, after, millis,
+        published == null ? 0 : published.referencedFiles(), published == null ? 0 : published.hashedFiles(),
+        published == null ? 0 : published.hashedBytes());
   }
 
   private void discard(SnapshotPublisher publisher) {

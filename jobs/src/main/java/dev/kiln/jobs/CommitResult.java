@@ -6,7 +6,8 @@ import dev.kiln.snapshot.Manifest;
 import dev.kiln.snapshot.SnapshotStore;
 
 /**
- * What the committer did, handed to an attached client through the {@link #ACCUMULATOR} accumulator
+ * What the committer did (with, when it published, how many of the files its manifest references from
+ * earlier snapshots it hashed at publish, and their bytes), handed to an attached client through the {@link #ACCUMULATOR} accumulator
  * (as JSON: accumulators must be serialisable, and the manifest is JSON already).
  */
 record CommitResult(
@@ -16,7 +17,10 @@ record CommitResult(
     @JsonProperty("min_recall") double minRecall,
     @JsonProperty("segments_before") int segmentsBefore,
     @JsonProperty("segments_after") int segmentsAfter,
-    @JsonProperty("commit_millis") long commitMillis) {
+    @JsonProperty("commit_millis") long commitMillis,
+    @JsonProperty("referenced_files") long referencedFiles,
+    @JsonProperty("referenced_hashed") long referencedHashed,
+    @JsonProperty("referenced_hashed_bytes") long referencedHashedBytes) {
 
   static final String ACCUMULATOR = "kiln.commit";
 

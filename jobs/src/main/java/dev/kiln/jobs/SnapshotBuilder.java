@@ -303,6 +303,11 @@ public final class SnapshotBuilder {
     if (!config.index.rangeFields.isEmpty()) {
       c.put("range values unparsed (exact-match only)", outcome.counter(JobCounters.RANGE_VALUES_UNPARSED));
     }
+    if (commit.published()) {
+      // Referenced files no VERIFIED record vouches for are hashed at publish: 0 when nothing changed.
+      c.put("referenced files hashed at publish", commit.referencedHashed() + " of " + commit.referencedFiles()
+          + " (" + commit.referencedHashedBytes() + " bytes)");
+    }
     return c;
   }
 

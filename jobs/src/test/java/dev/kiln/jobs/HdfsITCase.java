@@ -6,13 +6,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kiln.config.BuildConfig;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.SearchMode;
 import dev.kiln.search.Searcher;
+import dev.kiln.snapshot.Checksums;
 import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
+import dev.kiln.snapshot.VerifiedRecord;
+import dev.kiln.snapshot.VerifyReport;
 import dev.kiln.snapshot.io.HadoopSnapshotStorage;
+import dev.kiln.snapshot.io.RemoteStorages;
 import dev.kiln.snapshot.io.SnapshotMirror;
 import dev.kiln.testing.CliOnly;
 import dev.kiln.testing.CliOnly.Result;
@@ -25,6 +31,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CyclicBarrier;
@@ -190,6 +197,60 @@ class HdfsITCase {
           "no lock is left behind");
     } finally {
       pool.shutdownNow();
+    }
+  }
+  /**
+   * Issue 44 on HDFS: a snapshot that references the build's files (as an incremental build's does)
+   * publishes without hashing them while the build's record holds their file ids and times, and hashes
+   * — and refuses, naming it — a file replaced since with other bytes of the same size (a new file id).
+   */
+  @Test
+  void aReferencedFileReplacedOnHdfsIsHashedAtABuildsPublishAndRefusedByName() throws Exception {
+    SnapshotStore store = RemoteStorages.store(base + "/snapshots", Map.of());
+    String owner = report.snapshotId();
+    VerifiedRecord record = store.verifiedRecord(owner).orElseThrow();
+    assertTrue(record.versions().values().stream().allMatch(v -> v.startsWith("id=")), record.versions().toString());
+
+    // A later snapshot referencing every shard file of the build (no corpus listing, no stored vectors).
+    String child = "20991231T235959Z-0c0ffe";
+    ObjectNode tree = (ObjectNode) SnapshotStore.json().readTree(store.manifestBytes(owner));
+    tree.put("id", child).put("parent", owner).remove(List.of("corpus_files", "embeddings", "docstore"));
+    for (JsonNode shard : tree.get("shards")) {
+      shard.get("files").forEach(f -> ((ObjectNode) f).put("snapshot", owner));
+    }
+    store.storage().write(SnapshotLayout.manifestKey(child), SnapshotStore.json().writeValueAsBytes(tree));
+    Manifest.ShardEntry shard = store.manifest(owner).shards().get(0);
+    Manifest.FileEntry largest = shard.files().stream().max(Comparator.comparingLong(Manifest.FileEntry::size))
+        .orElseThrow();
+    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path("/snapshots/snapshots/" + owner + "/"
+        + shard.directory() + "/" + largest.name());
+    byte[] good;
+    try (InputStream in = hdfs.open(file)) {
+      good = in.readAllBytes();
+    }
+    try {
+      VerifyReport untouched = store.verifyAndReport(child, "build", false);
+      assertEquals(List.of(), untouched.problems());
+      assertEquals(shard.files().size() + store.manifest(owner).shards().get(1).files().size(),
+          untouched.referencedFiles());
+      assertEquals(0, untouched.hashedFiles(), untouched.describeReferenced());
+
+      byte[] bad = good.clone();
+      bad[bad.length / 2] ^= 0x01;
+      hdfs.delete(file, false);
+      try (OutputStream out = hdfs.create(file)) {
+        out.write(bad);
+      }
+      VerifyReport replaced = store.verifyAndReport(child, "build", false);
+      assertEquals(1, replaced.hashedFiles(), replaced.describeReferenced());
+      assertEquals(List.of(shard.directory() + "/" + largest.name() + ": sha256 " + Checksums.sha256(bad)
+          + ", manifest says " + largest.sha256()), replaced.problems());
+    } finally {
+      hdfs.delete(file, false);
+      try (OutputStream out = hdfs.create(file)) {
+        out.write(good);
+      }
+      store.storage().deleteTree(SnapshotLayout.snapshotKey(child));
     }
   }
 }

@@ -8,6 +8,7 @@ import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStorage;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.StagingMarker;
+import dev.kiln.snapshot.VerifyReport;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -195,16 +196,22 @@ public final class SnapshotPublisher {
   }
 
   /**
-   * The build's own publish: as {@link #publish(String, String, boolean, boolean)}, but the files are
-   * checked for presence and size only, because their SHA-256 in the manifest was computed by the
-   * writers from the bytes they wrote; {@code VERIFIED} records {@code by: build}. Reading every file
-   * back here would download a remote snapshot into the committer.
+   * The build's own publish: as {@link #publish(String, String, boolean, boolean)}, but the files the
+   * build wrote are checked for presence and size only, because their SHA-256 in the manifest was
+   * computed by the writers from the bytes they wrote; {@code VERIFIED} records {@code by: build}.
+   * Reading every file back here would download a remote snapshot into the committer. A file the
+   * manifest references from an earlier snapshot is hashed unless a {@code VERIFIED} record vouches
+   * for it as the store reports it now ({@link SnapshotStore#verifyAndReport}): its SHA-256 was copied,
+   * and its object may have been replaced since.
+   *
+   * @return what was checked, and how many referenced files were hashed
    */
-  public void publishBuilt(String snapshotId, String expected, boolean force) {
-    publish(snapshotId, expected, force, false, false);
+  public VerifyReport publishBuilt(String snapshotId, String expected, boolean force) {
+    return publish(snapshotId, expected, force, false, false);
   }
 
-  private void publish(String snapshotId, String expected, boolean force, boolean overrideGate, boolean hash) {
+  private VerifyReport publish(String snapshotId, String expected, boolean force, boolean overrideGate,
+      boolean hash) {
     if (!store.hasManifest(snapshotId)) {
       throw new SnapshotException("cannot publish " + snapshotId + ": it has no manifest (unfinished or removed)");
     }
@@ -214,7 +221,13 @@ public final class SnapshotPublisher {
           + " built (" + held.get().reason() + "); publish it anyway with 'kiln snapshots publish " + snapshotId
           + " --force' (its files are still verified)");
     }
-    List<String> problems = store.verifyAndRecord(snapshotId, hash ? "publish" : "build", hash);
+    VerifyReport report = store.verifyAndReport(snapshotId, hash ? "publish" : "build", hash);
+    List<String> problems = report.problems();
+    if (!hash) {
+      // A nightly over an unchanged bucket shows 0 here: the referenced files' records vouch for them.
+      LOG.info("snapshot {}: {} files ({} bytes) checked for size; {}", snapshotId, report.files(), report.bytes(),
+          report.describeReferenced());
+    }
     if (!problems.isEmpty()) {
       throw new SnapshotException("snapshot " + snapshotId + " under " + store.layout().root()
           + " failed verification and will not be published: " + String.join("; ", problems));
@@ -262,6 +275,7 @@ public final class SnapshotPublisher {
       throw new SnapshotException("cannot publish " + snapshotId + ": " + e.getMessage(), e);
     }
     LOG.info("published {} (was {})", snapshotId, from == null ? "nothing" : from);
+    return report;
   }
 
   /**

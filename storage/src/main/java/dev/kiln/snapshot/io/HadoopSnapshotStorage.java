@@ -1,5 +1,6 @@
 package dev.kiln.snapshot.io;
 
+import dev.kiln.snapshot.ObjectStat;
 import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStorage;
 import java.io.FileNotFoundException;
@@ -23,9 +24,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.EtagSource;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.hdfs.protocol.HdfsFileStatus;
 
 /**
  * {@link SnapshotStorage} on a Hadoop file system ({@code hdfs://}, and any other scheme the Hadoop
@@ -106,6 +109,27 @@ public final class HadoopSnapshotStorage implements SnapshotStorage {
     } catch (FileNotFoundException e) {
       throw new NoSuchFileException(p.toString());
     }
+  }
+
+  /**
+   * Size and version token from one {@code getFileStatus}: on HDFS the file id (the inode number the
+   * NameNode gives every new file: a replaced file has another), the modification time and the
+   * length; on a file system that reports an ETag ({@link EtagSource}: ABFS, S3A), that instead of the
+   * id. Elsewhere (a {@code file:} root) time and length alone, which miss a same-size rewrite that
+   * puts the old time back — as a local root's identities do ({@link dev.kiln.snapshot.FileIdentity}).
+   */
+  @Override
+  public ObjectStat stat(String key) throws IOException {
+    Path p = path(key);
+    FileStatus st;
+    try {
+      st = fs.getFileStatus(p);
+    } catch (FileNotFoundException e) {
+      throw new NoSuchFileException(p.toString());
+    }
+    String id = st instanceof HdfsFileStatus h ? "id=" + h.getFileId()
+        : st instanceof EtagSource e && e.getEtag() != null ? "etag=" + e.getEtag() : "path";
+    return new ObjectStat(st.getLen(), id + ";mtime=" + st.getModificationTime() + ";len=" + st.getLen());
   }
 
   @Override

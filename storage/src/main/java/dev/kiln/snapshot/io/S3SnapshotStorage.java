@@ -1,5 +1,6 @@
 package dev.kiln.snapshot.io;
 
+import dev.kiln.snapshot.ObjectStat;
 import dev.kiln.snapshot.SnapshotStorage;
 import java.io.IOException;
 import java.io.InputStream;
@@ -181,6 +182,23 @@ public final class S3SnapshotStorage implements SnapshotStorage, AutoCloseable {
   @Override
   public long size(String key) throws IOException {
     return head(key).contentLength();
+  }
+
+  /**
+   * Size and version token from one HEAD: the ETag (the MD5 of a single-part object's bytes, or a
+   * value new with every upload), Last-Modified, the size and, in a versioned bucket, the version id.
+   * A replaced object changes the ETag (other bytes) or at least Last-Modified and the version id.
+   */
+  @Override
+  public ObjectStat stat(String key) throws IOException {
+    HeadObjectResponse h = head(key);
+    long size = h.contentLength();
+    StringBuilder token = new StringBuilder("etag=").append(h.eTag()).append(";modified=")
+        .append(h.lastModified() == null ? "?" : h.lastModified().toString()).append(";size=").append(size);
+    if (h.versionId() != null && !"null".equals(h.versionId())) {
+      token.append(";version-id=").append(h.versionId());
+    }
+    return new ObjectStat(size, h.eTag() == null ? null : token.toString());
   }
 
   @Override
