@@ -2,7 +2,6 @@ package dev.kiln.snapshot;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
@@ -34,7 +33,7 @@ public final class ManifestWarmUp {
           m.created(), "publish", 1, 1, Map.of("shard-00000/_0.cfs", new FileIdentity(1, 1, "(dev=1,ino=1)")), null);
       VerifiedRecord back = SnapshotStore.JSON.readValue(SnapshotStore.JSON.writeValueAsBytes(record),
           VerifiedRecord.class);
-      return back.equals(record) && new String(bytes, StandardCharsets.UTF_8).contains(m.id());
+      return back.equals(record);
     } catch (IOException | RuntimeException e) {
       return false;
     }

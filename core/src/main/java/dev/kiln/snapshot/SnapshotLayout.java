@@ -5,6 +5,7 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 
@@ -30,6 +31,11 @@ public final class SnapshotLayout {
   public static final String CURRENT = "CURRENT";
   public static final String MANIFEST = "manifest.json";
   public static final String STAGING = "STAGING";
+  /**
+   * Lock objects a store may keep beside {@link #STAGING} for its compare-and-set: a local root's
+   * {@code .STAGING.lock} stays (a file lock's file), HDFS's {@code STAGING.lock} exists while held. No data.
+   */
+  public static final Set<String> STAGING_LOCKS = Set.of("." + STAGING + ".lock", STAGING + ".lock");
   public static final String SNAPSHOTS = "snapshots";
   /** Record that every file was checked against the manifest ({@link VerifiedRecord}). */
   public static final String VERIFIED = "VERIFIED";

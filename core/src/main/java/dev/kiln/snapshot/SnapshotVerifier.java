@@ -87,10 +87,9 @@ public final class SnapshotVerifier {
   public Result check(Manifest m, Scope scope, HashPolicy policy, ShardFilter shards) {
     Tally t = new Tally(policy);
     String prefix = SnapshotLayout.snapshotKey(m.id());
-    // The staging marker is written by compare-and-set, and a store may keep a lock object beside it for that:
-    // a local root's ".STAGING.lock" stays (a file lock's file), HDFS's "STAGING.lock" is there while held.
     Set<String> top = new HashSet<>(Set.of(SnapshotLayout.MANIFEST, SnapshotLayout.VERIFIED, SnapshotLayout.HELD,
-        SnapshotLayout.STAGING, "." + SnapshotLayout.STAGING + ".lock", SnapshotLayout.STAGING + ".lock"));
+        SnapshotLayout.STAGING));
+    top.addAll(SnapshotLayout.STAGING_LOCKS);
     for (Manifest.ShardEntry s : m.shards()) {
       top.add(s.directory());
       if (!shards.contains(s.shard())) {

@@ -11,6 +11,7 @@ import dev.kiln.config.BuildConfig;
 import dev.kiln.search.SearchHit;
 import dev.kiln.search.Searcher;
 import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.StagingMarker;
 import java.io.ByteArrayOutputStream;
@@ -217,7 +218,7 @@ class IngestionITCase {
       try (Stream<Path> left = Files.list(store.layout().snapshotDir(id))) {
         // (A local root's ".STAGING.lock", the compare-and-set's lock file of the marker, is no data.)
         assertEquals(List.of("STAGING", "embeddings"), left.map(p -> p.getFileName().toString())
-            .filter(n -> !n.equals(".STAGING.lock")).sorted().toList());
+            .filter(n -> !SnapshotLayout.STAGING_LOCKS.contains(n)).sorted().toList());
       }
     }
     try (Stream<Path> dirs = Files.list(root.resolve("quarantine"))) {

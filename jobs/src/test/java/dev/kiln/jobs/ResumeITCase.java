@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kiln.operators.JobCounters;
 import dev.kiln.snapshot.Manifest;
+import dev.kiln.snapshot.SnapshotLayout;
 import dev.kiln.snapshot.SnapshotStore;
 import dev.kiln.snapshot.StagingMarker;
 import dev.kiln.testing.CliRun;
@@ -93,7 +94,7 @@ class ResumeITCase {
     List<String> leftover;
     try (Stream<Path> s = Files.list(store.layout().snapshotDir(failedId))) {
       // (A local root's ".STAGING.lock", the compare-and-set's lock file of the marker, is no data.)
-      leftover = s.map(x -> x.getFileName().toString()).filter(n -> !n.equals(".STAGING.lock")).sorted().toList();
+      leftover = s.map(x -> x.getFileName().toString()).filter(n -> !SnapshotLayout.STAGING_LOCKS.contains(n)).sorted().toList();
     }
     assertEquals(List.of("STAGING", "embeddings"), leftover, "only the vectors are kept");
 

@@ -104,7 +104,7 @@ class SnapshotCrashITCase {
       // and (partly written) stored vectors exist: no shard has been started and there is no manifest.
       List<String> left = s.map(p -> p.getFileName().toString()).sorted().toList();
       assertTrue(left.contains("STAGING"), left.toString());
-      assertTrue(left.stream().allMatch(n -> n.equals("STAGING") || n.equals(".STAGING.lock") || n.equals("embeddings")
+      assertTrue(left.stream().allMatch(n -> n.equals("STAGING") || SnapshotLayout.STAGING_LOCKS.contains(n) || n.equals("embeddings")
           || n.equals(SnapshotLayout.CORPUS_FILES)), left.toString());
     }
   }

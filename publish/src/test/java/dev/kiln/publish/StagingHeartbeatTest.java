@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -121,8 +122,8 @@ class StagingHeartbeatTest {
       storage.armed = true;
       await("the commit", () -> storage.committed);
       // The commit lands between the racing beat's read and its write: the conditional write finds the marker
-      // gone and writes nothing; the next beat finds no marker and stops. Give later beats time to show up.
-      Thread.sleep(200); // ten beats' time
+      // gone and writes nothing; the next beat finds no marker and stops.
+      await("a beat to read the marker's absence", () -> storage.readsAfterCommit.get() >= 1);
       assertTrue(storage.exists(SnapshotLayout.manifestKey(ID)));
       assertFalse(storage.exists(STAGING), "no marker beside the manifest");
       assertEquals(0, storage.stagingWritesAfterCommit.get(), "the racing beat wrote nothing back, and none after it");
@@ -137,7 +138,8 @@ class StagingHeartbeatTest {
     try (StagingHeartbeat h = StagingHeartbeat.takeOver(storage, ID, client, Duration.ofMillis(20)).orElseThrow()) {
       storage.armed = true;
       await("gc's marker", () -> storage.deletingWritten);
-      Thread.sleep(200); // ten beats' time
+      // The beat whose write lost, then the next beat: it reads gc's marker and stops without writing.
+      await("a beat to read gc's marker", () -> storage.readsAfterGc.get() >= 1);
       assertEquals(StagingMarker.DELETING, read(storage).state(), "gc's marker stands");
       assertEquals(0, storage.beatsAfterGc.get(), "no beat landed over it, and none after it");
     }
@@ -149,8 +151,19 @@ class StagingHeartbeatTest {
     volatile boolean deletingWritten;
     final AtomicInteger beatsAfterGc = new AtomicInteger();
 
+    final AtomicInteger readsAfterGc = new AtomicInteger();
+
     GcDuringBeat(SnapshotStorage delegate) {
       super(delegate);
+    }
+
+    @Override
+    public Optional<byte[]> read(String key, int maxBytes) throws IOException {
+      Optional<byte[]> bytes = delegate.read(key, maxBytes);
+      if (key.equals(STAGING) && deletingWritten) {
+        readsAfterGc.incrementAndGet();
+      }
+      return bytes;
     }
 
     @Override
@@ -181,9 +194,19 @@ class StagingHeartbeatTest {
     volatile boolean armed;
     volatile boolean committed;
     final AtomicInteger stagingWritesAfterCommit = new AtomicInteger();
+    final AtomicInteger readsAfterCommit = new AtomicInteger();
 
     CommitDuringBeat(SnapshotStorage delegate) {
       super(delegate);
+    }
+
+    @Override
+    public Optional<byte[]> read(String key, int maxBytes) throws IOException {
+      Optional<byte[]> bytes = delegate.read(key, maxBytes);
+      if (key.equals(STAGING) && committed) {
+        readsAfterCommit.incrementAndGet();
+      }
+      return bytes;
     }
 
     @Override
